@@ -1,0 +1,211 @@
+// C ABI: initialisation, devices, backends.
+#include "dispatch.h"
+
+#include <cstdio>
+#include <cstring>
+
+using namespace infinirt;
+
+namespace {
+
+void copyString(char *dst, size_t cap, const std::string &src) { std::snprintf(dst, cap, "%s", src.c_str()); }
+
+} // namespace
+
+extern "C" {
+
+__export infiniStatus_t infinirtInit(void) { return ensureInit(); }
+
+__export infiniStatus_t infinirtGetAllDeviceCount(int *count_array) {
+    INFINIRT_ENTER();
+    if (count_array == nullptr) {
+        return nullArgument("infinirtGetAllDeviceCount", "count_array");
+    }
+    for (int t = 0; t < kTypeCount; ++t) {
+        count_array[t] = g_registry.device_count[t];
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+__export infiniStatus_t infinirtGetDeviceCount(infiniDevice_t device, int *count) {
+    INFINIRT_ENTER();
+    if (count == nullptr) {
+        return nullArgument("infinirtGetDeviceCount", "count");
+    }
+    if (static_cast<int>(device) < 0 || static_cast<int>(device) >= kTypeCount) {
+        return fail(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, "infinirtGetDeviceCount: device type %d is not valid",
+                    static_cast<int>(device));
+    }
+    *count = g_registry.device_count[device];
+    return INFINI_STATUS_SUCCESS;
+}
+
+__export infiniStatus_t infinirtSetDevice(infiniDevice_t device, int device_id) {
+    INFINIRT_ENTER();
+    Backend *b = nullptr;
+    infiniStatus_t st = checkDevice(device, device_id, b);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    if (b->table.set_device != nullptr) {
+        st = checked(b, device_id, "set_device", b->table.set_device(device_id));
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st; // the thread's current device stays as it was
+        }
+    }
+    t_current.type = static_cast<int>(device);
+    t_current.id = device_id;
+    return INFINI_STATUS_SUCCESS;
+}
+
+__export infiniStatus_t infinirtGetDevice(infiniDevice_t *device_ptr, int *device_id_ptr) {
+    INFINIRT_ENTER();
+    if (device_ptr == nullptr) {
+        return nullArgument("infinirtGetDevice", "device_ptr");
+    }
+    if (device_id_ptr == nullptr) {
+        return nullArgument("infinirtGetDevice", "device_id_ptr");
+    }
+    Backend *b = nullptr;
+    int type = 0;
+    int id = 0;
+    infiniStatus_t st = currentDevice(b, type, id);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    *device_ptr = static_cast<infiniDevice_t>(type);
+    *device_id_ptr = id;
+    return INFINI_STATUS_SUCCESS;
+}
+
+__export infiniStatus_t infinirtGetMemInfo(infiniDevice_t device, int device_id, size_t *free_bytes,
+                                           size_t *total_bytes) {
+    INFINIRT_ENTER();
+    if (free_bytes == nullptr) {
+        return nullArgument("infinirtGetMemInfo", "free_bytes");
+    }
+    if (total_bytes == nullptr) {
+        return nullArgument("infinirtGetMemInfo", "total_bytes");
+    }
+    Backend *b = nullptr;
+    infiniStatus_t st = checkDevice(device, device_id, b);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    size_t f = 0;
+    size_t t = 0;
+    st = INFINIRT_CALL(b, get_mem_info, device_id, device_id, &f, &t);
+    if (st == INFINI_STATUS_SUCCESS) {
+        *free_bytes = f;
+        *total_bytes = t;
+    }
+    return st;
+}
+
+__export infiniStatus_t infinirtGetDeviceResourceSnapshot(infiniDevice_t device, int device_id,
+                                                          infinirtDeviceResourceSnapshot_t *snapshot) {
+    INFINIRT_ENTER();
+    if (snapshot == nullptr) {
+        return nullArgument("infinirtGetDeviceResourceSnapshot", "snapshot");
+    }
+    Backend *b = nullptr;
+    infiniStatus_t st = checkDevice(device, device_id, b);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    infinirtDeviceResourceSnapshot_t s{};
+    s.device_type = device;
+    s.device_id = device_id;
+    if (b->table.get_resource_snapshot != nullptr) {
+        st = checked(b, device_id, "get_resource_snapshot", b->table.get_resource_snapshot(device_id, &s));
+    } else {
+        st = INFINIRT_CALL(b, get_mem_info, device_id, device_id, &s.free_bytes, &s.total_bytes);
+        if (st == INFINI_STATUS_SUCCESS) {
+            s.used_bytes = s.total_bytes >= s.free_bytes ? s.total_bytes - s.free_bytes : 0;
+            s.valid_fields |= INFINIRT_RESOURCE_FIELD_MEMORY_CAPACITY;
+        }
+    }
+    if (st == INFINI_STATUS_SUCCESS) {
+        s.device_type = device;
+        s.device_id = device_id;
+        *snapshot = s;
+    }
+    return st;
+}
+
+__export infiniStatus_t infinirtDeviceSynchronize(void) {
+    INFINIRT_ENTER();
+    Backend *b = nullptr;
+    int type = 0;
+    int id = 0;
+    infiniStatus_t st = currentDevice(b, type, id);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    return INFINIRT_CALL(b, device_synchronize, id, id);
+}
+
+__export infiniStatus_t infinirtGetDeviceProperties(infiniDevice_t device, int device_id,
+                                                    infinirtDeviceProperties_t *props) {
+    INFINIRT_ENTER();
+    if (props == nullptr) {
+        return nullArgument("infinirtGetDeviceProperties", "props");
+    }
+    infiniStatus_t st = checkStructSize("infinirtGetDeviceProperties", props);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    Backend *b = nullptr;
+    st = checkDevice(device, device_id, b);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    infinirtDeviceProperties_t p{};
+    p.struct_size = sizeof p;
+    p.compute_capability_major = -1;
+    p.compute_capability_minor = -1;
+    st = INFINIRT_CALL(b, get_device_properties, device_id, device_id, &p);
+    if (st == INFINI_STATUS_SUCCESS) {
+        p.struct_size = sizeof p;
+        copyOut(props, p);
+    }
+    return st;
+}
+
+__export infiniStatus_t infinirtGetBackendCount(int *count) {
+    INFINIRT_ENTER();
+    if (count == nullptr) {
+        return nullArgument("infinirtGetBackendCount", "count");
+    }
+    *count = g_registry.backend_count;
+    return INFINI_STATUS_SUCCESS;
+}
+
+__export infiniStatus_t infinirtGetBackendInfo(int index, infinirtBackendInfo_t *info) {
+    INFINIRT_ENTER();
+    if (info == nullptr) {
+        return nullArgument("infinirtGetBackendInfo", "info");
+    }
+    infiniStatus_t st = checkStructSize("infinirtGetBackendInfo", info);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    if (index < 0 || index >= g_registry.backend_count) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtGetBackendInfo: index %d out of range (%d backend(s))", index,
+                    g_registry.backend_count);
+    }
+    const Backend &b = g_registry.backends[index];
+    infinirtBackendInfo_t out{};
+    out.struct_size = sizeof out;
+    copyString(out.name, sizeof out.name, b.name);
+    out.device_type = b.type == INFINI_DEVICE_TYPE_COUNT ? INFINI_DEVICE_TYPE_COUNT : b.type;
+    copyString(out.path, sizeof out.path, b.path);
+    out.interface_version = b.version;
+    out.device_count = b.state == INFINIRT_BACKEND_LOADED ? b.device_count : 0;
+    out.state = b.state;
+    copyString(out.reason, sizeof out.reason, b.reason);
+    copyOut(info, out);
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // extern "C"

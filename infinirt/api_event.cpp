@@ -1,0 +1,150 @@
+// C ABI: events.
+#include "capture.h"
+
+using namespace infinirt;
+
+namespace {
+
+constexpr uint32_t kKnownEventFlags = INFINIRT_EVENT_DISABLE_TIMING | INFINIRT_EVENT_BLOCKING_SYNC;
+
+inline HandleSlot *eventSlot(infinirtEvent_t event) { return handles().lookup(event, HandleKind::Event); }
+
+} // namespace
+
+extern "C" {
+
+__export infiniStatus_t infinirtEventCreateWithFlags(infinirtEvent_t *event_ptr, uint32_t flags) {
+    INFINIRT_ENTER();
+    if (event_ptr == nullptr) {
+        return nullArgument("infinirtEventCreate", "event_ptr");
+    }
+    if ((flags & ~kKnownEventFlags) != 0) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtEventCreateWithFlags: unknown flag bits 0x%x",
+                    flags & ~kKnownEventFlags);
+    }
+    Backend *b = nullptr;
+    int type = 0;
+    int id = 0;
+    infiniStatus_t st = currentDevice(b, type, id);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    void *native = nullptr;
+    st = INFINIRT_CALL(b, event_create, id, id, flags, &native);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    void *h = handles().create(HandleKind::Event, type, id, native, flags);
+    if (h == nullptr) {
+        if (b->table.event_destroy != nullptr) {
+            b->table.event_destroy(id, native);
+        }
+        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtEventCreate: no room for another handle");
+    }
+    *event_ptr = h;
+    return INFINI_STATUS_SUCCESS;
+}
+
+__export infiniStatus_t infinirtEventCreate(infinirtEvent_t *event_ptr) {
+    return infinirtEventCreateWithFlags(event_ptr, INFINIRT_EVENT_DEFAULT);
+}
+
+__export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStream_t stream) {
+    INFINIRT_ENTER();
+    HandleSlot *ev = eventSlot(event);
+    if (INFINIRT_UNLIKELY(ev == nullptr)) {
+        return invalidHandle("infinirtEventRecord", "event", event);
+    }
+    StreamRef s;
+    infiniStatus_t st = resolveStream("infinirtEventRecord", stream, s);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return st;
+    }
+    if (INFINIRT_UNLIKELY(s.type != ev->type || s.device != ev->device)) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtEventRecord: event belongs to %s:%d but the stream to %s:%d",
+                    typeName(ev->type), ev->device, typeName(s.type), s.device);
+    }
+    CaptureGraph *g = nullptr;
+    if (INFINIRT_UNLIKELY(capturingGraph(s, g) && g != nullptr)) {
+        CapturedOp op{CapturedOp::Kind::EventRecord};
+        op.event = event;
+        return captureAppend(g, op);
+    }
+    return INFINIRT_CALL(s.backend, event_record, s.device, s.device, ev->native, s.native);
+}
+
+__export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventStatus_t *status_ptr) {
+    INFINIRT_ENTER();
+    HandleSlot *ev = eventSlot(event);
+    if (INFINIRT_UNLIKELY(ev == nullptr)) {
+        return invalidHandle("infinirtEventQuery", "event", event);
+    }
+    if (INFINIRT_UNLIKELY(status_ptr == nullptr)) {
+        return nullArgument("infinirtEventQuery", "status_ptr");
+    }
+    Backend *b = g_registry.by_type[ev->type];
+    infinirtEventStatus_t status = INFINIRT_EVENT_COMPLETE;
+    infiniStatus_t st = INFINIRT_CALL(b, event_query, ev->device, ev->device, ev->native, &status);
+    if (INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS)) {
+        *status_ptr = status;
+    }
+    return st;
+}
+
+__export infiniStatus_t infinirtEventSynchronize(infinirtEvent_t event) {
+    INFINIRT_ENTER();
+    HandleSlot *ev = eventSlot(event);
+    if (INFINIRT_UNLIKELY(ev == nullptr)) {
+        return invalidHandle("infinirtEventSynchronize", "event", event);
+    }
+    Backend *b = g_registry.by_type[ev->type];
+    return INFINIRT_CALL(b, event_synchronize, ev->device, ev->device, ev->native);
+}
+
+__export infiniStatus_t infinirtEventDestroy(infinirtEvent_t event) {
+    INFINIRT_ENTER();
+    HandleSlot *ev = eventSlot(event);
+    if (ev == nullptr || !handles().claim(event, ev)) {
+        return invalidHandle("infinirtEventDestroy", "event", event);
+    }
+    Backend *b = g_registry.by_type[ev->type];
+    infiniStatus_t st = INFINIRT_CALL(b, event_destroy, ev->device, ev->device, ev->native);
+    if (st != INFINI_STATUS_SUCCESS) {
+        handles().restore(event, ev);
+        return st;
+    }
+    handles().release(event);
+    return INFINI_STATUS_SUCCESS;
+}
+
+__export infiniStatus_t infinirtEventElapsedTime(float *ms_ptr, infinirtEvent_t start, infinirtEvent_t end) {
+    INFINIRT_ENTER();
+    if (ms_ptr == nullptr) {
+        return nullArgument("infinirtEventElapsedTime", "ms_ptr");
+    }
+    HandleSlot *a = eventSlot(start);
+    if (a == nullptr) {
+        return invalidHandle("infinirtEventElapsedTime", "event (start)", start);
+    }
+    HandleSlot *z = eventSlot(end);
+    if (z == nullptr) {
+        return invalidHandle("infinirtEventElapsedTime", "event (end)", end);
+    }
+    if ((a->flags | z->flags) & INFINIRT_EVENT_DISABLE_TIMING) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtEventElapsedTime: %s event was created with DISABLE_TIMING",
+                    (a->flags & INFINIRT_EVENT_DISABLE_TIMING) ? "the start" : "the end");
+    }
+    if (a->type != z->type || a->device != z->device) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtEventElapsedTime: events on different devices (%s:%d, %s:%d)",
+                    typeName(a->type), a->device, typeName(z->type), z->device);
+    }
+    Backend *b = g_registry.by_type[a->type];
+    float ms = 0.0f;
+    infiniStatus_t st = INFINIRT_CALL(b, event_elapsed_time, a->device, a->device, &ms, a->native, z->native);
+    if (st == INFINI_STATUS_SUCCESS) {
+        *ms_ptr = ms;
+    }
+    return st;
+}
+
+} // extern "C"

@@ -1,0 +1,182 @@
+// C ABI: graphs (native ones through the plugin, or the loader's generic record/replay).
+#include "capture.h"
+
+#include <cstdio>
+#include <memory>
+
+using namespace infinirt;
+
+namespace {
+
+void writeLog(char *log, size_t size, const char *text) {
+    if (log != nullptr && size > 0) {
+        std::snprintf(log, size, "%s", text);
+    }
+}
+
+// Destroys a graph or exec handle: the loader's record for generic ones, the plugin's otherwise.
+infiniStatus_t destroyGraphLike(const char *function, void *h, HandleKind kind, const char *what) {
+    HandleSlot *slot = handles().lookup(h, kind);
+    if (slot == nullptr || !handles().claim(h, slot)) {
+        return invalidHandle(function, what, h);
+    }
+    if (slot->flags & kGenericGraph) {
+        delete static_cast<CaptureGraph *>(slot->native);
+    } else {
+        Backend *b = g_registry.by_type[slot->type];
+        infiniStatus_t st = kind == HandleKind::Graph
+                                ? INFINIRT_CALL(b, graph_destroy, slot->device, slot->device, slot->native)
+                                : INFINIRT_CALL(b, graph_exec_destroy, slot->device, slot->device, slot->native);
+        if (st != INFINI_STATUS_SUCCESS) {
+            handles().restore(h, slot);
+            return st;
+        }
+    }
+    handles().release(h);
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace
+
+extern "C" {
+
+__export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infinirtGraph_t *graph_ptr) {
+    INFINIRT_ENTER();
+    if (graph_ptr == nullptr) {
+        return nullArgument("infinirtStreamEndCapture", "graph_ptr");
+    }
+    if (stream == nullptr) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamEndCapture: the default (NULL) stream never captures");
+    }
+    StreamRef s;
+    infiniStatus_t st = resolveStream("infinirtStreamEndCapture", stream, s);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    void *native = nullptr;
+    uint32_t flags = 0;
+    if (s.backend->table.stream_begin_capture != nullptr) {
+        st = INFINIRT_CALL(s.backend, stream_end_capture, s.device, s.device, s.native, &native);
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st;
+        }
+    } else {
+        std::unique_ptr<CaptureGraph> g(s.slot->capture.exchange(nullptr, std::memory_order_acq_rel));
+        if (g == nullptr) {
+            return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamEndCapture: the stream is not capturing");
+        }
+        if (!g->invalid_reason.empty()) {
+            return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamEndCapture: capture invalidated: %s",
+                        g->invalid_reason.c_str());
+        }
+        native = g.release();
+        flags = kGenericGraph;
+    }
+    void *h = handles().create(HandleKind::Graph, s.type, s.device, native, flags);
+    if (h == nullptr) {
+        if (flags & kGenericGraph) {
+            delete static_cast<CaptureGraph *>(native);
+        } else if (s.backend->table.graph_destroy != nullptr) {
+            s.backend->table.graph_destroy(s.device, native);
+        }
+        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtStreamEndCapture: no room for another handle");
+    }
+    *graph_ptr = h;
+    return INFINI_STATUS_SUCCESS;
+}
+
+__export infiniStatus_t infinirtGraphDestroy(infinirtGraph_t graph) {
+    INFINIRT_ENTER();
+    return destroyGraphLike("infinirtGraphDestroy", graph, HandleKind::Graph, "graph");
+}
+
+__export infiniStatus_t infinirtGraphInstantiate(infinirtGraphExec_t *graph_exec_ptr, infinirtGraph_t graph,
+                                                 infinirtGraphNode_t *node_ptr, char *log_buffer,
+                                                 size_t buffer_size) {
+    INFINIRT_ENTER();
+    if (graph_exec_ptr == nullptr) {
+        writeLog(log_buffer, buffer_size, "graph_exec_ptr is NULL");
+        return nullArgument("infinirtGraphInstantiate", "graph_exec_ptr");
+    }
+    HandleSlot *g = handles().lookup(graph, HandleKind::Graph);
+    if (g == nullptr) {
+        writeLog(log_buffer, buffer_size, "invalid graph handle");
+        return invalidHandle("infinirtGraphInstantiate", "graph", graph);
+    }
+    Backend *b = g_registry.by_type[g->type];
+    void *native = nullptr;
+    if (g->flags & kGenericGraph) {
+        INFINIRT_GUARD_BEGIN
+        const CaptureGraph *src = static_cast<const CaptureGraph *>(g->native);
+        CaptureGraph *exec = new CaptureGraph();
+        exec->type = src->type;
+        exec->device = src->device;
+        exec->ops = src->ops;
+        native = exec;
+        INFINIRT_GUARD_END("infinirtGraphInstantiate")
+    } else {
+        infiniStatus_t st =
+            INFINIRT_CALL(b, graph_instantiate, g->device, g->device, &native, g->native, log_buffer, buffer_size);
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st;
+        }
+    }
+    void *h = handles().create(HandleKind::Exec, g->type, g->device, native, g->flags & kGenericGraph);
+    if (h == nullptr) {
+        if (g->flags & kGenericGraph) {
+            delete static_cast<CaptureGraph *>(native);
+        } else if (b->table.graph_exec_destroy != nullptr) {
+            b->table.graph_exec_destroy(g->device, native);
+        }
+        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtGraphInstantiate: no room for another handle");
+    }
+    writeLog(log_buffer, buffer_size, "");
+    if (node_ptr != nullptr) {
+        *node_ptr = nullptr;
+    }
+    *graph_exec_ptr = h;
+    return INFINI_STATUS_SUCCESS;
+}
+
+__export infiniStatus_t infinirtGraphExecDestroy(infinirtGraphExec_t graph_exec) {
+    INFINIRT_ENTER();
+    return destroyGraphLike("infinirtGraphExecDestroy", graph_exec, HandleKind::Exec, "graph exec");
+}
+
+__export infiniStatus_t infinirtGraphLaunch(infinirtGraphExec_t graph_exec, infinirtStream_t stream) {
+    INFINIRT_ENTER();
+    HandleSlot *e = handles().lookup(graph_exec, HandleKind::Exec);
+    if (e == nullptr) {
+        return invalidHandle("infinirtGraphLaunch", "graph exec", graph_exec);
+    }
+    StreamRef s;
+    infiniStatus_t st = resolveStream("infinirtGraphLaunch", stream, s);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    if (s.type != e->type || s.device != e->device) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtGraphLaunch: graph belongs to %s:%d, stream to %s:%d",
+                    typeName(e->type), e->device, typeName(s.type), s.device);
+    }
+    if (!(e->flags & kGenericGraph)) {
+        return INFINIRT_CALL(s.backend, graph_launch, s.device, s.device, e->native, s.native);
+    }
+    const CaptureGraph *exec = static_cast<const CaptureGraph *>(e->native);
+    CaptureGraph *g = nullptr;
+    if (capturingGraph(s, g) && g != nullptr) {
+        for (const CapturedOp &op : exec->ops) { // launching into a capture records the graph's work
+            st = captureAppend(g, op);
+            if (st != INFINI_STATUS_SUCCESS) {
+                return st;
+            }
+        }
+        return INFINI_STATUS_SUCCESS;
+    }
+    return captureReplay(exec->ops, s);
+}
+
+__export infiniStatus_t infinirtGraphLuanch(infinirtGraphExec_t graph_exec, infinirtStream_t stream) {
+    return infinirtGraphLaunch(graph_exec, stream);
+}
+
+} // extern "C"

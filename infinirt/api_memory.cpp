@@ -1,0 +1,405 @@
+// C ABI: allocation, copies, fills, pointer attributes.
+#include "allocations.h"
+#include "capture.h"
+
+#include <cstring>
+
+using namespace infinirt;
+
+namespace {
+
+const char *kindName(infinirtMemoryKind_t k) {
+    switch (k) {
+    case INFINIRT_MEMORY_DEVICE: return "device memory";
+    case INFINIRT_MEMORY_PINNED_HOST: return "pinned host memory";
+    case INFINIRT_MEMORY_HOST: return "host memory";
+    default: return "unknown memory";
+    }
+}
+
+infiniStatus_t checkSize(const char *function, size_t size) {
+    if (size == 0) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: size 0 is not a valid allocation size", function);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Records a fresh allocation; on failure to record, gives it back to the plugin.
+infiniStatus_t track(const char *function, Backend *b, int type, int id, void *ptr, size_t size,
+                     infinirtMemoryKind_t kind) {
+    if (ptr == nullptr) {
+        return fail(INFINI_STATUS_INTERNAL_ERROR, "%s: backend %s reported success but returned NULL", function,
+                    b->name.c_str());
+    }
+    try {
+        recordAllocation(Allocation{ptr, size, type, id, kind});
+    } catch (...) {
+        if (kind == INFINIRT_MEMORY_PINNED_HOST) {
+            b->table.free_host(id, ptr);
+        } else {
+            b->table.free_device(id, ptr);
+        }
+        return fail(INFINI_STATUS_OUT_OF_MEMORY, "%s: host memory exhausted recording the allocation", function);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Removes `ptr` from the live allocations, explaining a refusal.
+infiniStatus_t untrack(const char *function, void *ptr, infinirtMemoryKind_t kind, Allocation &a) {
+    Allocation found;
+    bool holds = false;
+    if (takeAllocation(ptr, kind, a, found, holds)) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    if (!holds) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: %p was not allocated by infinirt or was already freed", function, ptr);
+    }
+    if (found.base != ptr) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: %p points inside the allocation at %p (%zu bytes); pass its start",
+                    function, ptr, found.base, found.size);
+    }
+    return fail(INFINI_STATUS_BAD_PARAM, "%s: %p is %s on %s:%d; use %s", function, ptr, kindName(found.kind),
+                typeName(found.type), found.device,
+                found.kind == INFINIRT_MEMORY_PINNED_HOST ? "infinirtFreeHost" : "infinirtFree");
+}
+
+infiniStatus_t checkCopy(const char *function, void *dst, const void *src, infinirtMemcpyKind_t kind) {
+    if (static_cast<int>(kind) < INFINIRT_MEMCPY_H2H || static_cast<int>(kind) > INFINIRT_MEMCPY_DEFAULT) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: memcpy kind %d is not valid", function, static_cast<int>(kind));
+    }
+    if (dst == nullptr) {
+        return nullArgument(function, "dst");
+    }
+    if (src == nullptr) {
+        return nullArgument(function, "src");
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+struct Side {
+    bool known = false;
+    bool device = false;
+    Allocation a;
+};
+
+Side sideOf(const void *p) {
+    Side s;
+    s.known = findAllocation(p, s.a);
+    s.device = s.known && s.a.kind == INFINIRT_MEMORY_DEVICE;
+    return s;
+}
+
+// DEFAULT -> a concrete kind when infinirt knows both pointers; stays DEFAULT for the plugin to
+// resolve when one of them is memory infinirt did not allocate.
+infinirtMemcpyKind_t inferKind(const Side &d, const Side &s) {
+    if (!d.known || !s.known) {
+        return INFINIRT_MEMCPY_DEFAULT;
+    }
+    if (d.device) {
+        return s.device ? INFINIRT_MEMCPY_D2D : INFINIRT_MEMCPY_H2D;
+    }
+    return s.device ? INFINIRT_MEMCPY_D2H : INFINIRT_MEMCPY_H2H;
+}
+
+} // namespace
+
+extern "C" {
+
+__export infiniStatus_t infinirtMalloc(void **p_ptr, size_t size) {
+    INFINIRT_ENTER();
+    if (p_ptr == nullptr) {
+        return nullArgument("infinirtMalloc", "p_ptr");
+    }
+    infiniStatus_t st = checkSize("infinirtMalloc", size);
+    Backend *b = nullptr;
+    int type = 0;
+    int id = 0;
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = currentDevice(b, type, id);
+    }
+    void *ptr = nullptr;
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = INFINIRT_CALL(b, malloc_device, id, id, &ptr, size);
+    }
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = track("infinirtMalloc", b, type, id, ptr, size, INFINIRT_MEMORY_DEVICE);
+    }
+    if (st == INFINI_STATUS_SUCCESS) {
+        *p_ptr = ptr;
+    }
+    return st;
+}
+
+__export infiniStatus_t infinirtMallocHost(void **p_ptr, size_t size) {
+    INFINIRT_ENTER();
+    if (p_ptr == nullptr) {
+        return nullArgument("infinirtMallocHost", "p_ptr");
+    }
+    infiniStatus_t st = checkSize("infinirtMallocHost", size);
+    Backend *b = nullptr;
+    int type = 0;
+    int id = 0;
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = currentDevice(b, type, id);
+    }
+    void *ptr = nullptr;
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = INFINIRT_CALL(b, malloc_host, id, id, &ptr, size);
+    }
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = track("infinirtMallocHost", b, type, id, ptr, size, INFINIRT_MEMORY_PINNED_HOST);
+    }
+    if (st == INFINI_STATUS_SUCCESS) {
+        *p_ptr = ptr;
+    }
+    return st;
+}
+
+__export infiniStatus_t infinirtFree(void *ptr) {
+    INFINIRT_ENTER();
+    if (ptr == nullptr) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    Allocation a;
+    infiniStatus_t st = untrack("infinirtFree", ptr, INFINIRT_MEMORY_DEVICE, a);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    Backend *b = g_registry.by_type[a.type];
+    st = INFINIRT_CALL(b, free_device, a.device, a.device, ptr);
+    if (st != INFINI_STATUS_SUCCESS) {
+        restoreAllocation(a);
+    }
+    return st;
+}
+
+__export infiniStatus_t infinirtFreeHost(void *ptr) {
+    INFINIRT_ENTER();
+    if (ptr == nullptr) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    Allocation a;
+    infiniStatus_t st = untrack("infinirtFreeHost", ptr, INFINIRT_MEMORY_PINNED_HOST, a);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    Backend *b = g_registry.by_type[a.type];
+    st = INFINIRT_CALL(b, free_host, a.device, a.device, ptr);
+    if (st != INFINI_STATUS_SUCCESS) {
+        restoreAllocation(a);
+    }
+    return st;
+}
+
+__export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind) {
+    INFINIRT_ENTER();
+    infiniStatus_t st = checkCopy("infinirtMemcpy", dst, src, kind);
+    if (st != INFINI_STATUS_SUCCESS || size == 0) {
+        return st;
+    }
+    // Synchronous copies go to the device that owns the device-side memory (so a copy works
+    // whatever device is current), else to the current device.
+    const Side d = sideOf(dst);
+    const Side s = sideOf(src);
+    if (kind == INFINIRT_MEMCPY_DEFAULT) {
+        kind = inferKind(d, s);
+    }
+    Backend *b = nullptr;
+    int type = 0;
+    int id = 0;
+    const Allocation *owner = s.device ? &s.a : d.device ? &d.a : nullptr;
+    if (owner != nullptr) {
+        b = g_registry.by_type[owner->type];
+        id = owner->device;
+    } else {
+        st = currentDevice(b, type, id);
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st;
+        }
+    }
+    return INFINIRT_CALL(b, memcpy_sync, id, id, dst, src, size, kind);
+}
+
+__export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
+                                            infinirtStream_t stream) {
+    INFINIRT_ENTER();
+    infiniStatus_t st = checkCopy("infinirtMemcpyAsync", dst, src, kind);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return st;
+    }
+    StreamRef r;
+    st = resolveStream("infinirtMemcpyAsync", stream, r);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS) || size == 0) {
+        return st;
+    }
+    if (kind == INFINIRT_MEMCPY_DEFAULT) {
+        kind = inferKind(sideOf(dst), sideOf(src));
+    }
+    CaptureGraph *g = nullptr;
+    if (INFINIRT_UNLIKELY(capturingGraph(r, g) && g != nullptr)) {
+        CapturedOp op{CapturedOp::Kind::Memcpy};
+        op.dst = dst;
+        op.src = src;
+        op.size = size;
+        op.memcpy_kind = kind;
+        return captureAppend(g, op);
+    }
+    return INFINIRT_CALL(r.backend, memcpy_async, r.device, r.device, dst, src, size, kind, r.native);
+}
+
+__export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count) {
+    INFINIRT_ENTER();
+    if (ptr == nullptr) {
+        return nullArgument("infinirtMemset", "ptr");
+    }
+    if (count == 0) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    Backend *b = nullptr;
+    int type = 0;
+    int id = 0;
+    const Side s = sideOf(ptr);
+    if (s.known) {
+        b = g_registry.by_type[s.a.type];
+        id = s.a.device;
+    } else {
+        infiniStatus_t st = currentDevice(b, type, id);
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st;
+        }
+    }
+    return INFINIRT_CALL(b, memset_sync, id, id, ptr, value, count);
+}
+
+__export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, infinirtStream_t stream) {
+    INFINIRT_ENTER();
+    if (INFINIRT_UNLIKELY(ptr == nullptr)) {
+        return nullArgument("infinirtMemsetAsync", "ptr");
+    }
+    StreamRef r;
+    infiniStatus_t st = resolveStream("infinirtMemsetAsync", stream, r);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS) || count == 0) {
+        return st;
+    }
+    CaptureGraph *g = nullptr;
+    if (INFINIRT_UNLIKELY(capturingGraph(r, g) && g != nullptr)) {
+        CapturedOp op{CapturedOp::Kind::Memset};
+        op.dst = ptr;
+        op.size = count;
+        op.value = value;
+        return captureAppend(g, op);
+    }
+    return INFINIRT_CALL(r.backend, memset_async, r.device, r.device, ptr, value, count, r.native);
+}
+
+__export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtStream_t stream) {
+    INFINIRT_ENTER();
+    if (p_ptr == nullptr) {
+        return nullArgument("infinirtMallocAsync", "p_ptr");
+    }
+    infiniStatus_t st = checkSize("infinirtMallocAsync", size);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    StreamRef r;
+    st = resolveStream("infinirtMallocAsync", stream, r);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    CaptureGraph *g = nullptr;
+    if (capturingGraph(r, g) && g != nullptr) {
+        return captureInvalidate(g, "infinirtMallocAsync");
+    }
+    void *ptr = nullptr;
+    // Without a stream-ordered allocator in the plugin, memory available now is available in
+    // stream order too.
+    st = r.backend->table.malloc_async != nullptr
+             ? INFINIRT_CALL(r.backend, malloc_async, r.device, r.device, &ptr, size, r.native)
+             : INFINIRT_CALL(r.backend, malloc_device, r.device, r.device, &ptr, size);
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = track("infinirtMallocAsync", r.backend, r.type, r.device, ptr, size, INFINIRT_MEMORY_DEVICE);
+    }
+    if (st == INFINI_STATUS_SUCCESS) {
+        *p_ptr = ptr;
+    }
+    return st;
+}
+
+__export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream) {
+    INFINIRT_ENTER();
+    if (ptr == nullptr) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    StreamRef r;
+    infiniStatus_t st = resolveStream("infinirtFreeAsync", stream, r);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    CaptureGraph *g = nullptr;
+    if (capturingGraph(r, g) && g != nullptr) {
+        return captureInvalidate(g, "infinirtFreeAsync");
+    }
+    Allocation a;
+    st = untrack("infinirtFreeAsync", ptr, INFINIRT_MEMORY_DEVICE, a);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    if (a.type != r.type) {
+        restoreAllocation(a);
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtFreeAsync: %p belongs to %s:%d but the stream to %s:%d", ptr,
+                    typeName(a.type), a.device, typeName(r.type), r.device);
+    }
+    if (r.backend->table.free_async != nullptr) {
+        st = INFINIRT_CALL(r.backend, free_async, r.device, r.device, ptr, r.native);
+    } else {
+        // Stream order without the plugin's help: the stream's earlier work finishes first.
+        st = INFINIRT_CALL(r.backend, stream_synchronize, r.device, r.device, r.native);
+        if (st == INFINI_STATUS_SUCCESS) {
+            st = INFINIRT_CALL(r.backend, free_device, a.device, a.device, ptr);
+        }
+    }
+    if (st != INFINI_STATUS_SUCCESS) {
+        restoreAllocation(a);
+    }
+    return st;
+}
+
+__export infiniStatus_t infinirtPointerGetAttributes(infinirtPointerAttributes_t *attributes, const void *ptr) {
+    INFINIRT_ENTER();
+    if (attributes == nullptr) {
+        return nullArgument("infinirtPointerGetAttributes", "attributes");
+    }
+    const infiniStatus_t size_status = checkStructSize("infinirtPointerGetAttributes", attributes);
+    if (size_status != INFINI_STATUS_SUCCESS) {
+        return size_status;
+    }
+    infinirtPointerAttributes_t out{};
+    out.struct_size = sizeof out;
+    out.kind = INFINIRT_MEMORY_UNKNOWN;
+    out.device_type = INFINI_DEVICE_CPU;
+    Allocation a;
+    if (ptr != nullptr && findAllocation(ptr, a)) {
+        out.device_type = static_cast<infiniDevice_t>(a.type);
+        out.device_id = a.device;
+        out.kind = a.kind;
+        out.base = a.base;
+        out.size = a.size;
+    } else if (ptr != nullptr) {
+        for (int t = 0; t < kTypeCount; ++t) {
+            Backend *b = g_registry.by_type[t];
+            if (b == nullptr || b->table.pointer_get_attributes == nullptr || b->device_count == 0) {
+                continue;
+            }
+            infinirtPointerAttributes_t probe = out;
+            if (b->table.pointer_get_attributes(ptr, &probe) == INFINI_STATUS_SUCCESS) {
+                out = probe;
+                out.struct_size = sizeof out;
+                break;
+            }
+        }
+    }
+    copyOut(attributes, out);
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // extern "C"

@@ -1,0 +1,153 @@
+// C ABI: streams and the start and end of capture.
+#include "capture.h"
+
+using namespace infinirt;
+
+namespace infinirt {
+
+infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
+    if (INFINIRT_LIKELY(ev->type == s.type && ev->device == s.device)) {
+        return INFINIRT_CALL(s.backend, stream_wait_event, s.device, s.device, s.native, ev->native);
+    }
+    Backend *eb = g_registry.by_type[ev->type];
+    return INFINIRT_CALL(eb, event_synchronize, ev->device, ev->device, ev->native);
+}
+
+} // namespace infinirt
+
+extern "C" {
+
+__export infiniStatus_t infinirtStreamCreate(infinirtStream_t *stream_ptr) {
+    INFINIRT_ENTER();
+    if (stream_ptr == nullptr) {
+        return nullArgument("infinirtStreamCreate", "stream_ptr");
+    }
+    Backend *b = nullptr;
+    int type = 0;
+    int id = 0;
+    infiniStatus_t st = currentDevice(b, type, id);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    void *native = nullptr;
+    st = INFINIRT_CALL(b, stream_create, id, id, &native);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    void *h = handles().create(HandleKind::Stream, type, id, native, 0);
+    if (h == nullptr) {
+        if (b->table.stream_destroy != nullptr) {
+            b->table.stream_destroy(id, native);
+        }
+        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtStreamCreate: no room for another handle");
+    }
+    *stream_ptr = h;
+    return INFINI_STATUS_SUCCESS;
+}
+
+__export infiniStatus_t infinirtStreamDestroy(infinirtStream_t stream) {
+    INFINIRT_ENTER();
+    if (stream == nullptr) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamDestroy: the default (NULL) stream cannot be destroyed");
+    }
+    HandleSlot *slot = handles().lookup(stream, HandleKind::Stream);
+    if (slot == nullptr || !handles().claim(stream, slot)) {
+        return invalidHandle("infinirtStreamDestroy", "stream", stream);
+    }
+    Backend *b = g_registry.by_type[slot->type];
+    infiniStatus_t st = INFINIRT_CALL(b, stream_destroy, slot->device, slot->device, slot->native);
+    if (st != INFINI_STATUS_SUCCESS) {
+        handles().restore(stream, slot);
+        return st;
+    }
+    delete slot->capture.exchange(nullptr); // an unfinished generic capture dies with its stream
+    handles().release(stream);
+    return INFINI_STATUS_SUCCESS;
+}
+
+__export infiniStatus_t infinirtStreamSynchronize(infinirtStream_t stream) {
+    INFINIRT_ENTER();
+    StreamRef s;
+    infiniStatus_t st = resolveStream("infinirtStreamSynchronize", stream, s);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return st;
+    }
+    CaptureGraph *g = nullptr;
+    if (INFINIRT_UNLIKELY(capturingGraph(s, g) && g != nullptr)) {
+        return captureInvalidate(g, "infinirtStreamSynchronize");
+    }
+    return INFINIRT_CALL(s.backend, stream_synchronize, s.device, s.device, s.native);
+}
+
+__export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream) {
+    INFINIRT_ENTER();
+    StreamRef s;
+    infiniStatus_t st = resolveStream("infinirtStreamQuery", stream, s);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return st;
+    }
+    CaptureGraph *g = nullptr;
+    if (INFINIRT_UNLIKELY(capturingGraph(s, g) && g != nullptr)) {
+        return captureInvalidate(g, "infinirtStreamQuery");
+    }
+    if (INFINIRT_UNLIKELY(s.backend->table.stream_query == nullptr)) {
+        return notImplemented(s.backend, "stream_query");
+    }
+    st = s.backend->table.stream_query(s.device, s.native);
+    // NOT_READY is an answer, not a failure.
+    return st == INFINI_STATUS_NOT_READY ? st : checked(s.backend, s.device, "stream_query", st);
+}
+
+__export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinirtEvent_t event) {
+    INFINIRT_ENTER();
+    StreamRef s;
+    infiniStatus_t st = resolveStream("infinirtStreamWaitEvent", stream, s);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return st;
+    }
+    HandleSlot *ev = handles().lookup(event, HandleKind::Event);
+    if (INFINIRT_UNLIKELY(ev == nullptr)) {
+        return invalidHandle("infinirtStreamWaitEvent", "event", event);
+    }
+    CaptureGraph *g = nullptr;
+    if (INFINIRT_UNLIKELY(capturingGraph(s, g) && g != nullptr)) {
+        CapturedOp op{CapturedOp::Kind::WaitEvent};
+        op.event = event;
+        return captureAppend(g, op);
+    }
+    return streamWaitEventOn(s, ev);
+}
+
+__export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infinirtStreamCaptureMode_t mode) {
+    INFINIRT_ENTER();
+    if (stream == nullptr) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: the default (NULL) stream cannot capture");
+    }
+    if (static_cast<int>(mode) < INFINIRT_STREAM_CAPTURE_MODE_GLOBAL ||
+        static_cast<int>(mode) > INFINIRT_STREAM_CAPTURE_MODE_RELAXED) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: capture mode %d is not valid",
+                    static_cast<int>(mode));
+    }
+    StreamRef s;
+    infiniStatus_t st = resolveStream("infinirtStreamBeginCapture", stream, s);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    if (s.backend->table.stream_begin_capture != nullptr) {
+        return checked(s.backend, s.device, "stream_begin_capture",
+                       s.backend->table.stream_begin_capture(s.device, s.native, mode));
+    }
+    INFINIRT_GUARD_BEGIN
+    CaptureGraph *g = new CaptureGraph();
+    g->type = s.type;
+    g->device = s.device;
+    CaptureGraph *expected = nullptr;
+    if (!s.slot->capture.compare_exchange_strong(expected, g, std::memory_order_acq_rel)) {
+        delete g;
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: the stream is already capturing");
+    }
+    return INFINI_STATUS_SUCCESS;
+    INFINIRT_GUARD_END("infinirtStreamBeginCapture")
+}
+
+} // extern "C"

@@ -1,0 +1,114 @@
+// Inline helpers shared by the API entry points: init check, argument resolution and calls into
+// a plugin table. Everything here is on the hot path: no allocation, no lock, no message unless
+// something failed.
+#pragma once
+
+#include "handles.h"
+#include "internal.h"
+
+#include <cstring>
+#include <new>
+
+namespace infinirt {
+
+inline infiniStatus_t checked(const Backend *b, int device, const char *call, infiniStatus_t st) {
+    if (INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS)) {
+        return st;
+    }
+    return pluginFailed(b->name.c_str(), device, call, st);
+}
+
+INFINIRT_COLD inline infiniStatus_t notImplemented(const Backend *b, const char *call) {
+    return fail(INFINI_STATUS_NOT_IMPLEMENTED, "backend %s does not implement %s", b->name.c_str(), call);
+}
+
+INFINIRT_COLD inline infiniStatus_t nullArgument(const char *function, const char *argument) {
+    return fail(INFINI_STATUS_NULL_POINTER, "%s: %s is NULL", function, argument);
+}
+
+INFINIRT_COLD inline infiniStatus_t invalidHandle(const char *function, const char *what, const void *h) {
+    return fail(INFINI_STATUS_INVALID_HANDLE, "%s: %p is not a live %s handle (destroyed, never created, or another kind)",
+                function, h, what);
+}
+
+// Calls plugin entry `entry` of backend `b` on `device`; NOT_IMPLEMENTED if the plugin lacks it.
+#define INFINIRT_CALL(b, entry, device, ...)                                                                \
+    ((b)->table.entry != nullptr ? ::infinirt::checked((b), (device), #entry, (b)->table.entry(__VA_ARGS__)) \
+                                 : ::infinirt::notImplemented((b), #entry))
+
+#define INFINIRT_ENTER()                                        \
+    do {                                                        \
+        const infiniStatus_t enter_status_ = ::infinirt::ensureInit(); \
+        if (INFINIRT_UNLIKELY(enter_status_ != INFINI_STATUS_SUCCESS)) { \
+            return enter_status_;                               \
+        }                                                       \
+    } while (0)
+
+// Loader code that may allocate (maps, vectors, strings) runs inside this guard: no exception
+// crosses the C ABI.
+#define INFINIRT_GUARD_BEGIN try {
+#define INFINIRT_GUARD_END(function)                                                                      \
+    }                                                                                                     \
+    catch (const std::bad_alloc &) {                                                                      \
+        return ::infinirt::fail(INFINI_STATUS_OUT_OF_MEMORY, "%s: host memory exhausted in the loader", function); \
+    }                                                                                                     \
+    catch (const std::exception &e) {                                                                     \
+        return ::infinirt::fail(INFINI_STATUS_INTERNAL_ERROR, "%s: %s", function, e.what());              \
+    }
+
+// A stream argument resolved to its backend, device and native object.
+struct StreamRef {
+    Backend *backend = nullptr;
+    int type = 0;
+    int device = 0;
+    void *native = nullptr;
+    HandleSlot *slot = nullptr; // nullptr for the default stream
+};
+
+// NULL is the current device's default stream.
+inline infiniStatus_t resolveStream(const char *function, infinirtStream_t stream, StreamRef &r) {
+    if (stream == nullptr) {
+        r.slot = nullptr;
+        r.native = nullptr;
+        return currentDevice(r.backend, r.type, r.device);
+    }
+    HandleSlot *slot = handles().lookup(stream, HandleKind::Stream);
+    if (INFINIRT_UNLIKELY(slot == nullptr)) {
+        return invalidHandle(function, "stream", stream);
+    }
+    r.slot = slot;
+    r.type = slot->type;
+    r.device = slot->device;
+    r.native = slot->native;
+    r.backend = g_registry.by_type[slot->type];
+    return INFINI_STATUS_SUCCESS;
+}
+
+inline HandleSlot *capturingGraph(const StreamRef &r, CaptureGraph *&graph) {
+    graph = r.slot != nullptr ? r.slot->capture.load(std::memory_order_acquire) : nullptr;
+    return r.slot;
+}
+
+// Extensible structs (first field struct_size): the caller says how much room it has.
+template <typename T> infiniStatus_t checkStructSize(const char *function, const T *s) {
+    const size_t size = s->struct_size;
+    if (size <= sizeof(size_t) || size > (1u << 20)) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: struct_size is %zu; set it to sizeof the struct (%zu)", function,
+                    size, sizeof(T));
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Copies as much of `full` as the caller's struct holds, keeping the caller's struct_size.
+template <typename T> void copyOut(T *dst, const T &full) {
+    const size_t keep = dst->struct_size;
+    std::memcpy(static_cast<void *>(dst), &full, keep < sizeof(T) ? keep : sizeof(T));
+    dst->struct_size = keep;
+}
+
+// Makes work submitted to `stream` after this call wait for `event`'s recorded work. Same
+// device: the plugin's stream_wait_event. Another device or backend: the host waits for the event
+// (correct ordering, at the cost of blocking the caller). Defined in api_stream.cpp.
+infiniStatus_t streamWaitEventOn(const StreamRef &stream, HandleSlot *event);
+
+} // namespace infinirt

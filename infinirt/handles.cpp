@@ -1,0 +1,86 @@
+#include "handles.h"
+
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace infinirt {
+
+namespace {
+struct FreeList {
+    std::mutex mutex;
+    std::vector<uint32_t> free; // 1-based slot indices
+    uint32_t next = 1;
+};
+FreeList &freeList() {
+    static FreeList *list = new FreeList(); // never destroyed: handles may be used during exit
+    return *list;
+}
+uint32_t generationOf(const void *h) {
+    return static_cast<uint32_t>(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)) >> 24);
+}
+uint32_t indexOf(const void *h) {
+    return static_cast<uint32_t>(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)) & 0xffffffu);
+}
+} // namespace
+
+HandleTable &handles() {
+    static HandleTable *table = new HandleTable();
+    return *table;
+}
+
+void *HandleTable::create(HandleKind k, int type, int device, void *native, uint32_t flags) {
+    FreeList &fl = freeList();
+    std::lock_guard<std::mutex> lock(fl.mutex);
+    uint32_t idx;
+    if (!fl.free.empty()) {
+        idx = fl.free.back();
+        fl.free.pop_back();
+    } else {
+        if (fl.next > kMaxChunks * kChunkSize) {
+            return nullptr;
+        }
+        idx = fl.next;
+        const uint32_t chunk = (idx - 1) >> kChunkBits;
+        if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {
+            HandleSlot *fresh = new (std::nothrow) HandleSlot[kChunkSize];
+            if (fresh == nullptr) {
+                return nullptr;
+            }
+            chunks_[chunk].store(fresh, std::memory_order_release);
+        }
+        ++fl.next;
+    }
+    HandleSlot *slot = &chunks_[(idx - 1) >> kChunkBits].load(std::memory_order_relaxed)[(idx - 1) & (kChunkSize - 1)];
+    slot->kind = k;
+    slot->type = type;
+    slot->device = device;
+    slot->native = native;
+    slot->flags = flags;
+    slot->capture.store(nullptr, std::memory_order_relaxed);
+    uint32_t gen = slot->gen.load(std::memory_order_relaxed) + 1; // even (free) -> odd (live)
+    if ((gen & 1u) == 0) {
+        ++gen;
+    }
+    // Generations use 32 bits of the handle; 0xA? tag bits sit above them.
+    slot->gen.store(gen, std::memory_order_release);
+    const uint64_t v = ((kTagBase | static_cast<uint64_t>(k)) << 56) | (static_cast<uint64_t>(gen) << 24) | idx;
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(v));
+}
+
+bool HandleTable::claim(const void *h, HandleSlot *slot) {
+    uint32_t expected = generationOf(h);
+    return slot->gen.compare_exchange_strong(expected, expected + 1, std::memory_order_acq_rel);
+}
+
+void HandleTable::restore(const void *h, HandleSlot *slot) {
+    slot->gen.store(generationOf(h), std::memory_order_release);
+}
+
+void HandleTable::release(const void *h) {
+    FreeList &fl = freeList();
+    std::lock_guard<std::mutex> lock(fl.mutex);
+    fl.free.push_back(indexOf(h));
+}
+
+} // namespace infinirt

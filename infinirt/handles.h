@@ -1,0 +1,81 @@
+// Loader handles for streams, events, graphs and graph execs.
+//
+// A handle is not a pointer: it encodes a tag for its kind, a slot index and the slot's generation.
+// Slots live in chunks that are never freed, so validating any value -- a destroyed handle, a
+// handle of another kind, garbage -- only reads loader memory and can never crash. Destroying a
+// handle bumps the slot's generation, so every copy of the old value stops validating at once.
+//
+// Thread safety: lookup() is lock-free; create/destroy take a mutex for the free list only.
+#pragma once
+
+#include "internal.h"
+
+#include <atomic>
+#include <cstdint>
+
+namespace infinirt {
+
+enum class HandleKind : uint8_t { Stream = 1, Event = 2, Graph = 3, Exec = 4 };
+
+struct CaptureGraph; // capture.h
+
+struct HandleSlot {
+    std::atomic<uint32_t> gen{0}; // odd while live
+    HandleKind kind = HandleKind::Stream;
+    int type = 0;                 // infiniDevice_t of the owning backend
+    int device = 0;
+    void *native = nullptr;       // the plugin's object (or the loader's, for generic graphs)
+    uint32_t flags = 0;           // event: creation flags; graph/exec: kGenericGraph
+    // Streams under the loader's generic capture: the graph being recorded.
+    std::atomic<CaptureGraph *> capture{nullptr};
+};
+
+constexpr uint32_t kGenericGraph = 1u;
+
+class HandleTable {
+public:
+    static constexpr uint32_t kChunkBits = 12;
+    static constexpr uint32_t kChunkSize = 1u << kChunkBits;
+    static constexpr uint32_t kMaxChunks = 1u << (24 - kChunkBits);
+
+    // Validates `h` as a live handle of kind `k`; nullptr if it is not one.
+    HandleSlot *lookup(const void *h, HandleKind k) const {
+        const uint64_t v = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h));
+        if (INFINIRT_UNLIKELY((v >> 56) != (kTagBase | static_cast<uint64_t>(k)))) {
+            return nullptr;
+        }
+        const uint32_t idx = static_cast<uint32_t>(v & 0xffffffu);
+        if (INFINIRT_UNLIKELY(idx == 0)) {
+            return nullptr;
+        }
+        HandleSlot *chunk = chunks_[(idx - 1) >> kChunkBits].load(std::memory_order_acquire);
+        if (INFINIRT_UNLIKELY(chunk == nullptr)) {
+            return nullptr;
+        }
+        HandleSlot *slot = &chunk[(idx - 1) & (kChunkSize - 1)];
+        if (INFINIRT_UNLIKELY(slot->gen.load(std::memory_order_acquire) != static_cast<uint32_t>(v >> 24))) {
+            return nullptr;
+        }
+        return slot;
+    }
+
+    // Makes a live handle for the given payload. Returns nullptr when the table is full (16M live
+    // handles) or memory runs out.
+    void *create(HandleKind k, int type, int device, void *native, uint32_t flags);
+
+    // Claims a live handle for destruction: afterwards it no longer validates. Returns false if
+    // another thread destroyed it first. Follow with release() or restore().
+    bool claim(const void *h, HandleSlot *slot);
+    // Puts a claimed handle back (its destruction failed in the plugin).
+    void restore(const void *h, HandleSlot *slot);
+    // Returns a claimed slot to the free list.
+    void release(const void *h);
+
+private:
+    static constexpr uint64_t kTagBase = 0xA0;
+    std::atomic<HandleSlot *> chunks_[kMaxChunks] = {};
+};
+
+HandleTable &handles();
+
+} // namespace infinirt

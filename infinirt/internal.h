@@ -1,0 +1,97 @@
+// Private declarations of libinfinirt (the loader). Never included by plugins or the core.
+#pragma once
+
+#include "infinirt_plugin.h"
+
+#include <atomic>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#if defined(__GNUC__)
+#define INFINIRT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define INFINIRT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define INFINIRT_COLD __attribute__((cold, noinline))
+#define INFINIRT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define INFINIRT_LIKELY(x) (x)
+#define INFINIRT_UNLIKELY(x) (x)
+#define INFINIRT_COLD
+#define INFINIRT_PRINTF(f, a)
+#endif
+
+namespace infinirt {
+
+constexpr int kTypeCount = INFINI_DEVICE_TYPE_COUNT;
+
+// ---- errors and logging (errors.cpp) ----------------------------------------------------------
+
+// Records the calling thread's last-error detail and returns `status`. Cold: only failures call it.
+INFINIRT_COLD infiniStatus_t fail(infiniStatus_t status, const char *fmt, ...) INFINIRT_PRINTF(2, 3);
+// Turns a failed plugin call into the thread's last error: the plugin's own detail if it gave one
+// (through host->set_error during this call), else a generic text naming the call.
+INFINIRT_COLD infiniStatus_t pluginFailed(const char *backend, int device, const char *call, infiniStatus_t status);
+// Logs at `level` when INFINIRT_LOG allows it.
+void logf(infinirtLogLevel_t level, const char *fmt, ...) INFINIRT_PRINTF(2, 3);
+// The services handed to every plugin.
+const infinirtPluginHost_t *pluginHost();
+// Formats a byte count as "2.0 TiB".
+std::string formatBytes(size_t bytes);
+
+// ---- backends (registry.cpp) -------------------------------------------------------------------
+
+struct Backend {
+    infinirtPluginTable_t table{};   // the plugin's table, widened to our size; missing entries NULL
+    std::string name;
+    std::string path;
+    std::string reason;
+    infiniDevice_t type = INFINI_DEVICE_TYPE_COUNT;
+    uint32_t version = 0;
+    int device_count = 0;
+    infinirtBackendState_t state = INFINIRT_BACKEND_FAILED;
+};
+
+struct Registry {
+    // All plugins found, in search order (owned, never freed: no teardown at exit).
+    Backend *backends = nullptr;
+    int backend_count = 0;
+    // The backend serving each device type (LOADED or UNAVAILABLE), or nullptr.
+    Backend *by_type[kTypeCount] = {};
+    int device_count[kTypeCount] = {};
+    // Process default device; default_type == kTypeCount when there is no device at all.
+    int default_type = kTypeCount;
+    int default_id = 0;
+};
+
+enum class LoaderState : int { Uninitialised = 0, Ready = 1, ForkedChild = 2 };
+extern std::atomic<int> g_state;
+extern Registry g_registry;
+
+// Loads the plugins once; thread-safe. Returns SUCCESS or why the loader cannot serve calls.
+INFINIRT_COLD infiniStatus_t initSlow();
+inline infiniStatus_t ensureInit() {
+    if (INFINIRT_LIKELY(g_state.load(std::memory_order_acquire) == static_cast<int>(LoaderState::Ready))) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    return initSlow();
+}
+
+// Short name of a device type for messages: "cpu", "nvidia", ...
+const char *typeName(int type);
+
+// ---- the thread's current device --------------------------------------------------------------
+
+struct CurrentDevice {
+    int type = -1; // -1: not chosen yet on this thread (takes the process default)
+    int id = 0;
+};
+extern thread_local CurrentDevice t_current;
+
+// Resolves the calling thread's current device. Fails with DEVICE_NOT_FOUND when none exists.
+infiniStatus_t currentDevice(Backend *&backend, int &type, int &id);
+
+// Validates a (type, id) pair against the loaded backends.
+infiniStatus_t checkDevice(infiniDevice_t type, int id, Backend *&backend);
+
+} // namespace infinirt

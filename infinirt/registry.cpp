@@ -1,0 +1,347 @@
+// Plugin discovery, loading and negotiation; the process default device; fork handling.
+#include "internal.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <mutex>
+#include <pthread.h>
+#include <set>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+namespace infinirt {
+
+std::atomic<int> g_state{static_cast<int>(LoaderState::Uninitialised)};
+Registry g_registry;
+thread_local CurrentDevice t_current;
+
+namespace {
+
+const char *const kTypeNames[kTypeCount] = {"cpu",    "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
+                                            "kunlun", "hygon",  "qy",        "ali",    "amd",   "opencl"};
+
+// The smallest table a plugin may give: everything up to and including get_device_count.
+constexpr size_t kMinTableSize = offsetof(infinirtPluginTable_t, get_device_count) + sizeof(void *);
+
+std::vector<std::string> splitList(const char *value, char sep) {
+    std::vector<std::string> out;
+    if (value == nullptr) {
+        return out;
+    }
+    std::string cur;
+    for (const char *p = value;; ++p) {
+        if (*p == sep || *p == '\0') {
+            if (!cur.empty()) {
+                out.push_back(cur);
+            }
+            cur.clear();
+            if (*p == '\0') {
+                break;
+            }
+        } else {
+            cur += *p;
+        }
+    }
+    return out;
+}
+
+// "libinfinirt-cuda.so" -> "cuda"; "" if the file does not follow the naming scheme.
+std::string pluginNameFromPath(const std::string &path) {
+    std::string file = path.substr(path.find_last_of('/') + 1);
+    const std::string prefix = "libinfinirt-";
+    const size_t so = file.find(".so");
+    if (file.compare(0, prefix.size(), prefix) != 0 || so == std::string::npos || so <= prefix.size()) {
+        return "";
+    }
+    return file.substr(prefix.size(), so - prefix.size());
+}
+
+// The directory holding libinfinirt itself, found with dladdr (never the current directory).
+std::string ownLibraryDir() {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void *>(&ownLibraryDir), &info) == 0 || info.dli_fname == nullptr) {
+        return "";
+    }
+    char resolved[PATH_MAX];
+    std::string path = realpath(info.dli_fname, resolved) != nullptr ? resolved : info.dli_fname;
+    const size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+void listPluginDir(const std::string &dir, std::vector<std::string> &out) {
+    DIR *d = opendir(dir.c_str());
+    if (d == nullptr) {
+        logf(INFINIRT_LOG_DEBUG, "plugin directory %s: not readable", dir.c_str());
+        return;
+    }
+    std::vector<std::string> found;
+    while (dirent *e = readdir(d)) {
+        const std::string file = e->d_name;
+        if (!pluginNameFromPath(file).empty() && file.size() > 3 && file.compare(file.size() - 3, 3, ".so") == 0) {
+            found.push_back(dir + "/" + file);
+        }
+    }
+    closedir(d);
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+}
+
+std::vector<std::string> candidatePlugins() {
+    std::vector<std::string> files;
+    if (const char *explicit_files = secure_getenv("INFINIRT_PLUGINS")) {
+        files = splitList(explicit_files, ':');
+    } else {
+        for (const std::string &dir : splitList(secure_getenv("INFINIRT_PLUGIN_PATH"), ':')) {
+            listPluginDir(dir, files);
+        }
+        const std::string own = ownLibraryDir();
+        if (!own.empty()) {
+            listPluginDir(own + "/infinirt", files);
+        }
+    }
+    // The same file reached twice (a path variable naming the default directory) loads once.
+    std::vector<std::string> unique;
+    std::set<std::string> seen;
+    for (const std::string &f : files) {
+        char resolved[PATH_MAX];
+        const std::string key = realpath(f.c_str(), resolved) != nullptr ? resolved : f;
+        if (seen.insert(key).second) {
+            unique.push_back(f);
+        }
+    }
+    return unique;
+}
+
+bool allowedByFilter(const std::string &name) {
+    const char *filter = std::getenv("INFINIRT_BACKENDS");
+    if (filter == nullptr || *filter == '\0') {
+        return true;
+    }
+    for (const std::string &allowed : splitList(filter, ',')) {
+        if (allowed == name) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Loads, negotiates and initialises one plugin. Failures are recorded in `b`, never fatal.
+void loadPlugin(Backend &b, const std::string &path) {
+    b.path = path;
+    b.name = pluginNameFromPath(path);
+    if (b.name.empty()) {
+        b.name = path.substr(path.find_last_of('/') + 1);
+    }
+    void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) {
+        const char *err = dlerror();
+        b.reason = std::string("dlopen failed: ") + (err != nullptr ? err : "unknown error");
+        return;
+    }
+    // Never dlclosed: plugins own driver state that must outlive every handle.
+    auto query = reinterpret_cast<infinirtPluginQueryFn>(dlsym(lib, INFINIRT_PLUGIN_ENTRY_NAME));
+    if (query == nullptr) {
+        b.reason = "missing entry symbol " INFINIRT_PLUGIN_ENTRY_NAME;
+        return;
+    }
+    uint32_t version = 0;
+    const infinirtPluginTable_t *table = nullptr;
+    infiniStatus_t st = query(INFINIRT_PLUGIN_INTERFACE_VERSION, pluginHost(), &version, &table);
+    if (st != INFINI_STATUS_SUCCESS || table == nullptr) {
+        b.reason = std::string("negotiation failed: ") + infinirtGetErrorName(st) + " (" +
+                   infinirtGetLastErrorMessage() + ")";
+        return;
+    }
+    if (version == 0 || version > INFINIRT_PLUGIN_INTERFACE_VERSION || table->version != version) {
+        b.reason = "interface version " + std::to_string(version) + " refused (loader speaks 1.." +
+                   std::to_string(INFINIRT_PLUGIN_INTERFACE_VERSION) + ")";
+        return;
+    }
+    if (table->struct_size < kMinTableSize || table->init == nullptr || table->get_device_count == nullptr) {
+        b.reason = "plugin table too small or missing init/get_device_count";
+        return;
+    }
+    if (table->device_type < 0 || table->device_type >= INFINI_DEVICE_TYPE_COUNT) {
+        b.reason = "plugin claims unknown device type " + std::to_string(static_cast<int>(table->device_type));
+        return;
+    }
+    // Widen to our table size; entries the plugin's (older) table lacks stay NULL.
+    std::memcpy(&b.table, table, std::min(table->struct_size, sizeof(infinirtPluginTable_t)));
+    b.table.struct_size = sizeof(infinirtPluginTable_t);
+    b.version = version;
+    b.type = table->device_type;
+    if (table->name != nullptr && *table->name != '\0') {
+        b.name = table->name;
+    }
+    if (!allowedByFilter(b.name) && !allowedByFilter(pluginNameFromPath(path))) {
+        b.reason = "excluded by INFINIRT_BACKENDS";
+        b.state = INFINIRT_BACKEND_FAILED;
+        return;
+    }
+    st = b.table.init();
+    if (st != INFINI_STATUS_SUCCESS) {
+        pluginFailed(b.name.c_str(), 0, "init", st);
+        b.reason = std::string("init failed: ") + infinirtGetLastErrorMessage();
+        return;
+    }
+    char reason[512] = "";
+    int count = 0;
+    st = b.table.get_device_count(&count, reason, sizeof reason);
+    if (st != INFINI_STATUS_SUCCESS || count < 0) {
+        pluginFailed(b.name.c_str(), 0, "get_device_count", st);
+        b.reason = std::string("device count failed: ") + infinirtGetLastErrorMessage();
+        return;
+    }
+    b.device_count = count;
+    b.state = count > 0 ? INFINIRT_BACKEND_LOADED : INFINIRT_BACKEND_UNAVAILABLE;
+    b.reason = count > 0 ? "" : (reason[0] != '\0' ? reason : "no devices found");
+}
+
+bool parseDefaultDevice(int &type, int &id) {
+    const char *v = std::getenv("INFINICORE_DEFAULT_DEVICE");
+    if (v == nullptr || *v == '\0') {
+        return false;
+    }
+    std::string s = v;
+    const size_t colon = s.find(':');
+    const std::string tname = s.substr(0, colon);
+    id = colon == std::string::npos ? 0 : std::atoi(s.c_str() + colon + 1);
+    for (int t = 0; t < kTypeCount; ++t) {
+        if (tname == kTypeNames[t] || (t == INFINI_DEVICE_NVIDIA && tname == "cuda") ||
+            (t == INFINI_DEVICE_AMD && tname == "hip")) {
+            type = t;
+            return true;
+        }
+    }
+    logf(INFINIRT_LOG_WARN, "INFINICORE_DEFAULT_DEVICE=%s: unknown device type, ignored", v);
+    return false;
+}
+
+void chooseDefaultDevice(Registry &r) {
+    int type = 0;
+    int id = 0;
+    if (parseDefaultDevice(type, id)) {
+        if (id >= 0 && id < r.device_count[type]) {
+            r.default_type = type;
+            r.default_id = id;
+            return;
+        }
+        logf(INFINIRT_LOG_WARN, "INFINICORE_DEFAULT_DEVICE names %s:%d, which does not exist; ignored",
+             kTypeNames[type], id);
+    }
+    for (int t = 1; t < kTypeCount; ++t) {
+        if (r.device_count[t] > 0) {
+            r.default_type = t;
+            r.default_id = 0;
+            return;
+        }
+    }
+    if (r.device_count[INFINI_DEVICE_CPU] > 0) {
+        r.default_type = INFINI_DEVICE_CPU;
+        r.default_id = 0;
+    }
+}
+
+void onForkChild() {
+    // The parent's plugin threads and driver state do not exist in the child.
+    if (g_state.load(std::memory_order_relaxed) == static_cast<int>(LoaderState::Ready)) {
+        g_state.store(static_cast<int>(LoaderState::ForkedChild), std::memory_order_relaxed);
+    }
+}
+
+void loadAll() {
+    std::vector<std::string> files;
+    for (const std::string &f : candidatePlugins()) {
+        // Applied before dlopen, by file name; a plugin whose file name says nothing is checked
+        // again by its declared name after negotiation.
+        const std::string name = pluginNameFromPath(f);
+        if (!name.empty() && !allowedByFilter(name)) {
+            logf(INFINIRT_LOG_INFO, "%s: excluded by INFINIRT_BACKENDS", f.c_str());
+            continue;
+        }
+        files.push_back(f);
+    }
+    Registry &r = g_registry;
+    r.backends = new Backend[files.size() > 0 ? files.size() : 1];
+    r.backend_count = static_cast<int>(files.size());
+    for (size_t i = 0; i < files.size(); ++i) {
+        Backend &b = r.backends[i];
+        loadPlugin(b, files[i]);
+        if (b.state == INFINIRT_BACKEND_FAILED) {
+            logf(INFINIRT_LOG_WARN, "plugin %s skipped: %s", files[i].c_str(), b.reason.c_str());
+            continue;
+        }
+        if (r.by_type[b.type] != nullptr) {
+            b.state = INFINIRT_BACKEND_SHADOWED;
+            b.reason = "device type " + std::string(kTypeNames[b.type]) + " already served by " +
+                       r.by_type[b.type]->path;
+            logf(INFINIRT_LOG_WARN, "plugin %s shadowed: %s", files[i].c_str(), b.reason.c_str());
+            continue;
+        }
+        r.by_type[b.type] = &b;
+        r.device_count[b.type] = b.device_count;
+        logf(INFINIRT_LOG_INFO, "plugin %s (%s): %d device(s)%s%s", b.name.c_str(), b.path.c_str(), b.device_count,
+             b.reason.empty() ? "" : ": ", b.reason.c_str());
+    }
+    chooseDefaultDevice(r);
+}
+
+} // namespace
+
+const char *typeName(int type) { return type >= 0 && type < kTypeCount ? kTypeNames[type] : "unknown"; }
+
+infiniStatus_t initSlow() {
+    static std::once_flag once;
+    if (g_state.load(std::memory_order_acquire) == static_cast<int>(LoaderState::ForkedChild)) {
+        return fail(INFINI_STATUS_DEVICE_NOT_INITIALIZED,
+                    "infinirt was initialised in the parent process; it cannot be used in a forked child "
+                    "(exec a new program, or initialise only after fork)");
+    }
+    std::call_once(once, [] {
+        loadAll();
+        pthread_atfork(nullptr, nullptr, onForkChild);
+        g_state.store(static_cast<int>(LoaderState::Ready), std::memory_order_release);
+    });
+    if (g_state.load(std::memory_order_acquire) != static_cast<int>(LoaderState::Ready)) {
+        return initSlow();
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t currentDevice(Backend *&backend, int &type, int &id) {
+    if (INFINIRT_UNLIKELY(t_current.type < 0)) {
+        if (g_registry.default_type == kTypeCount) {
+            return fail(INFINI_STATUS_DEVICE_NOT_FOUND, "no device: no backend plugin reported a device");
+        }
+        t_current.type = g_registry.default_type;
+        t_current.id = g_registry.default_id;
+    }
+    type = t_current.type;
+    id = t_current.id;
+    backend = g_registry.by_type[type];
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t checkDevice(infiniDevice_t type, int id, Backend *&backend) {
+    if (static_cast<int>(type) < 0 || static_cast<int>(type) >= kTypeCount) {
+        return fail(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, "device type %d is not a valid infiniDevice_t",
+                    static_cast<int>(type));
+    }
+    backend = g_registry.by_type[type];
+    if (backend == nullptr) {
+        return fail(INFINI_STATUS_DEVICE_NOT_FOUND, "no backend plugin serves device type %s", kTypeNames[type]);
+    }
+    if (id < 0 || id >= backend->device_count) {
+        return fail(INFINI_STATUS_DEVICE_NOT_FOUND, "%s:%d does not exist (%d device(s) of that type%s%s)",
+                    kTypeNames[type], id, backend->device_count, backend->reason.empty() ? "" : ": ",
+                    backend->reason.c_str());
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace infinirt
