@@ -1,0 +1,205 @@
+// infinirt-info: lists the backend plugins (loaded or not, and why) and every device with its
+// properties. `--json` prints the same as one JSON document.
+#include "infinirt.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char *stateName(infinirtBackendState_t s) {
+    switch (s) {
+    case INFINIRT_BACKEND_LOADED: return "loaded";
+    case INFINIRT_BACKEND_UNAVAILABLE: return "unavailable";
+    case INFINIRT_BACKEND_FAILED: return "failed";
+    case INFINIRT_BACKEND_SHADOWED: return "shadowed";
+    }
+    return "unknown";
+}
+
+std::string json(const char *s) {
+    std::string out = "\"";
+    for (const char *p = s; *p != '\0'; ++p) {
+        const unsigned char c = static_cast<unsigned char>(*p);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + "\"";
+}
+
+std::string uuidText(const infinirtDeviceProperties_t &p) {
+    if (!p.has_uuid) {
+        return "";
+    }
+    std::string s;
+    for (int i = 0; i < 16; ++i) {
+        char b[4];
+        std::snprintf(b, sizeof b, "%02x", p.uuid[i]);
+        s += b;
+        if (i == 3 || i == 5 || i == 7 || i == 9) {
+            s += '-';
+        }
+    }
+    return s;
+}
+
+struct Device {
+    infiniDevice_t type;
+    int id;
+    infinirtDeviceProperties_t props;
+    size_t free_bytes;
+    size_t total_bytes;
+    bool props_ok;
+    bool mem_ok;
+};
+
+const char *typeLabel(infiniDevice_t t) {
+    static const char *names[] = {"cpu",    "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
+                                  "kunlun", "hygon",  "qy",        "ali",    "amd",   "opencl"};
+    return t >= 0 && t < INFINI_DEVICE_TYPE_COUNT ? names[t] : "unknown";
+}
+
+int fails(const char *what, infiniStatus_t st) {
+    std::fprintf(stderr, "infinirt-info: %s failed: %s: %s\n", what, infinirtGetErrorName(st),
+                 infinirtGetLastErrorMessage());
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    bool as_json = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--json") == 0) {
+            as_json = true;
+        } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+            std::printf("usage: infinirt-info [--json]\n"
+                        "Lists infinirt backend plugins (and why any did not load) and all devices.\n");
+            return 0;
+        } else {
+            std::fprintf(stderr, "infinirt-info: unknown argument %s (try --help)\n", argv[i]);
+            return 2;
+        }
+    }
+    infiniStatus_t st = infinirtInit();
+    if (st != INFINI_STATUS_SUCCESS) {
+        return fails("infinirtInit", st);
+    }
+    int nb = 0;
+    if ((st = infinirtGetBackendCount(&nb)) != INFINI_STATUS_SUCCESS) {
+        return fails("infinirtGetBackendCount", st);
+    }
+    std::vector<infinirtBackendInfo_t> backends(static_cast<size_t>(nb));
+    for (int i = 0; i < nb; ++i) {
+        backends[i].struct_size = sizeof(infinirtBackendInfo_t);
+        if ((st = infinirtGetBackendInfo(i, &backends[i])) != INFINI_STATUS_SUCCESS) {
+            return fails("infinirtGetBackendInfo", st);
+        }
+    }
+    int counts[INFINI_DEVICE_TYPE_COUNT] = {};
+    if ((st = infinirtGetAllDeviceCount(counts)) != INFINI_STATUS_SUCCESS) {
+        return fails("infinirtGetAllDeviceCount", st);
+    }
+    std::vector<Device> devices;
+    for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
+        for (int id = 0; id < counts[t]; ++id) {
+            Device d{};
+            d.type = static_cast<infiniDevice_t>(t);
+            d.id = id;
+            d.props.struct_size = sizeof d.props;
+            d.props_ok = infinirtGetDeviceProperties(d.type, id, &d.props) == INFINI_STATUS_SUCCESS;
+            d.mem_ok = infinirtGetMemInfo(d.type, id, &d.free_bytes, &d.total_bytes) == INFINI_STATUS_SUCCESS;
+            devices.push_back(d);
+        }
+    }
+    infiniDevice_t cur_type = INFINI_DEVICE_CPU;
+    int cur_id = -1;
+    const bool has_default = infinirtGetDevice(&cur_type, &cur_id) == INFINI_STATUS_SUCCESS;
+
+    if (as_json) {
+        std::printf("{\n  \"backends\": [");
+        for (int i = 0; i < nb; ++i) {
+            const infinirtBackendInfo_t &b = backends[i];
+            std::printf("%s\n    {\"name\": %s, \"device_type\": %s, \"path\": %s, \"interface_version\": %u, "
+                        "\"device_count\": %d, \"state\": \"%s\", \"reason\": %s}",
+                        i ? "," : "", json(b.name).c_str(), json(typeLabel(b.device_type)).c_str(),
+                        json(b.path).c_str(), b.interface_version, b.device_count, stateName(b.state),
+                        json(b.reason).c_str());
+        }
+        std::printf("\n  ],\n  \"default_device\": ");
+        if (has_default) {
+            std::printf("{\"type\": \"%s\", \"id\": %d}", typeLabel(cur_type), cur_id);
+        } else {
+            std::printf("null");
+        }
+        std::printf(",\n  \"devices\": [");
+        for (size_t i = 0; i < devices.size(); ++i) {
+            const Device &d = devices[i];
+            const infinirtDeviceProperties_t &p = d.props;
+            std::printf("%s\n    {\"type\": \"%s\", \"id\": %d", i ? "," : "", typeLabel(d.type), d.id);
+            if (d.props_ok) {
+                std::printf(", \"name\": %s, \"vendor\": %s, \"platform\": %s, \"driver_version\": %s, "
+                            "\"total_memory\": %zu, \"compute_capability\": \"%d.%d\", \"architecture\": %s, "
+                            "\"multiprocessors\": %d, \"uuid\": %s, \"pci_bus_id\": %s",
+                            json(p.name).c_str(), json(p.vendor).c_str(), json(p.platform).c_str(),
+                            json(p.driver_version).c_str(), p.total_memory, p.compute_capability_major,
+                            p.compute_capability_minor, json(p.architecture).c_str(), p.multiprocessor_count,
+                            json(uuidText(p).c_str()).c_str(), json(p.pci_bus_id).c_str());
+            }
+            if (d.mem_ok) {
+                std::printf(", \"free_memory\": %zu", d.free_bytes);
+            }
+            std::printf("}");
+        }
+        std::printf("\n  ]\n}\n");
+        return 0;
+    }
+
+    std::printf("Backends (%d):\n", nb);
+    for (const infinirtBackendInfo_t &b : backends) {
+        std::printf("  %-10s %-11s %d device(s)  v%u  %s\n", b.name, stateName(b.state), b.device_count,
+                    b.interface_version, b.path);
+        if (b.reason[0] != '\0') {
+            std::printf("             reason: %s\n", b.reason);
+        }
+    }
+    std::printf("Devices (%zu):\n", devices.size());
+    for (const Device &d : devices) {
+        const infinirtDeviceProperties_t &p = d.props;
+        const bool is_default = has_default && d.type == cur_type && d.id == cur_id;
+        std::printf("  %s:%d%s  %s\n", typeLabel(d.type), d.id, is_default ? " (default)" : "",
+                    d.props_ok ? p.name : "(properties unavailable)");
+        if (d.props_ok) {
+            std::printf("      vendor %s%s%s, architecture %s, %d multiprocessors/cores\n", p.vendor,
+                        p.platform[0] ? ", platform " : "", p.platform, p.architecture[0] ? p.architecture : "-",
+                        p.multiprocessor_count);
+            if (p.compute_capability_major >= 0) {
+                std::printf("      compute capability %d.%d\n", p.compute_capability_major, p.compute_capability_minor);
+            }
+            if (p.has_uuid || p.pci_bus_id[0]) {
+                std::printf("      uuid %s  pci %s\n", uuidText(p).c_str(), p.pci_bus_id);
+            }
+            if (p.driver_version[0]) {
+                std::printf("      driver %s\n", p.driver_version);
+            }
+        }
+        if (d.mem_ok) {
+            std::printf("      memory %.1f GiB total, %.1f GiB free\n", d.total_bytes / 1073741824.0,
+                        d.free_bytes / 1073741824.0);
+        }
+    }
+    if (devices.empty()) {
+        std::printf("  (none)\n");
+    }
+    return 0;
+}
