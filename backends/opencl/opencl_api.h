@@ -1,0 +1,54 @@
+// opencl_api.h - the OpenCL entry points the plugin uses, resolved at run time from the Khronos
+// ICD loader (libOpenCL.so.1) so that the plugin never links against it.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <string>
+
+namespace infinirt::opencl {
+
+// Every cl* function the plugin calls; add one here and it is resolved with the others.
+#define INFINIRT_OPENCL_SYMBOLS(X)                                                                                \
+    X(clGetPlatformIDs)                                                                                           \
+    X(clGetPlatformInfo)                                                                                          \
+    X(clGetDeviceIDs)                                                                                             \
+    X(clGetDeviceInfo)                                                                                            \
+    X(clCreateContext)                                                                                            \
+    X(clCreateCommandQueueWithProperties)                                                                         \
+    X(clReleaseCommandQueue)                                                                                      \
+    X(clFlush)                                                                                                    \
+    X(clFinish)                                                                                                   \
+    X(clEnqueueMarkerWithWaitList)                                                                                \
+    X(clEnqueueBarrierWithWaitList)                                                                               \
+    X(clGetEventInfo)                                                                                             \
+    X(clGetEventProfilingInfo)                                                                                    \
+    X(clWaitForEvents)                                                                                            \
+    X(clReleaseEvent)                                                                                             \
+    X(clRetainEvent)                                                                                              \
+    X(clCreateUserEvent)                                                                                          \
+    X(clSetUserEventStatus)                                                                                       \
+    X(clSetEventCallback)                                                                                         \
+    X(clSVMAlloc)                                                                                                 \
+    X(clSVMFree)                                                                                                  \
+    X(clEnqueueSVMMemcpy)                                                                                         \
+    X(clEnqueueSVMMemFill)                                                                                        \
+    X(clEnqueueSVMFree)
+
+// One function pointer per symbol, named like the symbol: api().clFinish(queue).
+struct Api {
+#define INFINIRT_OPENCL_DECLARE(name) decltype(&::name) name = nullptr;
+    INFINIRT_OPENCL_SYMBOLS(INFINIRT_OPENCL_DECLARE)
+#undef INFINIRT_OPENCL_DECLARE
+};
+
+// Loads the ICD loader and resolves every symbol, once per process (thread-safe). The library is
+// $INFINIRT_OPENCL_LIBRARY if set (read with secure_getenv), else "libOpenCL.so.1". Returns true
+// when every symbol resolved; otherwise false and `reason` says which step failed (the library
+// stays loaded but api() must not be used). Repeated calls return the first call's result.
+bool loadApi(std::string *reason);
+
+// The resolved table. Only valid after loadApi() returned true; never changes afterwards.
+const Api &api();
+
+} // namespace infinirt::opencl

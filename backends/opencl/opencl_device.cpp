@@ -1,0 +1,316 @@
+#include "opencl_device.h"
+
+#include "opencl_api.h"
+#include "opencl_error.h"
+#include "opencl_error_table.h"
+#include "opencl_stream.h"
+
+#include <CL/cl_ext.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace infinirt::opencl {
+namespace {
+
+// cl_nv_device_attribute_query values the Khronos headers do not carry.
+constexpr cl_device_info kPciBusIdNv = 0x4008;
+constexpr cl_device_info kPciSlotIdNv = 0x4009;
+constexpr cl_device_info kPciDomainIdNv = 0x400A;
+
+// Leaked on purpose: devices must outlive every static destructor (see Device).
+std::vector<std::unique_ptr<Device>> *g_devices = nullptr;
+std::string g_reason;
+
+std::string deviceString(cl_device_id id, cl_device_info what) {
+    size_t size = 0;
+    if (api().clGetDeviceInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
+        return "";
+    }
+    std::string value(size, '\0');
+    if (api().clGetDeviceInfo(id, what, size, value.data(), nullptr) != CL_SUCCESS) {
+        return "";
+    }
+    value.resize(std::strlen(value.c_str()));
+    return value;
+}
+
+std::string platformString(cl_platform_id id, cl_platform_info what) {
+    size_t size = 0;
+    if (api().clGetPlatformInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
+        return "";
+    }
+    std::string value(size, '\0');
+    if (api().clGetPlatformInfo(id, what, size, value.data(), nullptr) != CL_SUCCESS) {
+        return "";
+    }
+    value.resize(std::strlen(value.c_str()));
+    return value;
+}
+
+template <typename T>
+bool deviceValue(cl_device_id id, cl_device_info what, T *value) {
+    return api().clGetDeviceInfo(id, what, sizeof(T), value, nullptr) == CL_SUCCESS;
+}
+
+bool hasExtension(const std::string &extensions, const char *name) {
+    const std::string padded = " " + extensions + " ";
+    return padded.find(" " + std::string(name) + " ") != std::string::npos;
+}
+
+// "OpenCL 3.0 CUDA" -> 3; 0 when unparsable.
+int majorVersion(const std::string &version) {
+    int major = 0, minor = 0;
+    return std::sscanf(version.c_str(), "OpenCL %d.%d", &major, &minor) == 2 ? major : 0;
+}
+
+void fillIdentity(Device &dev, const std::string &extensions) {
+    if (hasExtension(extensions, "cl_nv_device_attribute_query")) {
+        cl_uint major = 0, minor = 0;
+        if (deviceValue(dev.id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, &major) &&
+            deviceValue(dev.id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, &minor)) {
+            dev.cc_major = static_cast<int>(major);
+            dev.cc_minor = static_cast<int>(minor);
+            dev.architecture = "sm_" + std::to_string(major) + std::to_string(minor);
+        }
+    }
+    char bus_id[32] = "";
+    cl_device_pci_bus_info_khr pci{};
+    cl_uint nv_bus = 0, nv_slot = 0, nv_domain = 0;
+    if (hasExtension(extensions, "cl_khr_pci_bus_info") && deviceValue(dev.id, CL_DEVICE_PCI_BUS_INFO_KHR, &pci)) {
+        std::snprintf(bus_id, sizeof(bus_id), "%04x:%02x:%02x.%x", pci.pci_domain, pci.pci_bus, pci.pci_device,
+                      pci.pci_function);
+    } else if (hasExtension(extensions, "cl_nv_device_attribute_query") &&
+               deviceValue(dev.id, kPciBusIdNv, &nv_bus) && deviceValue(dev.id, kPciSlotIdNv, &nv_slot)) {
+        deviceValue(dev.id, kPciDomainIdNv, &nv_domain);
+        std::snprintf(bus_id, sizeof(bus_id), "%04x:%02x:%02x.%x", nv_domain, nv_bus, nv_slot >> 3, nv_slot & 7);
+    }
+    dev.pci_bus_id = bus_id;
+    if (hasExtension(extensions, "cl_khr_device_uuid") &&
+        api().clGetDeviceInfo(dev.id, CL_DEVICE_UUID_KHR, sizeof(dev.uuid), dev.uuid, nullptr) == CL_SUCCESS) {
+        dev.has_uuid = true;
+    }
+    dev.amd_free_memory = hasExtension(extensions, "cl_amd_device_attribute_query");
+}
+
+// Builds the Device for `id`, or returns false with why it cannot serve infinirt.
+bool makeDevice(cl_platform_id platform, cl_device_id id, const std::string &platform_name, Device &dev,
+                std::string *why) {
+    dev.platform = platform;
+    dev.id = id;
+    dev.platform_name = platform_name;
+    dev.name = deviceString(id, CL_DEVICE_NAME);
+    dev.version = deviceString(id, CL_DEVICE_VERSION);
+    const std::string label = "\"" + dev.name + "\" (" + platform_name + ", " + dev.version + ")";
+    if (majorVersion(dev.version) < 2) {
+        *why = label + ": OpenCL " + (dev.version.empty() ? "version unknown" : "< 2.0") +
+               ", no shared virtual memory (infinirt needs coarse-grained SVM for raw device pointers)";
+        return false;
+    }
+    cl_device_svm_capabilities svm = 0;
+    if (!deviceValue(id, CL_DEVICE_SVM_CAPABILITIES, &svm) || !(svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)) {
+        *why = label + ": no coarse-grained buffer SVM (infinirt needs it for raw device pointers)";
+        return false;
+    }
+    dev.vendor = deviceString(id, CL_DEVICE_VENDOR);
+    dev.driver_version = deviceString(id, CL_DRIVER_VERSION);
+    cl_ulong global_mem = 0, max_alloc = 0;
+    cl_uint units = 0;
+    deviceValue(id, CL_DEVICE_GLOBAL_MEM_SIZE, &global_mem);
+    deviceValue(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, &max_alloc);
+    deviceValue(id, CL_DEVICE_MAX_COMPUTE_UNITS, &units);
+    dev.global_mem = static_cast<size_t>(global_mem);
+    dev.max_alloc = static_cast<size_t>(max_alloc);
+    dev.compute_units = static_cast<int>(units);
+    fillIdentity(dev, deviceString(id, CL_DEVICE_EXTENSIONS));
+
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
+    cl_int err = CL_SUCCESS;
+    dev.context = api().clCreateContext(props, 1, &id, nullptr, nullptr, &err);
+    if (!dev.context) {
+        *why = label + ": clCreateContext failed: " + errorName(err) + " (" + std::to_string(err) + ")";
+        return false;
+    }
+    return true;
+}
+
+void discover() {
+    g_devices = new std::vector<std::unique_ptr<Device>>();
+    if (!loadApi(&g_reason)) {
+        return;
+    }
+    cl_uint platform_count = 0;
+    cl_int err = api().clGetPlatformIDs(0, nullptr, &platform_count);
+    if (err != CL_SUCCESS || platform_count == 0) {
+        g_reason = std::string("no OpenCL platform (clGetPlatformIDs: ") + errorName(err) + " (" +
+                   std::to_string(err) + "); check the ICD files in /etc/OpenCL/vendors or OCL_ICD_VENDORS)";
+        return;
+    }
+    std::vector<cl_platform_id> platforms(platform_count);
+    err = api().clGetPlatformIDs(platform_count, platforms.data(), nullptr);
+    if (err != CL_SUCCESS) {
+        g_reason = std::string("clGetPlatformIDs failed: ") + errorName(err) + " (" + std::to_string(err) + ")";
+        return;
+    }
+    std::string skipped;
+    for (cl_platform_id platform : platforms) {
+        const std::string platform_name = platformString(platform, CL_PLATFORM_NAME);
+        cl_uint count = 0;
+        if (api().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS || count == 0) {
+            continue;
+        }
+        std::vector<cl_device_id> ids(count);
+        if (api().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr) != CL_SUCCESS) {
+            continue;
+        }
+        for (cl_device_id id : ids) {
+            auto dev = std::make_unique<Device>();
+            std::string why;
+            if (makeDevice(platform, id, platform_name, *dev, &why)) {
+                dev->index = static_cast<int>(g_devices->size());
+                g_devices->push_back(std::move(dev));
+            } else {
+                logMessage(INFINIRT_LOG_WARN, "opencl: skipping device " + why);
+                skipped += (skipped.empty() ? "" : "; ") + why;
+            }
+        }
+    }
+    if (g_devices->empty()) {
+        g_reason = skipped.empty() ? std::to_string(platform_count) + " OpenCL platform(s) but no device"
+                                   : "no usable OpenCL device: " + skipped;
+    }
+}
+
+void copyString(char *dst, size_t capacity, const std::string &src) {
+    std::snprintf(dst, capacity, "%s", src.c_str());
+}
+
+// Whether a marker's CL_PROFILING_COMMAND_END is a real timestamp here: it must be non-zero and
+// not earlier than the end of a real command enqueued before it.
+bool probeMarkerTimestamps(Device &dev, cl_command_queue queue) {
+    const Api &cl = api();
+    const unsigned char zero = 0;
+    cl_event fill = nullptr, marker = nullptr;
+    bool ok = cl.clEnqueueSVMMemFill(queue, dev.timing_scratch, &zero, 1, 1, 0, nullptr, &fill) == CL_SUCCESS &&
+              cl.clEnqueueMarkerWithWaitList(queue, 0, nullptr, &marker) == CL_SUCCESS &&
+              cl.clWaitForEvents(1, &marker) == CL_SUCCESS;
+    cl_ulong fill_end = 0, marker_end = 0;
+    ok = ok && cl.clGetEventProfilingInfo(fill, CL_PROFILING_COMMAND_END, sizeof(fill_end), &fill_end, nullptr) ==
+                   CL_SUCCESS;
+    ok = ok && cl.clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END, sizeof(marker_end), &marker_end,
+                                          nullptr) == CL_SUCCESS;
+    ok = ok && marker_end != 0 && marker_end >= fill_end;
+    if (fill) {
+        cl.clReleaseEvent(fill);
+    }
+    if (marker) {
+        cl.clReleaseEvent(marker);
+    }
+    return ok;
+}
+
+} // namespace
+
+void discoverDevices() {
+    static std::once_flag once;
+    std::call_once(once, discover);
+}
+
+int deviceCount(std::string *reason) {
+    discoverDevices();
+    if (g_devices->empty() && reason) {
+        *reason = g_reason;
+    }
+    return static_cast<int>(g_devices->size());
+}
+
+Device &device(int index) { return *(*g_devices)[static_cast<size_t>(index)]; }
+
+infiniStatus_t defaultStream(int index, Stream **out) {
+    Device &dev = device(index);
+    std::lock_guard<std::mutex> lock(dev.mutex);
+    if (!dev.default_stream) {
+        if (!dev.timing_scratch) {
+            dev.timing_scratch = api().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, 64, 0);
+            if (!dev.timing_scratch) {
+                return fail(INFINI_STATUS_OUT_OF_MEMORY,
+                            "clSVMAlloc returned NULL for a 64 B scratch buffer on " + deviceLabel(index));
+            }
+        }
+        cl_command_queue queue = nullptr;
+        infiniStatus_t status = createQueue(dev, &queue);
+        if (status != INFINI_STATUS_SUCCESS) {
+            return status;
+        }
+        dev.marker_timestamps = probeMarkerTimestamps(dev, queue);
+        if (!dev.marker_timestamps) {
+            logMessage(INFINIRT_LOG_INFO, deviceLabel(index) + ": markers carry no profiling timestamps; timing events "
+                                                               "record a 1-byte fill instead");
+        }
+        dev.default_stream = new Stream{index, queue};
+    }
+    *out = dev.default_stream;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t getDeviceProperties(int index, infinirtDeviceProperties_t *props) {
+    const Device &dev = device(index);
+    copyString(props->name, sizeof(props->name), dev.name);
+    copyString(props->vendor, sizeof(props->vendor), dev.vendor);
+    copyString(props->platform, sizeof(props->platform), dev.platform_name);
+    copyString(props->driver_version, sizeof(props->driver_version), dev.driver_version);
+    copyString(props->architecture, sizeof(props->architecture), dev.architecture);
+    copyString(props->pci_bus_id, sizeof(props->pci_bus_id), dev.pci_bus_id);
+    props->total_memory = dev.global_mem;
+    props->compute_capability_major = dev.cc_major;
+    props->compute_capability_minor = dev.cc_minor;
+    props->multiprocessor_count = dev.compute_units;
+    if (dev.has_uuid) {
+        std::memcpy(props->uuid, dev.uuid, sizeof(props->uuid));
+        props->has_uuid = 1;
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t getMemInfo(int index, size_t *free_bytes, size_t *total_bytes) {
+    const Device &dev = device(index);
+    size_t free_now = 0;
+    cl_ulong amd_free_kib[2] = {0, 0};
+    if (dev.amd_free_memory && api().clGetDeviceInfo(dev.id, CL_DEVICE_GLOBAL_FREE_MEMORY_AMD, sizeof(amd_free_kib),
+                                                     amd_free_kib, nullptr) == CL_SUCCESS) {
+        free_now = static_cast<size_t>(amd_free_kib[0]) * 1024;
+    } else {
+        const size_t used = dev.allocated.load(std::memory_order_relaxed);
+        free_now = used < dev.global_mem ? dev.global_mem - used : 0;
+    }
+    *free_bytes = free_now;
+    *total_bytes = dev.global_mem;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t deviceSynchronize(int index) {
+    Device &dev = device(index);
+    std::lock_guard<std::mutex> lock(dev.mutex);
+    if (dev.default_stream) {
+        cl_int err = api().clFinish(dev.default_stream->queue);
+        if (err != CL_SUCCESS) {
+            return clFail("clFinish", err, "on the default stream of " + deviceLabel(index));
+        }
+    }
+    for (Stream *stream : dev.streams) {
+        cl_int err = api().clFinish(stream->queue);
+        if (err != CL_SUCCESS) {
+            return clFail("clFinish", err, "on a stream of " + deviceLabel(index));
+        }
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t deviceGetNativeContext(int index, void **native) {
+    *native = device(index).context;
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace infinirt::opencl

@@ -1,0 +1,175 @@
+#include "opencl_event.h"
+
+#include "opencl_api.h"
+#include "opencl_device.h"
+#include "opencl_error.h"
+#include "opencl_stream.h"
+
+#include <new>
+
+namespace infinirt::opencl {
+namespace {
+
+// Releases a retained cl_event at scope exit.
+struct EventRef {
+    cl_event event = nullptr;
+    EventRef(const EventRef &) = delete;
+    EventRef &operator=(const EventRef &) = delete;
+    explicit EventRef(cl_event e) : event(e) {}
+    ~EventRef() {
+        if (event) {
+            api().clReleaseEvent(event);
+        }
+    }
+};
+
+// CL_COMPLETE, a positive "still running" state, or a negative error code of the command.
+infiniStatus_t executionStatus(cl_event event, cl_int *state, int device) {
+    cl_int err = api().clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(*state), state, nullptr);
+    if (err != CL_SUCCESS) {
+        return clFail("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", err, "on " + deviceLabel(device));
+    }
+    if (*state < 0) {
+        return clFail("recorded command", *state, "on " + deviceLabel(device) + " (an earlier command of its stream failed)");
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace
+
+cl_event retainRecorded(Event &event) {
+    std::lock_guard<std::mutex> lock(event.mutex);
+    if (event.recorded) {
+        api().clRetainEvent(event.recorded);
+    }
+    return event.recorded;
+}
+
+infiniStatus_t eventCreate(int device, uint32_t flags, void **out) {
+    Event *event = new (std::nothrow) Event;
+    if (!event) {
+        return fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory creating an event on " + deviceLabel(device));
+    }
+    event->device = device;
+    event->flags = flags;
+    *out = event;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventDestroy(int, void *handle) {
+    Event *event = static_cast<Event *>(handle);
+    if (event->recorded) {
+        api().clReleaseEvent(event->recorded);
+    }
+    delete event;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventRecord(int device, void *handle, void *stream_handle) {
+    Event *event = static_cast<Event *>(handle);
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, stream_handle, &stream);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    Device &dev = infinirt::opencl::device(device);
+    const bool timed = !(event->flags & INFINIRT_EVENT_DISABLE_TIMING);
+    cl_event marker = nullptr;
+    cl_int err = CL_SUCCESS;
+    const char *call = "clEnqueueMarkerWithWaitList";
+    if (timed && !dev.marker_timestamps) {
+        // In an in-order queue the fill, like a marker, completes after all earlier work.
+        const unsigned char zero = 0;
+        call = "clEnqueueSVMMemFill";
+        err = api().clEnqueueSVMMemFill(stream->queue, dev.timing_scratch, &zero, 1, 1, 0, nullptr, &marker);
+    } else {
+        err = api().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker);
+    }
+    if (err != CL_SUCCESS) {
+        return clFail(call, err, "recording an event on " + deviceLabel(device));
+    }
+    cl_event previous = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(event->mutex);
+        previous = event->recorded;
+        event->recorded = marker;
+    }
+    if (previous) {
+        api().clReleaseEvent(previous);
+    }
+    return flushStream(*stream, call);
+}
+
+infiniStatus_t eventQuery(int device, void *handle, infinirtEventStatus_t *out) {
+    EventRef marker(retainRecorded(*static_cast<Event *>(handle)));
+    if (!marker.event) {
+        *out = INFINIRT_EVENT_COMPLETE;
+        return INFINI_STATUS_SUCCESS;
+    }
+    cl_int state = CL_COMPLETE;
+    infiniStatus_t status = executionStatus(marker.event, &state, device);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    *out = state == CL_COMPLETE ? INFINIRT_EVENT_COMPLETE : INFINIRT_EVENT_NOT_READY;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventSynchronize(int device, void *handle) {
+    EventRef marker(retainRecorded(*static_cast<Event *>(handle)));
+    if (!marker.event) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    cl_int err = api().clWaitForEvents(1, &marker.event);
+    if (err != CL_SUCCESS) {
+        return clFail("clWaitForEvents", err, "on " + deviceLabel(device));
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventElapsedTime(int device, float *ms, void *start_handle, void *end_handle) {
+    Event *start = static_cast<Event *>(start_handle);
+    Event *end = static_cast<Event *>(end_handle);
+    if ((start->flags | end->flags) & INFINIRT_EVENT_DISABLE_TIMING) {
+        return fail(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event created with DISABLE_TIMING");
+    }
+    EventRef first(retainRecorded(*start));
+    EventRef second(retainRecorded(*end));
+    if (!first.event || !second.event) {
+        return fail(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event that was never recorded");
+    }
+    cl_ulong stamps[2] = {0, 0};
+    const cl_event events[2] = {first.event, second.event};
+    for (int i = 0; i < 2; ++i) {
+        cl_int state = CL_COMPLETE;
+        infiniStatus_t status = executionStatus(events[i], &state, device);
+        if (status != INFINI_STATUS_SUCCESS) {
+            return status;
+        }
+        if (state != CL_COMPLETE) {
+            return fail(INFINI_STATUS_NOT_READY, "elapsed time asked before both events completed");
+        }
+        cl_int err = api().clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof(cl_ulong), &stamps[i],
+                                                   nullptr);
+        if (err != CL_SUCCESS) {
+            return clFail("clGetEventProfilingInfo(CL_PROFILING_COMMAND_END)", err, "on " + deviceLabel(device));
+        }
+    }
+    // Signed: the end event may have been recorded on another stream and completed first.
+    const double nanoseconds = stamps[1] >= stamps[0] ? static_cast<double>(stamps[1] - stamps[0])
+                                                      : -static_cast<double>(stamps[0] - stamps[1]);
+    *ms = static_cast<float>(nanoseconds / 1e6);
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventGetNative(int, void *handle, void **native) {
+    Event *event = static_cast<Event *>(handle);
+    std::lock_guard<std::mutex> lock(event->mutex);
+    if (!event->recorded) {
+        return fail(INFINI_STATUS_BAD_PARAM, "an event has no cl_event before its first record");
+    }
+    *native = event->recorded;
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace infinirt::opencl

@@ -1,0 +1,43 @@
+// opencl_event.h - events: the marker enqueued by the last record, whose completion and
+// profiling timestamp answer queries and elapsed-time requests.
+#pragma once
+
+// First: infinicore.h defines a macro __C, which breaks <emmintrin.h> (pulled in by cl_platform.h)
+// when it comes later.
+#include <CL/cl.h>
+
+#include "infinirt.h"
+
+#include <cstdint>
+#include <mutex>
+
+namespace infinirt::opencl {
+
+// Owned by the loader's handle between eventCreate and eventDestroy. Recording and reading may
+// happen from different threads, hence the mutex around `recorded`.
+struct Event {
+    int device = 0;
+    uint32_t flags = 0; // infinirtEventFlags_t
+    std::mutex mutex;
+    // The command of the last record (a marker, or a 1-byte fill where markers carry no
+    // timestamps); NULL until the first record. Holds one reference.
+    cl_event recorded = nullptr;
+};
+
+// The last recorded command with a reference added (the caller releases it), or NULL if the
+// event was never recorded.
+cl_event retainRecorded(Event &event);
+
+infiniStatus_t eventCreate(int device, uint32_t flags, void **event);
+infiniStatus_t eventDestroy(int device, void *event);
+// Enqueues a marker (it completes when all earlier work of the stream has) and flushes.
+infiniStatus_t eventRecord(int device, void *event, void *stream);
+infiniStatus_t eventQuery(int device, void *event, infinirtEventStatus_t *status);
+infiniStatus_t eventSynchronize(int device, void *event);
+// From the CL_PROFILING_COMMAND_END of both recorded commands.
+infiniStatus_t eventElapsedTime(int device, float *ms, void *start, void *end);
+// The cl_event of the last record (valid until the next record or destroy); BAD_PARAM if never
+// recorded.
+infiniStatus_t eventGetNative(int device, void *event, void **native);
+
+} // namespace infinirt::opencl

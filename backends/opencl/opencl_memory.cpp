@@ -1,0 +1,316 @@
+#include "opencl_memory.h"
+
+#include "opencl_api.h"
+#include "opencl_device.h"
+#include "opencl_error.h"
+#include "opencl_stream.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <shared_mutex>
+#include <vector>
+
+namespace infinirt::opencl {
+namespace {
+
+struct Allocation {
+    int device;
+    size_t size;
+    bool host; // mallocHost memory; device memory otherwise
+};
+
+struct Found {
+    const unsigned char *base;
+    Allocation allocation;
+};
+
+// Every live allocation of this plugin by base address, so that interior pointers find their
+// allocation (memset bounds, cross-device copies) and frees are checked. Leaked on purpose, like
+// the devices: frees may come until the process exits.
+class AllocationMap {
+  public:
+    void insert(const void *base, Allocation allocation) {
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        map_[reinterpret_cast<uintptr_t>(base)] = allocation;
+    }
+    // Removes the allocation starting exactly at `base`; false if there is none.
+    bool erase(const void *base, Allocation *removed) {
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        auto it = map_.find(reinterpret_cast<uintptr_t>(base));
+        if (it == map_.end()) {
+            return false;
+        }
+        *removed = it->second;
+        map_.erase(it);
+        return true;
+    }
+    // The allocation holding `ptr` (interior pointers included); false if none does.
+    bool find(const void *ptr, Found *found) const {
+        const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+        std::shared_lock<std::shared_mutex> lock(mutex_);
+        auto it = map_.upper_bound(address);
+        if (it == map_.begin()) {
+            return false;
+        }
+        --it;
+        if (address - it->first >= it->second.size) {
+            return false;
+        }
+        found->base = reinterpret_cast<const unsigned char *>(it->first);
+        found->allocation = it->second;
+        return true;
+    }
+
+  private:
+    mutable std::shared_mutex mutex_;
+    std::map<uintptr_t, Allocation> map_;
+};
+
+AllocationMap &allocations() {
+    static AllocationMap *map = new AllocationMap;
+    return *map;
+}
+
+// The device whose memory holds `ptr`, or -1 for host or unknown memory.
+int deviceOwning(const void *ptr) {
+    Found found{};
+    return allocations().find(ptr, &found) && !found.allocation.host ? found.allocation.device : -1;
+}
+
+infiniStatus_t svmAlloc(int device, void **ptr, size_t size) {
+    Device &dev = infinirt::opencl::device(device);
+    void *p = size <= dev.max_alloc ? api().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, size, 0) : nullptr;
+    if (!p) {
+        return fail(INFINI_STATUS_OUT_OF_MEMORY,
+                    "clSVMAlloc returned NULL allocating " + formatBytes(size) + " on " + deviceLabel(device) +
+                        " (largest single allocation " + formatBytes(dev.max_alloc) + ", " +
+                        formatBytes(dev.allocated.load()) + " of " + formatBytes(dev.global_mem) +
+                        " held by infinirt)");
+    }
+    try {
+        allocations().insert(p, Allocation{device, size, false});
+    } catch (...) {
+        api().clSVMFree(dev.context, p);
+        throw;
+    }
+    dev.allocated.fetch_add(size, std::memory_order_relaxed);
+    *ptr = p;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t notOurs(const char *what, const void *ptr, int device) {
+    char address[32];
+    std::snprintf(address, sizeof(address), "%p", ptr);
+    return fail(INFINI_STATUS_BAD_PARAM,
+                std::string(what) + " of " + address + ", which is not an allocation of " + deviceLabel(device));
+}
+
+// The queue that runs a copy touching `owner`'s memory: the caller's stream on its own device,
+// the owner's default stream elsewhere.
+infiniStatus_t queueFor(int owner, int device, Stream *stream, Stream **out) {
+    if (owner < 0 || owner == device) {
+        *out = stream;
+        return INFINI_STATUS_SUCCESS;
+    }
+    return defaultStream(owner, out);
+}
+
+// A copy between memory of two contexts: no OpenCL command can see both, so the bytes go through
+// the host, after everything earlier on `stream`. Blocking, so stream order holds trivially.
+infiniStatus_t stagedCopy(int device, void *dst, const void *src, size_t size, Stream *stream, int dst_owner,
+                          int src_owner) {
+    cl_int err = api().clFinish(stream->queue);
+    if (err != CL_SUCCESS) {
+        return clFail("clFinish", err, "before a copy between devices on " + deviceLabel(device));
+    }
+    std::vector<unsigned char> bounce(size);
+    Stream *reader = nullptr, *writer = nullptr;
+    infiniStatus_t status = queueFor(src_owner, device, stream, &reader);
+    if (status == INFINI_STATUS_SUCCESS) {
+        status = queueFor(dst_owner, device, stream, &writer);
+    }
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    err = api().clEnqueueSVMMemcpy(reader->queue, CL_TRUE, bounce.data(), src, size, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+        return clFail("clEnqueueSVMMemcpy", err,
+                      "reading " + formatBytes(size) + " from " + deviceLabel(reader->device) + " for a copy between devices");
+    }
+    err = api().clEnqueueSVMMemcpy(writer->queue, CL_TRUE, dst, bounce.data(), size, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+        return clFail("clEnqueueSVMMemcpy", err,
+                      "writing " + formatBytes(size) + " to " + deviceLabel(writer->device) + " for a copy between devices");
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t copy(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, Stream *stream,
+                    bool blocking) {
+    if (kind == INFINIRT_MEMCPY_D2D || kind == INFINIRT_MEMCPY_DEFAULT) {
+        const int dst_owner = deviceOwning(dst);
+        const int src_owner = deviceOwning(src);
+        if ((dst_owner >= 0 && dst_owner != device) || (src_owner >= 0 && src_owner != device)) {
+            return stagedCopy(device, dst, src, size, stream, dst_owner, src_owner);
+        }
+    }
+    if (kind == INFINIRT_MEMCPY_H2H && blocking) {
+        // Ordered after the default stream's work like every synchronous copy, then done by the
+        // CPU: no command is needed to move host bytes.
+        cl_int err = api().clFinish(stream->queue);
+        if (err != CL_SUCCESS) {
+            return clFail("clFinish", err, "before a host-to-host copy on " + deviceLabel(device));
+        }
+        std::memmove(dst, src, size);
+        return INFINI_STATUS_SUCCESS;
+    }
+    cl_int err = api().clEnqueueSVMMemcpy(stream->queue, blocking ? CL_TRUE : CL_FALSE, dst, src, size, 0, nullptr,
+                                          nullptr);
+    if (err != CL_SUCCESS) {
+        return clFail("clEnqueueSVMMemcpy", err, "copying " + formatBytes(size) + " on " + deviceLabel(device));
+    }
+    return blocking ? INFINI_STATUS_SUCCESS : flushStream(*stream, "clEnqueueSVMMemcpy");
+}
+
+infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream *stream, bool blocking) {
+    Found found{};
+    if (!allocations().find(ptr, &found) || found.allocation.host || found.allocation.device != device) {
+        return notOurs("memset", ptr, device);
+    }
+    const size_t offset = static_cast<size_t>(static_cast<const unsigned char *>(ptr) - found.base);
+    if (count > found.allocation.size - offset) {
+        return fail(INFINI_STATUS_BAD_PARAM, "memset of " + formatBytes(count) + " runs past the end of its " +
+                                                 formatBytes(found.allocation.size) + " allocation on " +
+                                                 deviceLabel(device));
+    }
+    const unsigned char pattern = static_cast<unsigned char>(value);
+    cl_event done = nullptr;
+    cl_int err = api().clEnqueueSVMMemFill(stream->queue, ptr, &pattern, 1, count, 0, nullptr,
+                                           blocking ? &done : nullptr);
+    if (err != CL_SUCCESS) {
+        return clFail("clEnqueueSVMMemFill", err, "setting " + formatBytes(count) + " on " + deviceLabel(device));
+    }
+    if (!blocking) {
+        return flushStream(*stream, "clEnqueueSVMMemFill");
+    }
+    // Fills have no blocking flag.
+    err = api().clWaitForEvents(1, &done);
+    api().clReleaseEvent(done);
+    if (err != CL_SUCCESS) {
+        return clFail("clWaitForEvents", err, "after clEnqueueSVMMemFill on " + deviceLabel(device));
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace
+
+infiniStatus_t mallocDevice(int device, void **ptr, size_t size) { return svmAlloc(device, ptr, size); }
+
+infiniStatus_t freeDevice(int device, void *ptr) {
+    Found found{};
+    if (!allocations().find(ptr, &found) || found.base != ptr || found.allocation.host ||
+        found.allocation.device != device) {
+        return notOurs("free", ptr, device);
+    }
+    infiniStatus_t status = deviceSynchronize(device);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    Allocation removed{};
+    if (!allocations().erase(ptr, &removed)) {
+        return notOurs("free", ptr, device); // freed by another thread meanwhile
+    }
+    Device &dev = infinirt::opencl::device(device);
+    api().clSVMFree(dev.context, ptr);
+    dev.allocated.fetch_sub(removed.size, std::memory_order_relaxed);
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t mallocHost(int device, void **ptr, size_t size) {
+    void *p = nullptr;
+    if (posix_memalign(&p, 4096, size) != 0 || !p) {
+        return fail(INFINI_STATUS_OUT_OF_MEMORY, "posix_memalign failed allocating " + formatBytes(size) +
+                                                     " of host memory for " + deviceLabel(device));
+    }
+    try {
+        allocations().insert(p, Allocation{device, size, true});
+    } catch (...) {
+        std::free(p);
+        throw;
+    }
+    *ptr = p;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t freeHost(int device, void *ptr) {
+    Found found{};
+    if (!allocations().find(ptr, &found) || found.base != ptr || !found.allocation.host) {
+        return notOurs("free of host memory", ptr, device);
+    }
+    infiniStatus_t status = deviceSynchronize(found.allocation.device);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    Allocation removed{};
+    if (!allocations().erase(ptr, &removed)) {
+        return notOurs("free of host memory", ptr, device);
+    }
+    std::free(ptr);
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t memcpySync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = defaultStream(device, &stream);
+    return status == INFINI_STATUS_SUCCESS ? copy(device, dst, src, size, kind, stream, true) : status;
+}
+
+infiniStatus_t memcpyAsync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
+                           void *stream_handle) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, stream_handle, &stream);
+    return status == INFINI_STATUS_SUCCESS ? copy(device, dst, src, size, kind, stream, false) : status;
+}
+
+infiniStatus_t memsetSync(int device, void *ptr, int value, size_t count) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = defaultStream(device, &stream);
+    return status == INFINI_STATUS_SUCCESS ? fill(device, ptr, value, count, stream, true) : status;
+}
+
+infiniStatus_t memsetAsync(int device, void *ptr, int value, size_t count, void *stream_handle) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, stream_handle, &stream);
+    return status == INFINI_STATUS_SUCCESS ? fill(device, ptr, value, count, stream, false) : status;
+}
+
+infiniStatus_t mallocAsync(int device, void **ptr, size_t size, void *) { return svmAlloc(device, ptr, size); }
+
+infiniStatus_t freeAsync(int device, void *ptr, void *stream_handle) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, stream_handle, &stream);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    Found found{};
+    if (!allocations().find(ptr, &found) || found.base != ptr || found.allocation.host ||
+        found.allocation.device != device) {
+        return notOurs("asynchronous free", ptr, device);
+    }
+    Allocation removed{};
+    if (!allocations().erase(ptr, &removed)) {
+        return notOurs("asynchronous free", ptr, device); // freed by another thread meanwhile
+    }
+    void *pointers[] = {ptr};
+    cl_int err = api().clEnqueueSVMFree(stream->queue, 1, pointers, nullptr, nullptr, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+        allocations().insert(ptr, removed);
+        return clFail("clEnqueueSVMFree", err, "freeing " + formatBytes(removed.size) + " on " + deviceLabel(device));
+    }
+    infinirt::opencl::device(device).allocated.fetch_sub(removed.size, std::memory_order_relaxed);
+    return flushStream(*stream, "clEnqueueSVMFree");
+}
+
+} // namespace infinirt::opencl

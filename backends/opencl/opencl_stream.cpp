@@ -1,0 +1,178 @@
+#include "opencl_stream.h"
+
+#include "opencl_api.h"
+#include "opencl_device.h"
+#include "opencl_error.h"
+#include "opencl_event.h"
+
+#include <new>
+
+namespace infinirt::opencl {
+namespace {
+
+// Completes `user` (a user event of another context) when the marker it stands for completes,
+// then drops the reference the callback was given.
+void CL_CALLBACK completeUserEvent(cl_event, cl_int state, void *user) {
+    cl_event stand_in = static_cast<cl_event>(user);
+    api().clSetUserEventStatus(stand_in, state < 0 ? state : CL_COMPLETE);
+    api().clReleaseEvent(stand_in);
+}
+
+} // namespace
+
+infiniStatus_t createQueue(Device &dev, cl_command_queue *queue) {
+    const cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_int err = CL_SUCCESS;
+    cl_command_queue created = api().clCreateCommandQueueWithProperties(dev.context, dev.id, props, &err);
+    if (!created) {
+        return clFail("clCreateCommandQueueWithProperties", err, "creating a stream on " + deviceLabel(dev.index));
+    }
+    *queue = created;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t resolveStream(int device, void *stream, Stream **out) {
+    if (stream) {
+        *out = static_cast<Stream *>(stream);
+        return INFINI_STATUS_SUCCESS;
+    }
+    return defaultStream(device, out);
+}
+
+infiniStatus_t flushStream(const Stream &stream, const char *after) {
+    cl_int err = api().clFlush(stream.queue);
+    if (err != CL_SUCCESS) {
+        return clFail("clFlush", err, std::string("after ") + after + " on " + deviceLabel(stream.device));
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamCreate(int device, void **out) {
+    Device &dev = infinirt::opencl::device(device);
+    cl_command_queue queue = nullptr;
+    infiniStatus_t status = createQueue(dev, &queue);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    Stream *stream = new (std::nothrow) Stream{device, queue};
+    if (!stream) {
+        api().clReleaseCommandQueue(queue);
+        return fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory creating a stream on " + deviceLabel(device));
+    }
+    {
+        std::lock_guard<std::mutex> lock(dev.mutex);
+        dev.streams.insert(stream);
+    }
+    *out = stream;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamDestroy(int device, void *handle) {
+    Stream *stream = static_cast<Stream *>(handle);
+    Device &dev = infinirt::opencl::device(device);
+    {
+        std::lock_guard<std::mutex> lock(dev.mutex);
+        dev.streams.erase(stream);
+    }
+    cl_int err = api().clFinish(stream->queue);
+    // The queue goes either way: the handle is gone for the loader once destroy returns.
+    api().clReleaseCommandQueue(stream->queue);
+    delete stream;
+    if (err != CL_SUCCESS) {
+        return clFail("clFinish", err, "destroying a stream on " + deviceLabel(device));
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamSynchronize(int device, void *handle) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, handle, &stream);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    cl_int err = api().clFinish(stream->queue);
+    if (err != CL_SUCCESS) {
+        return clFail("clFinish", err, "synchronizing a stream of " + deviceLabel(device));
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamQuery(int device, void *handle) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, handle, &stream);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    // OpenCL cannot ask a queue whether it is idle; a marker completes exactly when all the
+    // work enqueued before it has.
+    cl_event marker = nullptr;
+    cl_int err = api().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker);
+    if (err != CL_SUCCESS) {
+        return clFail("clEnqueueMarkerWithWaitList", err, "querying a stream of " + deviceLabel(device));
+    }
+    status = flushStream(*stream, "clEnqueueMarkerWithWaitList");
+    cl_int state = CL_COMPLETE;
+    if (status == INFINI_STATUS_SUCCESS) {
+        err = api().clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(state), &state, nullptr);
+        if (err != CL_SUCCESS) {
+            status = clFail("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", err, "on " + deviceLabel(device));
+        } else if (state < 0) {
+            status = clFail("stream command", state, "on " + deviceLabel(device));
+        } else if (state != CL_COMPLETE) {
+            status = INFINI_STATUS_NOT_READY;
+        }
+    }
+    api().clReleaseEvent(marker);
+    return status;
+}
+
+infiniStatus_t streamWaitEvent(int device, void *stream_handle, void *event_handle) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, stream_handle, &stream);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    Event *event = static_cast<Event *>(event_handle);
+    cl_event marker = retainRecorded(*event);
+    if (!marker) {
+        return INFINI_STATUS_SUCCESS; // never recorded: nothing to wait for
+    }
+    cl_event wait_for = marker;
+    if (event->device != stream->device) {
+        // A wait list may only hold events of the queue's context.
+        cl_int err = CL_SUCCESS;
+        cl_event stand_in = api().clCreateUserEvent(infinirt::opencl::device(stream->device).context, &err);
+        if (!stand_in) {
+            api().clReleaseEvent(marker);
+            return clFail("clCreateUserEvent", err, "waiting on an event of " + deviceLabel(event->device));
+        }
+        api().clRetainEvent(stand_in); // the callback's reference
+        err = api().clSetEventCallback(marker, CL_COMPLETE, completeUserEvent, stand_in);
+        api().clReleaseEvent(marker);
+        if (err != CL_SUCCESS) {
+            api().clSetUserEventStatus(stand_in, CL_COMPLETE);
+            api().clReleaseEvent(stand_in);
+            api().clReleaseEvent(stand_in);
+            return clFail("clSetEventCallback", err, "waiting on an event of " + deviceLabel(event->device));
+        }
+        wait_for = stand_in;
+    }
+    cl_int err = api().clEnqueueBarrierWithWaitList(stream->queue, 1, &wait_for, nullptr);
+    api().clReleaseEvent(wait_for);
+    if (err != CL_SUCCESS) {
+        return clFail("clEnqueueBarrierWithWaitList", err, "making a stream of " + deviceLabel(device) + " wait");
+    }
+    return flushStream(*stream, "clEnqueueBarrierWithWaitList");
+}
+
+infiniStatus_t streamGetNative(int device, void *handle, void **native) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, handle, &stream);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    *native = stream->queue;
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace infinirt::opencl

@@ -1,0 +1,43 @@
+// opencl_stream.h - streams: one in-order command queue each, with profiling enabled.
+#pragma once
+
+// First: infinicore.h defines a macro __C, which breaks <emmintrin.h> (pulled in by cl_platform.h)
+// when it comes later.
+#include <CL/cl.h>
+
+#include "infinirt.h"
+
+namespace infinirt::opencl {
+
+struct Device;
+
+// A stream of one device. The queue is in order, so every command runs after the ones enqueued
+// before it, which is the stream order infinirt promises. Owned by the loader's handle between
+// streamCreate and streamDestroy; default streams live until the process exits.
+struct Stream {
+    int device = 0;
+    cl_command_queue queue = nullptr;
+};
+
+// Creates an in-order, profiling-enabled queue on `dev` (the queue is owned by the caller).
+infiniStatus_t createQueue(Device &dev, cl_command_queue *queue);
+
+// `stream` as the plugin table receives it: NULL is the device's default stream (created on
+// first use).
+infiniStatus_t resolveStream(int device, void *stream, Stream **out);
+
+// Called after every enqueue: OpenCL may hold commands back until a flush, and infinirt's work
+// must progress (and its events complete) without a synchronising call.
+infiniStatus_t flushStream(const Stream &stream, const char *after);
+
+infiniStatus_t streamCreate(int device, void **stream);
+infiniStatus_t streamDestroy(int device, void *stream);
+infiniStatus_t streamSynchronize(int device, void *stream);
+// SUCCESS when every command enqueued so far has completed, NOT_READY otherwise.
+infiniStatus_t streamQuery(int device, void *stream);
+// A barrier on the stream's queue waiting for the event's marker; across contexts (another
+// device) a user event completed by a callback on the marker stands in for it.
+infiniStatus_t streamWaitEvent(int device, void *stream, void *event);
+infiniStatus_t streamGetNative(int device, void *stream, void **native);
+
+} // namespace infinirt::opencl
