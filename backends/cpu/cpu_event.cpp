@@ -1,0 +1,132 @@
+// Events: markers on streams (see cpu_event.h).
+#include "cpu_event.h"
+
+#include "cpu_stream.h"
+
+namespace infinirt_cpu {
+
+Event *Event::create(int device, uint32_t flags) {
+    auto event = std::make_shared<Event>(device, flags);
+    Event *raw = event.get();
+    raw->owner_ = std::move(event);
+    return raw;
+}
+
+void Event::destroy_handle() noexcept {
+    // Moved out first: dropping the last reference destroys *this, owner_ included.
+    std::shared_ptr<Event> owner = std::move(owner_);
+}
+
+void Event::record(Stream &stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Task task;
+    task.kind = Task::Kind::mark;
+    task.event = shared_from_this();
+    task.number = generation_ + 1;
+    // The marker may run before submit() returns; it then waits for mutex_ in on_marker and
+    // finds generation_ already updated below.
+    uint64_t number = stream.submit(std::move(task));
+    ++generation_;
+    recording_.stream = stream.shared_from_this();
+    recording_.number = number;
+}
+
+bool Event::complete() const noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return recording_.stream == nullptr || recording_.stream->reached(recording_.number);
+}
+
+void Event::synchronize() {
+    Recording awaited = current();
+    if (awaited.stream != nullptr) {
+        awaited.stream->wait(awaited.number);
+    }
+}
+
+Event::Recording Event::current() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return recording_;
+}
+
+Event::Timing Event::timing() const noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Timing timing;
+    timing.timed = (flags_ & INFINIRT_EVENT_DISABLE_TIMING) == 0;
+    timing.recorded = recording_.stream != nullptr;
+    timing.complete = !timing.recorded || recording_.stream->reached(recording_.number);
+    timing.stamp = stamp_;
+    return timing;
+}
+
+void Event::on_marker(uint64_t generation) noexcept {
+    // Stamped before taking the lock so that a concurrent record() does not delay the time.
+    Clock::time_point now = Clock::now();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (generation == generation_) {
+        stamp_ = now;
+    }
+}
+
+// ---- entries -----------------------------------------------------------------------------
+
+namespace {
+
+constexpr uint32_t kKnownFlags = INFINIRT_EVENT_DISABLE_TIMING | INFINIRT_EVENT_BLOCKING_SYNC;
+
+} // namespace
+
+infiniStatus_t event_create(int device, uint32_t flags, void **event) {
+    if ((flags & ~kKnownFlags) != 0) {
+        report("event_create: unknown flag bits 0x%x (known: 0x%x)", flags & ~kKnownFlags, kKnownFlags);
+        return INFINI_STATUS_BAD_PARAM;
+    }
+    return guarded("event_create", [&] {
+        *event = Event::create(device, flags);
+        return INFINI_STATUS_SUCCESS;
+    });
+}
+
+infiniStatus_t event_destroy(int, void *event) {
+    static_cast<Event *>(event)->destroy_handle();
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t event_record(int device, void *event, void *stream) {
+    return guarded("event_record", [&] {
+        static_cast<Event *>(event)->record(resolve_stream(device, stream));
+        return INFINI_STATUS_SUCCESS;
+    });
+}
+
+infiniStatus_t event_query(int, void *event, infinirtEventStatus_t *status) {
+    *status = static_cast<Event *>(event)->complete() ? INFINIRT_EVENT_COMPLETE : INFINIRT_EVENT_NOT_READY;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t event_synchronize(int, void *event) {
+    return guarded("event_synchronize", [&] {
+        static_cast<Event *>(event)->synchronize();
+        return INFINI_STATUS_SUCCESS;
+    });
+}
+
+infiniStatus_t event_elapsed_time(int, float *ms, void *start, void *end) {
+    Event::Timing first = static_cast<Event *>(start)->timing();
+    Event::Timing last = static_cast<Event *>(end)->timing();
+    if (!first.timed || !last.timed) {
+        report("event_elapsed_time: the %s event was created with INFINIRT_EVENT_DISABLE_TIMING",
+               !first.timed ? "start" : "end");
+        return INFINI_STATUS_BAD_PARAM;
+    }
+    if (!first.recorded || !last.recorded) {
+        report("event_elapsed_time: the %s event was never recorded", !first.recorded ? "start" : "end");
+        return INFINI_STATUS_BAD_PARAM;
+    }
+    if (!first.complete || !last.complete) {
+        return INFINI_STATUS_NOT_READY;
+    }
+    *ms = std::chrono::duration<float, std::milli>(last.stamp - first.stamp).count();
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace infinirt_cpu
