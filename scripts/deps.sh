@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages infinirt needs to build, test and benchmark, if missing.
+# Sourced by quickstart.sh and test.sh; safe to run again.
+set -euo pipefail
+
+INFINIRT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config python3
+  libgtest-dev libgmock-dev libbenchmark-dev
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  libamdhip64-dev
+)
+
+infinirt_install_deps() {
+  local missing=()
+  for p in "${INFINIRT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return 0
+  fi
+  echo "infinirt: installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# cmake flags common to every build: the cuda backend is required where the toolkit's headers are.
+infinirt_cmake_flags() {
+  local flags=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+  if [ -f /usr/local/cuda/include/cuda.h ] || [ -f /usr/include/cuda.h ]; then
+    flags+=(-DINFINIRT_WITH_CUDA=ON)
+  fi
+  flags+=(-DINFINIRT_WITH_OPENCL=ON -DINFINIRT_WITH_HIP=ON)
+  echo "${flags[@]}"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  infinirt_install_deps
+fi

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds and runs every test: the main build (conformance, loader, clients, core, backends,
+# benchmark smoke checks), then the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer,
+# then the multi-thread stress test under ThreadSanitizer.
+# INFINIRT_TEST_SANITIZERS=0 skips the two sanitizer builds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/deps.sh
+infinirt_install_deps
+jobs="$(nproc)"
+flags=$(infinirt_cmake_flags)
+
+step() { printf '\n==== %s ====\n' "$*"; }
+
+step "build and test"
+cmake -S . -B build $flags
+cmake --build build --parallel "$jobs"
+ctest --test-dir build --output-on-failure --parallel "$jobs" --timeout 300
+
+if [ "${INFINIRT_TEST_SANITIZERS:-1}" != "0" ]; then
+  step "AddressSanitizer + UndefinedBehaviorSanitizer"
+  cmake -S . -B build-asan $flags -DINFINIRT_SANITIZE=address,undefined -DINFINIRT_BUILD_BENCHMARKS=OFF
+  cmake --build build-asan --parallel "$jobs"
+  # PoCL and the vendor libraries are not built with ASan; leaks inside them are not ours.
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:protect_shadow_gap=0 \
+  LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-asan --output-on-failure --parallel "$jobs" --timeout 300 -LE 'nosan'
+
+  step "ThreadSanitizer (stress)"
+  cmake -S . -B build-tsan $flags -DINFINIRT_SANITIZE=thread -DINFINIRT_BUILD_BENCHMARKS=OFF
+  cmake --build build-tsan --parallel "$jobs"
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    ctest --test-dir build-tsan --output-on-failure --timeout 300 -L stress
+fi
