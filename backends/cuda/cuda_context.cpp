@@ -1,0 +1,155 @@
+/*
+ * cuda_context.cpp - primary contexts and how a call makes one current.
+ *
+ * Each device's primary context (the one the CUDA runtime uses) is retained on first use and
+ * kept for the life of the process: the plugin interface has no teardown entry, and driver
+ * objects must not be released from static destructors (see infinirt_plugin.h).
+ *
+ * bind() for device d, given the thread's current context `cur`:
+ *  - cur is d's primary context: nothing to do (the fast path: one cuCtxGetCurrent, a read of
+ *    the driver's thread-local state, no lock);
+ *  - no context is current: d's primary context is made current and left so, as the CUDA
+ *    runtime does on a thread's first call;
+ *  - anything else (a context the caller created or pushed, another device's primary context):
+ *    d's primary context is pushed for the call and popped after it, so the caller's context
+ *    stack is exactly as it was.
+ * The driver's current context is read on every bound call rather than cached by us, because a
+ * cache cannot see a cuCtxPushCurrent the caller made between two infinirt calls. Calls on an
+ * explicit stream or event are not bound at all: the driver takes the context from the handle.
+ */
+#include "../gpu_common/gpu_backend.h"
+#include "cuda_backend.h"
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+namespace infinirt::cuda {
+
+namespace {
+
+struct DeviceContext {
+    std::atomic<CUcontext> primary{nullptr};
+    CUmemoryPool pool = nullptr; /* written before `primary` is published */
+};
+
+/* Allocated once by prepare_contexts and deliberately never freed (see above). */
+DeviceContext *g_contexts = nullptr;
+std::mutex g_retain_mutex;
+
+infiniStatus_t retain(int device, CUcontext *out) {
+    std::lock_guard<std::mutex> lock(g_retain_mutex);
+    DeviceContext &slot = g_contexts[device];
+    CUcontext ctx = slot.primary.load(std::memory_order_relaxed);
+    if (!ctx) {
+        CUdevice dev = native_device(device);
+        if (CUresult rc = driver().cuDevicePrimaryCtxRetain(&ctx, dev)) {
+            return gpu::native_failure("cuDevicePrimaryCtxRetain", rc, "retaining the primary context of cuda:%d",
+                                       device);
+        }
+        /* Memory freed with FreeAsync stays cached in the pool instead of going back to the
+         * driver at every synchronisation, as a caching allocator would keep it. */
+        CUmemoryPool pool = nullptr;
+        if (CUresult rc = driver().cuDeviceGetDefaultMemPool(&pool, dev)) {
+            gpu::log(INFINIRT_LOG_WARN, "cuda:%d: cuDeviceGetDefaultMemPool failed: %s (%d)", device, error_name(rc),
+                     rc);
+        } else {
+            cuuint64_t threshold = UINT64_MAX;
+            if (CUresult rc2 = driver().cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold)) {
+                gpu::log(INFINIRT_LOG_WARN, "cuda:%d: cuMemPoolSetAttribute(RELEASE_THRESHOLD) failed: %s (%d)",
+                         device, error_name(rc2), rc2);
+            }
+            slot.pool = pool;
+        }
+        slot.primary.store(ctx, std::memory_order_release);
+    }
+    *out = ctx;
+    return INFINI_STATUS_SUCCESS;
+}
+
+inline infiniStatus_t primary(int device, CUcontext *out) {
+    CUcontext ctx = g_contexts[device].primary.load(std::memory_order_acquire);
+    if (ctx) {
+        *out = ctx;
+        return INFINI_STATUS_SUCCESS;
+    }
+    return retain(device, out);
+}
+
+enum Action { kNothing = 0, kPopped = 1 };
+
+} // namespace
+
+void prepare_contexts(int device_count) { g_contexts = new DeviceContext[device_count > 0 ? device_count : 1]; }
+
+CUmemoryPool default_pool(int device) {
+    CUcontext ctx = nullptr;
+    return primary(device, &ctx) == INFINI_STATUS_SUCCESS ? g_contexts[device].pool : nullptr;
+}
+
+infiniStatus_t bind(int device, gpu::ContextScope *scope) {
+    CUcontext want = nullptr;
+    if (infiniStatus_t status = primary(device, &want)) {
+        return status;
+    }
+    CUcontext cur = nullptr;
+    if (CUresult rc = driver().cuCtxGetCurrent(&cur)) {
+        return gpu::native_failure("cuCtxGetCurrent", rc, "binding cuda:%d", device);
+    }
+    if (cur == want) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    if (!cur) {
+        if (CUresult rc = driver().cuCtxSetCurrent(want)) {
+            return gpu::native_failure("cuCtxSetCurrent", rc, "making the primary context of cuda:%d current", device);
+        }
+        return INFINI_STATUS_SUCCESS;
+    }
+    if (CUresult rc = driver().cuCtxPushCurrent(want)) {
+        return gpu::native_failure("cuCtxPushCurrent_v2", rc, "pushing the primary context of cuda:%d", device);
+    }
+    scope->action = kPopped;
+    return INFINI_STATUS_SUCCESS;
+}
+
+void unbind(const gpu::ContextScope &scope) {
+    if (scope.action == kPopped) {
+        CUcontext popped = nullptr;
+        /* Cannot fail for a context we pushed on this thread during this call. */
+        driver().cuCtxPopCurrent(&popped);
+    }
+}
+
+/* Like cudaSetDevice: the primary context replaces whatever is current on top of the thread's
+ * stack, so CUDA-runtime code that follows in this thread runs on the same context. */
+infiniStatus_t set_device(int device) {
+    return gpu::guarded([&] {
+        CUcontext want = nullptr;
+        if (infiniStatus_t status = primary(device, &want)) {
+            return status;
+        }
+        CUcontext cur = nullptr;
+        if (CUresult rc = driver().cuCtxGetCurrent(&cur)) {
+            return gpu::native_failure("cuCtxGetCurrent", rc, "making cuda:%d current", device);
+        }
+        if (cur != want) {
+            if (CUresult rc = driver().cuCtxSetCurrent(want)) {
+                return gpu::native_failure("cuCtxSetCurrent", rc, "making cuda:%d current", device);
+            }
+        }
+        return INFINI_STATUS_SUCCESS;
+    });
+}
+
+infiniStatus_t device_get_native_context(int device, void **native) {
+    return gpu::guarded([&] {
+        CUcontext ctx = nullptr;
+        if (infiniStatus_t status = primary(device, &ctx)) {
+            return status;
+        }
+        *native = ctx;
+        return INFINI_STATUS_SUCCESS;
+    });
+}
+
+} // namespace infinirt::cuda

@@ -1,0 +1,121 @@
+/*
+ * gpu_vendor.h - the table of vendor entry points that the shared CUDA/HIP implementation runs on.
+ *
+ * The CUDA driver API and the HIP runtime API correspond one to one for streams, events, copies,
+ * memsets, stream-ordered allocation and graphs. backends/gpu_common implements every plugin-table
+ * entry once over this table; backends/cuda and backends/hip fill it in (symbol loading, context
+ * handling, error names, device properties), so what is verified on NVIDIA hardware covers the
+ * shared logic of both.
+ *
+ * Conventions of the table:
+ *  - a native status is an int, 0 meaning success (CUresult and hipError_t both are);
+ *  - streams, events, graphs and graph execs are the vendor's handles as void*; device pointers
+ *    are void* (the CUDA adapters convert from CUdeviceptr);
+ *  - every native entry comes with the name the driver exports ("cuMemAlloc_v2"), which is what
+ *    error messages quote.
+ */
+#ifndef INFINIRT_GPU_VENDOR_H
+#define INFINIRT_GPU_VENDOR_H
+
+#include "infinirt_plugin.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace infinirt::gpu {
+
+using NativeStatus = int;
+
+template <class Fn>
+struct Entry {
+    Fn call;
+    const char *name;
+};
+
+/* What a vendor's bind() did to the calling thread, so that unbind() can undo exactly that.
+ * The meaning of the fields is the vendor's; action 0 always means "nothing to undo". */
+struct ContextScope {
+    int action = 0;
+    int saved_device = 0;
+};
+
+struct VendorApi {
+    const char *name; /* "cuda", "hip": the backend name and the device prefix in messages */
+    infiniDevice_t device_type;
+
+    /* ---- vendor-specific plugin entries, installed in the table as they are ---- */
+    infiniStatus_t (*init)(void);
+    infiniStatus_t (*get_device_count)(int *count, char *reason, size_t reason_size);
+    infiniStatus_t (*get_device_properties)(int device, infinirtDeviceProperties_t *props);
+    infiniStatus_t (*set_device)(int device);
+    infiniStatus_t (*device_get_native_context)(int device, void **native);
+    infiniStatus_t (*pointer_get_attributes)(const void *ptr, infinirtPointerAttributes_t *attributes); /* may be NULL */
+
+    /* ---- errors: the vendor's one table from native codes to statuses ---- */
+    const char *(*error_name)(NativeStatus code); /* never NULL, static storage */
+    infiniStatus_t (*to_status)(NativeStatus code);
+    NativeStatus not_ready; /* the code StreamQuery/EventQuery give for pending work */
+
+    /* ---- context binding ----
+     * bind() makes `device`'s context current for the calling thread for the duration of one
+     * call and records in `scope` what unbind() must undo; on failure it has set the error
+     * detail and there is nothing to undo. Thread-safe. */
+    infiniStatus_t (*bind)(int device, ContextScope *scope);
+    void (*unbind)(const ContextScope &scope);
+    /* false when calls on an explicit stream or event take the context from the handle, so
+     * that the hot entries need no binding at all. */
+    bool handle_calls_need_binding;
+    /* The handle naming the bound device's default stream (CU_STREAM_LEGACY, the HIP null stream). */
+    void *default_stream;
+
+    /* ---- native flag values ---- */
+    unsigned stream_non_blocking;
+    unsigned event_disable_timing;
+    unsigned event_blocking_sync;
+
+    /* ---- native entry points over the bound context ---- */
+    Entry<NativeStatus (*)(void)> device_synchronize;
+    Entry<NativeStatus (*)(size_t *free_bytes, size_t *total_bytes)> mem_get_info;
+    /* Bytes the device's default memory pool holds (used plus cached). */
+    Entry<NativeStatus (*)(int device, uint64_t *bytes)> pool_reserved;
+
+    Entry<NativeStatus (*)(void **stream, unsigned flags)> stream_create;
+    Entry<NativeStatus (*)(void *stream)> stream_destroy;
+    Entry<NativeStatus (*)(void *stream)> stream_synchronize;
+    Entry<NativeStatus (*)(void *stream)> stream_query;
+    Entry<NativeStatus (*)(void *stream, void *event)> stream_wait_event;
+
+    Entry<NativeStatus (*)(void **event, unsigned flags)> event_create;
+    Entry<NativeStatus (*)(void *event)> event_destroy;
+    Entry<NativeStatus (*)(void *event, void *stream)> event_record;
+    Entry<NativeStatus (*)(void *event)> event_query;
+    Entry<NativeStatus (*)(void *event)> event_synchronize;
+    Entry<NativeStatus (*)(float *ms, void *start, void *end)> event_elapsed_time;
+
+    Entry<NativeStatus (*)(void **ptr, size_t size)> malloc_device;
+    Entry<NativeStatus (*)(void *ptr)> free_device;
+    Entry<NativeStatus (*)(void **ptr, size_t size)> malloc_host;
+    Entry<NativeStatus (*)(void *ptr)> free_host;
+    Entry<NativeStatus (*)(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, void *stream)> memcpy_async;
+    Entry<NativeStatus (*)(void *ptr, int value, size_t count, void *stream)> memset_async;
+    Entry<NativeStatus (*)(void **ptr, size_t size, void *stream)> malloc_async;
+    Entry<NativeStatus (*)(void *ptr, void *stream)> free_async;
+
+    /* mode is an infinirtStreamCaptureMode_t; CUDA and HIP use the same values. */
+    Entry<NativeStatus (*)(void *stream, int mode)> begin_capture;
+    Entry<NativeStatus (*)(void *stream, void **graph)> end_capture;
+    Entry<NativeStatus (*)(void *graph)> graph_destroy;
+    Entry<NativeStatus (*)(void **exec, void *graph)> graph_instantiate;
+    Entry<NativeStatus (*)(void *exec)> graph_exec_destroy;
+    Entry<NativeStatus (*)(void *exec, void *stream)> graph_launch;
+};
+
+/* The plugin entry point's work, shared: remembers `vendor` and `host` for the life of the
+ * process (both must have static storage), negotiates the interface version and hands out the
+ * plugin table built over `vendor`. Not thread-safe; the loader calls it once. */
+infiniStatus_t negotiate(const VendorApi *vendor, uint32_t loader_version, const infinirtPluginHost_t *host,
+                         uint32_t *plugin_version, const infinirtPluginTable_t **table);
+
+} // namespace infinirt::gpu
+
+#endif

@@ -1,0 +1,69 @@
+/* hip_api.cpp - dlopen of libamdhip64 and the resolution of its entry points. */
+#include "hip_api.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+
+namespace infinirt::hip {
+
+Api g_api{};
+
+namespace {
+
+struct Outcome {
+    bool ok;
+    char reason[512];
+};
+
+/* The unversioned name first (a development install), then the runtimes whose ABI the
+ * table above matches. The library stays mapped for the life of the process. */
+const char *const kLibraries[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
+
+Outcome load_once() {
+    Outcome out{};
+    void *lib = nullptr;
+    const char *why = nullptr;
+    for (const char *name : kLibraries) {
+        lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (lib) {
+            break;
+        }
+        if (!why) {
+            why = dlerror();
+        }
+    }
+    if (!lib) {
+        std::snprintf(out.reason, sizeof out.reason, "libamdhip64.so not found: %s", why ? why : "(no dlerror)");
+        return out;
+    }
+    Api resolved{};
+#define INFINIRT_HIP_RESOLVE(name, params)                                                                             \
+    resolved.name = reinterpret_cast<hipError_t(*) params>(dlsym(lib, #name));                                        \
+    if (!resolved.name) {                                                                                              \
+        std::snprintf(out.reason, sizeof out.reason, "libamdhip64 does not provide %s", #name);                        \
+        return out;                                                                                                    \
+    }
+    INFINIRT_HIP_SYMBOLS(INFINIRT_HIP_RESOLVE)
+#undef INFINIRT_HIP_RESOLVE
+    resolved.hipGetErrorName = reinterpret_cast<const char *(*)(hipError_t)>(dlsym(lib, "hipGetErrorName"));
+    if (!resolved.hipGetErrorName) {
+        std::snprintf(out.reason, sizeof out.reason, "libamdhip64 does not provide hipGetErrorName");
+        return out;
+    }
+    g_api = resolved;
+    out.ok = true;
+    return out;
+}
+
+} // namespace
+
+bool load(const char **reason) {
+    static const Outcome outcome = load_once();
+    if (reason) {
+        *reason = outcome.reason;
+    }
+    return outcome.ok;
+}
+
+} // namespace infinirt::hip

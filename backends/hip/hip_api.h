@@ -1,0 +1,82 @@
+/*
+ * hip_api.h - the HIP runtime API, loaded at run time from libamdhip64.
+ *
+ * Built against Debian's libamdhip64-dev headers (types and enums only): the signatures below
+ * are spelled out rather than taken from the declarations, which C++ overloads, so the table is
+ * the exact C ABI the plugin calls. Only entry points whose signature and argument structs are
+ * the same in HIP 5 and 6 are used (no hipDeviceProp_t, no hipPointerAttribute_t).
+ */
+#ifndef INFINIRT_HIP_API_H
+#define INFINIRT_HIP_API_H
+
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__
+#endif
+#include <hip/hip_runtime_api.h>
+
+namespace infinirt::hip {
+
+/* X(name, parameter list): the one table of entry points; all return hipError_t except
+ * hipGetErrorName (kept out of the list). */
+#define INFINIRT_HIP_SYMBOLS(X)                                                                                        \
+    X(hipInit, (unsigned int))                                                                                         \
+    X(hipDriverGetVersion, (int *))                                                                                    \
+    X(hipGetDeviceCount, (int *))                                                                                      \
+    X(hipSetDevice, (int))                                                                                             \
+    X(hipGetDevice, (int *))                                                                                           \
+    X(hipDeviceGetName, (char *, int, hipDevice_t))                                                                    \
+    X(hipDeviceGetAttribute, (int *, hipDeviceAttribute_t, int))                                                       \
+    X(hipDeviceTotalMem, (size_t *, hipDevice_t))                                                                      \
+    X(hipDeviceGetPCIBusId, (char *, int, int))                                                                        \
+    X(hipDeviceGetUuid, (hipUUID *, hipDevice_t))                                                                      \
+    X(hipDevicePrimaryCtxRetain, (hipCtx_t *, hipDevice_t))                                                            \
+    X(hipDeviceSynchronize, (void))                                                                                    \
+    X(hipMemGetInfo, (size_t *, size_t *))                                                                             \
+    X(hipStreamCreateWithFlags, (hipStream_t *, unsigned int))                                                         \
+    X(hipStreamDestroy, (hipStream_t))                                                                                 \
+    X(hipStreamSynchronize, (hipStream_t))                                                                             \
+    X(hipStreamQuery, (hipStream_t))                                                                                   \
+    X(hipStreamWaitEvent, (hipStream_t, hipEvent_t, unsigned int))                                                     \
+    X(hipEventCreateWithFlags, (hipEvent_t *, unsigned int))                                                           \
+    X(hipEventDestroy, (hipEvent_t))                                                                                   \
+    X(hipEventRecord, (hipEvent_t, hipStream_t))                                                                       \
+    X(hipEventQuery, (hipEvent_t))                                                                                     \
+    X(hipEventSynchronize, (hipEvent_t))                                                                               \
+    X(hipEventElapsedTime, (float *, hipEvent_t, hipEvent_t))                                                          \
+    X(hipMalloc, (void **, size_t))                                                                                    \
+    X(hipFree, (void *))                                                                                               \
+    X(hipHostMalloc, (void **, size_t, unsigned int))                                                                  \
+    X(hipHostFree, (void *))                                                                                           \
+    X(hipMemcpyAsync, (void *, const void *, size_t, hipMemcpyKind, hipStream_t))                                      \
+    X(hipMemsetAsync, (void *, int, size_t, hipStream_t))                                                              \
+    X(hipMallocAsync, (void **, size_t, hipStream_t))                                                                  \
+    X(hipFreeAsync, (void *, hipStream_t))                                                                             \
+    X(hipDeviceGetDefaultMemPool, (hipMemPool_t *, int))                                                               \
+    X(hipMemPoolSetAttribute, (hipMemPool_t, hipMemPoolAttr, void *))                                                  \
+    X(hipMemPoolGetAttribute, (hipMemPool_t, hipMemPoolAttr, void *))                                                  \
+    X(hipStreamBeginCapture, (hipStream_t, hipStreamCaptureMode))                                                      \
+    X(hipStreamEndCapture, (hipStream_t, hipGraph_t *))                                                                \
+    X(hipGraphDestroy, (hipGraph_t))                                                                                   \
+    X(hipGraphInstantiateWithFlags, (hipGraphExec_t *, hipGraph_t, unsigned long long))                                \
+    X(hipGraphExecDestroy, (hipGraphExec_t))                                                                           \
+    X(hipGraphLaunch, (hipGraphExec_t, hipStream_t))
+
+struct Api {
+#define INFINIRT_HIP_MEMBER(name, params) hipError_t(*name) params;
+    INFINIRT_HIP_SYMBOLS(INFINIRT_HIP_MEMBER)
+#undef INFINIRT_HIP_MEMBER
+    const char *(*hipGetErrorName)(hipError_t);
+};
+
+/* The resolved table; all NULL until load() succeeded. Written once, read-only after. */
+extern Api g_api;
+inline const Api &hip() { return g_api; }
+
+/* Loads libamdhip64 and resolves the table, once per process (thread-safe; later calls return
+ * the first outcome). On failure `reason` says why in one line (static storage). Never calls
+ * hipInit. */
+bool load(const char **reason);
+
+} // namespace infinirt::hip
+
+#endif

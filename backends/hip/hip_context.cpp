@@ -1,0 +1,118 @@
+/*
+ * hip_context.cpp - the HIP runtime's per-thread current device, and per-device first use.
+ *
+ * HIP keeps one current device per thread (hipSetDevice) instead of a context stack. bind() for
+ * device d reads the thread's current device; if it is another one, d is made current for the
+ * call and the previous device restored after it, so the caller's HIP state is as it was. Only
+ * set_device (infinirtSetDevice) leaves d current, as hipSetDevice would. Calls on an explicit
+ * stream or event are not bound: HIP takes the device from the handle.
+ */
+#include "../gpu_common/gpu_backend.h"
+#include "hip_backend.h"
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+namespace infinirt::hip {
+
+namespace {
+
+struct DeviceState {
+    std::atomic<bool> ready{false};
+    hipMemPool_t pool = nullptr; /* written before `ready` is published */
+    hipCtx_t primary = nullptr;  /* retained on the first device_get_native_context */
+};
+
+/* Allocated once by prepare_devices and deliberately never freed: runtime objects must not be
+ * released from static destructors. */
+DeviceState *g_devices = nullptr;
+std::mutex g_mutex;
+
+enum Action { kNothing = 0, kRestore = 1 };
+
+/* First use of a device: freed stream-ordered memory stays cached in its pool. */
+void first_use(int device) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    DeviceState &state = g_devices[device];
+    if (state.ready.load(std::memory_order_relaxed)) {
+        return;
+    }
+    hipMemPool_t pool = nullptr;
+    if (hip().hipDeviceGetDefaultMemPool(&pool, device) == hipSuccess) {
+        uint64_t threshold = UINT64_MAX;
+        if (hipError_t rc = hip().hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &threshold)) {
+            gpu::log(INFINIRT_LOG_WARN, "hip:%d: hipMemPoolSetAttribute(ReleaseThreshold) failed: %s (%d)", device,
+                     error_name(rc), rc);
+        }
+        state.pool = pool;
+    }
+    state.ready.store(true, std::memory_order_release);
+}
+
+} // namespace
+
+void prepare_devices(int device_count) { g_devices = new DeviceState[device_count > 0 ? device_count : 1]; }
+
+hipMemPool_t default_pool(int device) {
+    if (!g_devices[device].ready.load(std::memory_order_acquire)) {
+        first_use(device);
+    }
+    return g_devices[device].pool;
+}
+
+infiniStatus_t bind(int device, gpu::ContextScope *scope) {
+    if (!g_devices[device].ready.load(std::memory_order_acquire)) {
+        first_use(device);
+    }
+    int current = 0;
+    if (hipError_t rc = hip().hipGetDevice(&current)) {
+        return gpu::native_failure("hipGetDevice", rc, "binding hip:%d", device);
+    }
+    if (current == device) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    if (hipError_t rc = hip().hipSetDevice(device)) {
+        return gpu::native_failure("hipSetDevice", rc, "making hip:%d current", device);
+    }
+    scope->action = kRestore;
+    scope->saved_device = current;
+    return INFINI_STATUS_SUCCESS;
+}
+
+void unbind(const gpu::ContextScope &scope) {
+    if (scope.action == kRestore) {
+        /* The device was current on this thread when the call began; if the runtime refuses
+         * it now, there is nothing better to restore, so it is only logged. */
+        if (hipError_t rc = hip().hipSetDevice(scope.saved_device)) {
+            gpu::log(INFINIRT_LOG_WARN, "hip: restoring device %d failed: %s (%d)", scope.saved_device,
+                     error_name(rc), rc);
+        }
+    }
+}
+
+infiniStatus_t set_device(int device) {
+    return gpu::guarded([&] {
+        if (hipError_t rc = hip().hipSetDevice(device)) {
+            return gpu::native_failure("hipSetDevice", rc, "making hip:%d current", device);
+        }
+        return INFINI_STATUS_SUCCESS;
+    });
+}
+
+infiniStatus_t device_get_native_context(int device, void **native) {
+    return gpu::guarded([&] {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        DeviceState &state = g_devices[device];
+        if (!state.primary) {
+            if (hipError_t rc = hip().hipDevicePrimaryCtxRetain(&state.primary, device)) {
+                return gpu::native_failure("hipDevicePrimaryCtxRetain", rc, "retaining the context of hip:%d",
+                                           device);
+            }
+        }
+        *native = state.primary;
+        return INFINI_STATUS_SUCCESS;
+    });
+}
+
+} // namespace infinirt::hip
