@@ -1,0 +1,129 @@
+// Handles and memory remember their device: they are used and destroyed correctly while another
+// device is current. Runs once per device that has a partner (another device of the same type if
+// any, else a device of another type); on a cpu-only machine that needs INFINIRT_CPU_DEVICE_COUNT=2.
+#include "device_test.h"
+
+#include <cstring>
+
+namespace infinirt_test {
+namespace {
+
+using DevicePair = std::pair<DeviceParam, DeviceParam>;
+
+class CrossDevice : public ::testing::TestWithParam<DevicePair> {
+protected:
+    const DeviceParam &owner() const { return GetParam().first; }
+    const DeviceParam &other() const { return GetParam().second; }
+
+    void SetUp() override {
+        SKIP_IF_BACKEND_LACKS(owner().backend, Feature::kCrossDeviceHandles);
+        ASSERT_OK(infinirtSetDevice(owner().type, owner().id));
+    }
+
+    ::testing::AssertionResult CurrentIs(const DeviceParam &d) {
+        infiniDevice_t t = INFINI_DEVICE_TYPE_COUNT;
+        int i = -1;
+        if (infinirtGetDevice(&t, &i) != INFINI_STATUS_SUCCESS) {
+            return ::testing::AssertionFailure() << "GetDevice failed: " << infinirtGetLastErrorMessage();
+        }
+        if (t != d.type || i != d.id) {
+            return ::testing::AssertionFailure() << "current device is " << DeviceTypeName(t) << "_" << i
+                                                 << ", expected " << InstanceName(d);
+        }
+        return ::testing::AssertionSuccess();
+    }
+};
+
+constexpr size_t kSize = 1 << 20;
+
+TEST_P(CrossDevice, HandlesWorkWhileAnotherDeviceIsCurrent) {
+    infinirtStream_t s = nullptr;
+    infinirtEvent_t e = nullptr;
+    void *d = nullptr;
+    void *h = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    ASSERT_OK(infinirtEventCreate(&e));
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    ASSERT_OK(infinirtMallocHost(&h, kSize));
+    std::memset(h, 0, kSize);
+    const std::vector<uint8_t> src = Pattern(kSize, 60);
+
+    ASSERT_OK(infinirtSetDevice(other().type, other().id));
+    ASSERT_OK(infinirtMemcpyAsync(d, src.data(), kSize, INFINIRT_MEMCPY_H2D, s));
+    ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s));
+    ASSERT_OK(infinirtEventRecord(e, s));
+    ASSERT_OK(infinirtEventSynchronize(e));
+    EXPECT_EQ(0, std::memcmp(h, src.data(), kSize));
+    infinirtEventStatus_t status = INFINIRT_EVENT_NOT_READY;
+    EXPECT_OK(infinirtEventQuery(e, &status));
+    EXPECT_EQ(status, INFINIRT_EVENT_COMPLETE);
+    EXPECT_OK(infinirtStreamQuery(s));
+    EXPECT_OK(infinirtStreamSynchronize(s));
+    std::vector<uint8_t> back(kSize, 0);
+    EXPECT_OK(infinirtMemcpy(back.data(), d, kSize, INFINIRT_MEMCPY_D2H));
+    EXPECT_EQ(back, src);
+
+    infinirtPointerAttributes_t attr{};
+    attr.struct_size = sizeof(attr);
+    ASSERT_OK(infinirtPointerGetAttributes(&attr, d));
+    EXPECT_EQ(attr.device_type, owner().type);
+    EXPECT_EQ(attr.device_id, owner().id);
+
+    EXPECT_OK(infinirtEventDestroy(e));
+    EXPECT_OK(infinirtStreamDestroy(s));
+    EXPECT_OK(infinirtFree(d));
+    EXPECT_OK(infinirtFreeHost(h));
+    EXPECT_TRUE(CurrentIs(other())) << "using another device's handles moved the current device";
+}
+
+TEST_P(CrossDevice, StreamOrderedFreeOfAnotherDevicesMemory) {
+    SKIP_IF_BACKEND_LACKS(owner().backend, Feature::kStreamOrderedAlloc);
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    void *p = nullptr;
+    ASSERT_OK(infinirtMallocAsync(&p, kSize, s));
+    ASSERT_OK(infinirtSetDevice(other().type, other().id));
+    ASSERT_OK(infinirtMemsetAsync(p, 0x12, kSize, s));
+    ASSERT_OK(infinirtFreeAsync(p, s));
+    EXPECT_OK(infinirtStreamSynchronize(s));
+    EXPECT_TRUE(CurrentIs(other()));
+}
+
+// An event can only be recorded on a stream of its own device.
+TEST_P(CrossDevice, RecordOnAnotherDevicesStreamIsRefused) {
+    infinirtEvent_t e = nullptr;
+    ASSERT_OK(infinirtEventCreate(&e));
+    Defer destroy_e([&] { infinirtEventDestroy(e); });
+    ASSERT_OK(infinirtSetDevice(other().type, other().id));
+    infinirtStream_t foreign = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&foreign));
+    Defer destroy_foreign([&] { infinirtStreamDestroy(foreign); });
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtEventRecord(e, foreign));
+    // NULL means the event's own device's default stream, whatever is current.
+    EXPECT_OK(infinirtEventRecord(e, nullptr));
+    EXPECT_OK(infinirtEventSynchronize(e));
+}
+
+// Device-independent queries name their device explicitly and do not depend on the current one.
+TEST_P(CrossDevice, ExplicitDeviceQueriesIgnoreTheCurrentDevice) {
+    ASSERT_OK(infinirtSetDevice(other().type, other().id));
+    size_t free_bytes = 0;
+    size_t total_bytes = 0;
+    EXPECT_OK(infinirtGetMemInfo(owner().type, owner().id, &free_bytes, &total_bytes));
+    EXPECT_GT(total_bytes, 0u);
+    infinirtDeviceProperties_t props{};
+    props.struct_size = sizeof(props);
+    EXPECT_OK(infinirtGetDeviceProperties(owner().type, owner().id, &props));
+    EXPECT_TRUE(CurrentIs(other()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Pairs, CrossDevice, ::testing::ValuesIn(DevicePairs()),
+                         [](const ::testing::TestParamInfo<DevicePair> &info) {
+                             return InstanceName(info.param.first) + "_with_" + InstanceName(info.param.second);
+                         });
+// Without a second device there is nothing to pair; that is not a failure of the suite.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CrossDevice);
+
+} // namespace
+} // namespace infinirt_test

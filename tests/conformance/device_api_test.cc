@@ -1,0 +1,216 @@
+// Device selection, counts, properties, native context and the backend list.
+#include "device_test.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace infinirt_test {
+namespace {
+
+class Device : public DeviceTest {};
+
+TEST_P(Device, GetDeviceReturnsWhatWasSet) {
+    infiniDevice_t t = INFINI_DEVICE_TYPE_COUNT;
+    int i = -1;
+    ASSERT_OK(infinirtGetDevice(&t, &i));
+    EXPECT_EQ(t, type());
+    EXPECT_EQ(i, id());
+}
+
+TEST_P(Device, CountsAreConsistent) {
+    int all[INFINI_DEVICE_TYPE_COUNT] = {};
+    ASSERT_OK(infinirtGetAllDeviceCount(all));
+    int count = -1;
+    ASSERT_OK(infinirtGetDeviceCount(type(), &count));
+    EXPECT_EQ(count, all[type()]);
+    EXPECT_GT(count, id());
+}
+
+TEST_P(Device, InitIsIdempotent) {
+    EXPECT_OK(infinirtInit());
+    EXPECT_OK(infinirtInit());
+    infiniDevice_t t = INFINI_DEVICE_TYPE_COUNT;
+    int i = -1;
+    ASSERT_OK(infinirtGetDevice(&t, &i));
+    EXPECT_EQ(t, type());
+    EXPECT_EQ(i, id());
+}
+
+TEST_P(Device, Properties) {
+    infinirtDeviceProperties_t props;
+    std::memset(&props, 0, sizeof(props));
+    props.struct_size = sizeof(props);
+    ASSERT_OK(infinirtGetDeviceProperties(type(), id(), &props));
+    EXPECT_GT(std::strlen(props.name), 0u);
+    EXPECT_LT(std::strlen(props.name), sizeof(props.name));
+    EXPECT_GT(props.total_memory, 0u);
+    EXPECT_GE(props.multiprocessor_count, 0);
+}
+
+// A caller built against an older, shorter struct must not have bytes past its struct_size
+// written. The loader may instead refuse the short size.
+TEST_P(Device, PropertiesRespectsAShorterStructSize) {
+    infinirtDeviceProperties_t props;
+    std::memset(&props, 0xcd, sizeof(props));
+    props.struct_size = offsetof(infinirtDeviceProperties_t, vendor);
+    const infiniStatus_t status = infinirtGetDeviceProperties(type(), id(), &props);
+    ASSERT_TRUE(status == INFINI_STATUS_SUCCESS || status == INFINI_STATUS_BAD_PARAM) << infinirtGetErrorName(status);
+    const auto *bytes = reinterpret_cast<const unsigned char *>(&props);
+    for (size_t i = offsetof(infinirtDeviceProperties_t, vendor); i < sizeof(props); ++i) {
+        ASSERT_EQ(bytes[i], 0xcd) << "byte " << i << " past struct_size was written";
+    }
+    if (status == INFINI_STATUS_SUCCESS) {
+        EXPECT_GT(strnlen(props.name, sizeof(props.name)), 0u);
+    }
+}
+
+TEST_P(Device, NativeContextIsSuccessOrNotImplemented) {
+    void *context = nullptr;
+    const infiniStatus_t status = infinirtDeviceGetNativeContext(type(), id(), &context);
+    EXPECT_TRUE(status == INFINI_STATUS_SUCCESS || status == INFINI_STATUS_NOT_IMPLEMENTED)
+        << infinirtGetErrorName(status);
+}
+
+// The backend serving this device is listed as LOADED with a negotiated version and its count.
+TEST_P(Device, BackendIsListedAsLoaded) {
+    ASSERT_FALSE(backend().empty()) << "no LOADED backend lists device type " << type();
+    int backends = 0;
+    ASSERT_OK(infinirtGetBackendCount(&backends));
+    int matches = 0;
+    for (int i = 0; i < backends; ++i) {
+        infinirtBackendInfo_t info{};
+        info.struct_size = sizeof(info);
+        ASSERT_OK(infinirtGetBackendInfo(i, &info));
+        if (info.state != INFINIRT_BACKEND_LOADED || info.device_type != type()) {
+            continue;
+        }
+        ++matches;
+        int count = 0;
+        ASSERT_OK(infinirtGetDeviceCount(type(), &count));
+        EXPECT_EQ(info.device_count, count);
+        EXPECT_GE(info.interface_version, 1u);
+        EXPECT_STREQ(info.reason, "");
+        EXPECT_GT(std::strlen(info.path), 0u);
+        EXPECT_STREQ(info.name, backend().c_str());
+    }
+    EXPECT_EQ(matches, 1) << "exactly one LOADED backend serves a device type";
+}
+
+// The current device is per thread; a new thread starts on the documented process default.
+TEST_P(Device, CurrentDeviceIsPerThread) {
+    if (std::getenv("INFINICORE_DEFAULT_DEVICE") != nullptr) {
+        GTEST_SKIP() << "INFINICORE_DEFAULT_DEVICE overrides the default this test computes";
+    }
+    infiniDevice_t expected_type = INFINI_DEVICE_CPU;
+    int all[INFINI_DEVICE_TYPE_COUNT] = {};
+    ASSERT_OK(infinirtGetAllDeviceCount(all));
+    for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
+        if (t != INFINI_DEVICE_CPU && all[t] > 0) {
+            expected_type = static_cast<infiniDevice_t>(t);
+            break;
+        }
+    }
+    infiniStatus_t thread_status = INFINI_STATUS_INTERNAL_ERROR;
+    infiniDevice_t thread_type = INFINI_DEVICE_TYPE_COUNT;
+    int thread_id = -1;
+    std::thread([&] { thread_status = infinirtGetDevice(&thread_type, &thread_id); }).join();
+    ASSERT_EQ(thread_status, INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(thread_type, expected_type);
+    EXPECT_EQ(thread_id, 0);
+
+    // A thread switching devices does not move this thread.
+    std::thread([&] { thread_status = infinirtSetDevice(expected_type, 0); }).join();
+    EXPECT_EQ(thread_status, INFINI_STATUS_SUCCESS);
+    infiniDevice_t t = INFINI_DEVICE_TYPE_COUNT;
+    int i = -1;
+    ASSERT_OK(infinirtGetDevice(&t, &i));
+    EXPECT_EQ(t, type());
+    EXPECT_EQ(i, id());
+}
+
+INSTANTIATE_ON_ALL_DEVICES(Device);
+
+// Whatever backends exist, their listing is well formed.
+TEST(Backends, ListingIsWellFormed) {
+    int backends = -1;
+    ASSERT_OK(infinirtGetBackendCount(&backends));
+    ASSERT_GE(backends, 1) << "this tree always builds the cpu backend";
+    int loaded_per_type[INFINI_DEVICE_TYPE_COUNT] = {};
+    int devices_per_type[INFINI_DEVICE_TYPE_COUNT] = {};
+    for (int i = 0; i < backends; ++i) {
+        infinirtBackendInfo_t info{};
+        info.struct_size = sizeof(info);
+        ASSERT_OK(infinirtGetBackendInfo(i, &info));
+        SCOPED_TRACE(std::string("backend ") + info.name + " at " + info.path);
+        EXPECT_GT(strnlen(info.name, sizeof(info.name)), 0u);
+        EXPECT_LT(strnlen(info.name, sizeof(info.name)), sizeof(info.name));
+        EXPECT_GT(strnlen(info.path, sizeof(info.path)), 0u);
+        EXPECT_LT(strnlen(info.reason, sizeof(info.reason)), sizeof(info.reason));
+        switch (info.state) {
+        case INFINIRT_BACKEND_LOADED:
+            EXPECT_STREQ(info.reason, "");
+            EXPECT_GE(info.interface_version, 1u);
+            ASSERT_GE(info.device_type, 0);
+            ASSERT_LT(info.device_type, INFINI_DEVICE_TYPE_COUNT);
+            ++loaded_per_type[info.device_type];
+            devices_per_type[info.device_type] += info.device_count;
+            break;
+        case INFINIRT_BACKEND_UNAVAILABLE:
+            EXPECT_GT(std::strlen(info.reason), 0u);
+            EXPECT_EQ(info.device_count, 0);
+            break;
+        case INFINIRT_BACKEND_FAILED:
+        case INFINIRT_BACKEND_SHADOWED:
+            EXPECT_GT(std::strlen(info.reason), 0u);
+            break;
+        default:
+            ADD_FAILURE() << "unknown state " << info.state;
+        }
+    }
+    for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
+        EXPECT_LE(loaded_per_type[t], 1) << "device type " << t;
+        int count = -1;
+        ASSERT_OK(infinirtGetDeviceCount(static_cast<infiniDevice_t>(t), &count));
+        EXPECT_EQ(count, devices_per_type[t]) << "device type " << t;
+    }
+}
+
+TEST(Backends, IndexOutOfRangeIsRefused) {
+    int backends = 0;
+    ASSERT_OK(infinirtGetBackendCount(&backends));
+    infinirtBackendInfo_t info{};
+    info.struct_size = sizeof(info);
+    EXPECT_REFUSED(infinirtGetBackendInfo(-1, &info));
+    EXPECT_REFUSED(infinirtGetBackendInfo(backends, &info));
+}
+
+TEST(Devices, AtLeastOneDeviceExists) {
+    EXPECT_FALSE(AllDevices().empty()) << "the cpu backend always provides cpu:0";
+}
+
+// Selecting a device of a type that has no devices fails and changes nothing.
+TEST(Devices, TypeWithoutDevicesIsNotFound) {
+    int all[INFINI_DEVICE_TYPE_COUNT] = {};
+    ASSERT_OK(infinirtGetAllDeviceCount(all));
+    ASSERT_OK(infinirtSetDevice(INFINI_DEVICE_CPU, 0));
+    int tested = 0;
+    for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
+        if (all[t] != 0) {
+            continue;
+        }
+        ++tested;
+        EXPECT_STATUS(INFINI_STATUS_DEVICE_NOT_FOUND, infinirtSetDevice(static_cast<infiniDevice_t>(t), 0));
+        infiniDevice_t current = INFINI_DEVICE_TYPE_COUNT;
+        int current_id = -1;
+        ASSERT_OK(infinirtGetDevice(&current, &current_id));
+        EXPECT_EQ(current, INFINI_DEVICE_CPU);
+        EXPECT_EQ(current_id, 0);
+    }
+    if (tested == 0) {
+        GTEST_SKIP() << "every device type has devices here";
+    }
+}
+
+} // namespace
+} // namespace infinirt_test

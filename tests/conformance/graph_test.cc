@@ -1,0 +1,198 @@
+// Stream capture: work on a capturing stream is recorded, not run; an instantiated graph replays
+// it in stream order as many times as it is launched, reading the sources as they are at launch.
+#include "device_test.h"
+
+#include <cstring>
+
+namespace infinirt_test {
+namespace {
+
+class Graph : public DeviceTest {};
+
+constexpr size_t kSize = 256 * 1024;
+constexpr size_t kMemsetOffset = 1000;
+constexpr size_t kMemsetLength = 3000;
+
+TEST_P(Graph, CaptureInstantiateAndReplay) {
+    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
+    infinirtStream_t s = nullptr;
+    infinirtStream_t other = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    ASSERT_OK(infinirtStreamCreate(&other));
+    Defer destroy_other([&] { infinirtStreamDestroy(other); });
+    infinirtEvent_t done = nullptr;
+    ASSERT_OK(infinirtEventCreate(&done));
+    Defer destroy_done([&] { infinirtEventDestroy(done); });
+    void *src = nullptr;
+    void *dst = nullptr;
+    ASSERT_OK(infinirtMallocHost(&src, kSize));
+    Defer free_src([&] { infinirtFreeHost(src); });
+    ASSERT_OK(infinirtMallocHost(&dst, kSize));
+    Defer free_dst([&] { infinirtFreeHost(dst); });
+    void *a = nullptr;
+    void *b = nullptr;
+    ASSERT_OK(infinirtMalloc(&a, kSize));
+    Defer free_a([&] { infinirtFree(a); });
+    ASSERT_OK(infinirtMalloc(&b, kSize));
+    Defer free_b([&] { infinirtFree(b); });
+    Defer drain([&] {
+        infinirtStreamSynchronize(s);
+        infinirtStreamSynchronize(other);
+    });
+
+    std::memset(dst, 0xcc, kSize);
+    ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
+    ASSERT_OK(infinirtMemcpyAsync(a, src, kSize, INFINIRT_MEMCPY_H2D, s));
+    ASSERT_OK(infinirtMemsetAsync(static_cast<uint8_t *>(a) + kMemsetOffset, 0xee, kMemsetLength, s));
+    ASSERT_OK(infinirtMemcpyAsync(b, a, kSize, INFINIRT_MEMCPY_D2D, s));
+    ASSERT_OK(infinirtMemcpyAsync(dst, b, kSize, INFINIRT_MEMCPY_D2H, s));
+    ASSERT_OK(infinirtEventRecord(done, s));
+    infinirtGraph_t graph = nullptr;
+    ASSERT_OK(infinirtStreamEndCapture(s, &graph));
+    ASSERT_NE(graph, nullptr);
+    Defer destroy_graph([&] { infinirtGraphDestroy(graph); });
+
+    ASSERT_OK(infinirtStreamSynchronize(s));
+    const std::vector<uint8_t> untouched(kSize, 0xcc);
+    EXPECT_EQ(0, std::memcmp(dst, untouched.data(), kSize)) << "captured work ran during capture";
+
+    infinirtGraphExec_t exec = nullptr;
+    char log[256] = {};
+    const infiniStatus_t instantiated = infinirtGraphInstantiate(&exec, graph, nullptr, log, sizeof(log));
+    ASSERT_EQ(instantiated, INFINI_STATUS_SUCCESS) << infinirtGetLastErrorMessage() << "; log: " << log;
+    ASSERT_NE(exec, nullptr);
+    Defer destroy_exec([&] { infinirtGraphExecDestroy(exec); });
+
+    for (int launch = 0; launch < 3; ++launch) {
+        std::vector<uint8_t> expected = Pattern(kSize, static_cast<uint8_t>(40 + launch));
+        std::memcpy(src, expected.data(), kSize);
+        std::memset(expected.data() + kMemsetOffset, 0xee, kMemsetLength);
+        std::memset(dst, 0, kSize);
+        // Launch through both spellings and on a stream other than the captured one.
+        infinirtStream_t on = launch == 2 ? other : s;
+        if (launch == 1) {
+            ASSERT_OK(infinirtGraphLuanch(exec, on));
+        } else {
+            ASSERT_OK(infinirtGraphLaunch(exec, on));
+        }
+        ASSERT_OK(infinirtStreamSynchronize(on));
+        EXPECT_EQ(0, std::memcmp(dst, expected.data(), kSize)) << "launch " << launch;
+        infinirtEventStatus_t status = INFINIRT_EVENT_NOT_READY;
+        ASSERT_OK(infinirtEventQuery(done, &status));
+        EXPECT_EQ(status, INFINIRT_EVENT_COMPLETE) << "launch " << launch;
+    }
+
+    destroy_exec.Cancel();
+    EXPECT_OK(infinirtGraphExecDestroy(exec));
+    destroy_graph.Cancel();
+    EXPECT_OK(infinirtGraphDestroy(graph));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphLaunch(exec, s));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphExecDestroy(exec));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphDestroy(graph));
+    infinirtGraphExec_t again = nullptr;
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphInstantiate(&again, graph, nullptr, nullptr, 0));
+    EXPECT_EQ(again, nullptr);
+}
+
+// Launches are stream-ordered with the work around them.
+TEST_P(Graph, LaunchIsOrderedWithSurroundingWork) {
+    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    Defer free_d([&] { infinirtFree(d); });
+    void *h = nullptr;
+    ASSERT_OK(infinirtMallocHost(&h, kSize));
+    Defer free_h([&] { infinirtFreeHost(h); });
+    BusyWork busy;
+    Defer free_busy([&] {
+        infinirtStreamSynchronize(s);
+        FreeBusyWork(busy);
+    });
+    ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+    ASSERT_OK(infinirtMemsetAsync(d, 0x71, kSize, s));
+    infinirtGraph_t graph = nullptr;
+    ASSERT_OK(infinirtStreamEndCapture(s, &graph));
+    Defer destroy_graph([&] { infinirtGraphDestroy(graph); });
+    infinirtGraphExec_t exec = nullptr;
+    ASSERT_OK(infinirtGraphInstantiate(&exec, graph, nullptr, nullptr, 0));
+    Defer destroy_exec([&] { infinirtGraphExecDestroy(exec); });
+
+    std::memset(h, 0, kSize);
+    ASSERT_OK(infinirtMemset(d, 0, kSize));
+    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    ASSERT_OK(infinirtGraphLaunch(exec, s));
+    ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s));
+    ASSERT_OK(infinirtStreamSynchronize(s));
+    const std::vector<uint8_t> expected(kSize, 0x71);
+    EXPECT_EQ(0, std::memcmp(h, expected.data(), kSize));
+}
+
+TEST_P(Graph, EveryCaptureModeIsAccepted) {
+    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, 64));
+    Defer free_d([&] { infinirtFree(d); });
+    for (infinirtStreamCaptureMode_t mode : {INFINIRT_STREAM_CAPTURE_MODE_GLOBAL, INFINIRT_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+                                             INFINIRT_STREAM_CAPTURE_MODE_RELAXED}) {
+        ASSERT_OK(infinirtStreamBeginCapture(s, mode));
+        ASSERT_OK(infinirtMemsetAsync(d, static_cast<int>(mode) + 1, 64, s));
+        infinirtGraph_t graph = nullptr;
+        ASSERT_OK(infinirtStreamEndCapture(s, &graph));
+        infinirtGraphExec_t exec = nullptr;
+        ASSERT_OK(infinirtGraphInstantiate(&exec, graph, nullptr, nullptr, 0));
+        ASSERT_OK(infinirtGraphLaunch(exec, s));
+        ASSERT_OK(infinirtStreamSynchronize(s));
+        std::vector<uint8_t> back(64, 0);
+        ASSERT_OK(infinirtMemcpy(back.data(), d, 64, INFINIRT_MEMCPY_D2H));
+        EXPECT_EQ(back, std::vector<uint8_t>(64, static_cast<uint8_t>(mode + 1))) << "mode " << mode;
+        EXPECT_OK(infinirtGraphExecDestroy(exec));
+        EXPECT_OK(infinirtGraphDestroy(graph));
+    }
+}
+
+TEST_P(Graph, DefaultStreamCannotBeCaptured) {
+    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
+    EXPECT_REFUSED(infinirtStreamBeginCapture(nullptr, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
+    // The default stream still runs work normally.
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, 64));
+    Defer free_d([&] { infinirtFree(d); });
+    EXPECT_OK(infinirtMemsetAsync(d, 1, 64, nullptr));
+    EXPECT_OK(infinirtStreamSynchronize(nullptr));
+}
+
+// A synchronising call on a capturing stream is refused and ends the capture as invalid; the
+// stream is usable normally afterwards.
+TEST_P(Graph, SynchronizeWhileCapturingIsRefused) {
+    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, 64));
+    Defer free_d([&] { infinirtFree(d); });
+    ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
+    ASSERT_OK(infinirtMemsetAsync(d, 9, 64, s));
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtStreamSynchronize(s));
+    infinirtGraph_t graph = nullptr;
+    if (infinirtStreamEndCapture(s, &graph) == INFINI_STATUS_SUCCESS) {
+        EXPECT_OK(infinirtGraphDestroy(graph));
+    }
+    ASSERT_OK(infinirtMemsetAsync(d, 3, 64, s));
+    ASSERT_OK(infinirtStreamSynchronize(s));
+    std::vector<uint8_t> back(64, 0);
+    ASSERT_OK(infinirtMemcpy(back.data(), d, 64, INFINIRT_MEMCPY_D2H));
+    EXPECT_EQ(back, std::vector<uint8_t>(64, 3));
+}
+
+INSTANTIATE_ON_ALL_DEVICES(Graph);
+
+} // namespace
+} // namespace infinirt_test

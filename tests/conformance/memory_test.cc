@@ -1,0 +1,173 @@
+// Allocation, pinned host memory, stream-ordered allocation, memory info and pointer attributes.
+#include "device_test.h"
+
+#include <cstring>
+
+namespace infinirt_test {
+namespace {
+
+class Memory : public DeviceTest {};
+
+constexpr size_t kSize = 1 << 20;
+
+TEST_P(Memory, MallocFreeManySizes) {
+    for (size_t size : {size_t{1}, size_t{7}, size_t{4096}, size_t{65537}, size_t{3} << 20}) {
+        void *d = nullptr;
+        ASSERT_OK(infinirtMalloc(&d, size));
+        ASSERT_NE(d, nullptr) << "size " << size;
+        EXPECT_OK(infinirtFree(d));
+    }
+}
+
+TEST_P(Memory, FreeNullIsANoOp) {
+    EXPECT_OK(infinirtFree(nullptr));
+    EXPECT_OK(infinirtFreeHost(nullptr));
+}
+
+TEST_P(Memory, PinnedHostIsHostAccessibleAndCopies) {
+    void *h = nullptr;
+    ASSERT_OK(infinirtMallocHost(&h, kSize));
+    ASSERT_NE(h, nullptr);
+    Defer free_h([&] { infinirtFreeHost(h); });
+    const std::vector<uint8_t> src = Pattern(kSize, 21);
+    std::memcpy(h, src.data(), kSize);
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    Defer free_d([&] { infinirtFree(d); });
+    ASSERT_OK(infinirtMemcpy(d, h, kSize, INFINIRT_MEMCPY_H2D));
+    std::memset(h, 0, kSize);
+    ASSERT_OK(infinirtMemcpy(h, d, kSize, INFINIRT_MEMCPY_D2H));
+    EXPECT_EQ(0, std::memcmp(h, src.data(), kSize));
+}
+
+// Memory from MallocAsync is usable by later work on the stream; FreeAsync waits for earlier
+// work, so a reallocation on the same stream (which may reuse the block) cannot clobber a copy
+// that was queued before the free.
+TEST_P(Memory, MallocAsyncFreeAsyncAreStreamOrdered) {
+    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamOrderedAlloc);
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    void *src = nullptr;
+    void *out1 = nullptr;
+    void *out2 = nullptr;
+    for (void **p : {&src, &out1, &out2}) {
+        ASSERT_OK(infinirtMallocHost(p, kSize));
+    }
+    Defer free_host([&] {
+        for (void *p : {src, out1, out2}) {
+            infinirtFreeHost(p);
+        }
+    });
+    const std::vector<uint8_t> pattern = Pattern(kSize, 22);
+    std::memcpy(src, pattern.data(), kSize);
+    std::memset(out1, 0, kSize);
+    std::memset(out2, 0xff, kSize);
+
+    BusyWork busy;
+    Defer free_busy([&] {
+        infinirtStreamSynchronize(s);
+        FreeBusyWork(busy);
+    });
+    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    void *p = nullptr;
+    ASSERT_OK(infinirtMallocAsync(&p, kSize, s));
+    ASSERT_NE(p, nullptr);
+    ASSERT_OK(infinirtMemcpyAsync(p, src, kSize, INFINIRT_MEMCPY_H2D, s));
+    ASSERT_OK(infinirtMemcpyAsync(out1, p, kSize, INFINIRT_MEMCPY_D2H, s));
+    ASSERT_OK(infinirtFreeAsync(p, s));
+    void *q = nullptr;
+    ASSERT_OK(infinirtMallocAsync(&q, kSize, s));
+    ASSERT_OK(infinirtMemsetAsync(q, 0, kSize, s));
+    ASSERT_OK(infinirtMemcpyAsync(out2, q, kSize, INFINIRT_MEMCPY_D2H, s));
+    ASSERT_OK(infinirtFreeAsync(q, s));
+    ASSERT_OK(infinirtStreamSynchronize(s));
+    EXPECT_EQ(0, std::memcmp(out1, pattern.data(), kSize));
+    const std::vector<uint8_t> zeros(kSize, 0);
+    EXPECT_EQ(0, std::memcmp(out2, zeros.data(), kSize));
+}
+
+TEST_P(Memory, MallocAsyncOnDefaultStreamFreedSynchronously) {
+    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamOrderedAlloc);
+    void *p = nullptr;
+    ASSERT_OK(infinirtMallocAsync(&p, kSize, nullptr));
+    ASSERT_OK(infinirtMemsetAsync(p, 0x66, kSize, nullptr));
+    ASSERT_OK(infinirtStreamSynchronize(nullptr));
+    std::vector<uint8_t> back(kSize, 0);
+    ASSERT_OK(infinirtMemcpy(back.data(), p, kSize, INFINIRT_MEMCPY_D2H));
+    EXPECT_EQ(back, std::vector<uint8_t>(kSize, 0x66));
+    EXPECT_OK(infinirtFree(p));
+}
+
+TEST_P(Memory, GetMemInfo) {
+    size_t free_bytes = 0;
+    size_t total_bytes = 0;
+    ASSERT_OK(infinirtGetMemInfo(type(), id(), &free_bytes, &total_bytes));
+    EXPECT_GT(total_bytes, 0u);
+    EXPECT_LE(free_bytes, total_bytes);
+}
+
+TEST_P(Memory, ResourceSnapshotHasMemoryCapacity) {
+    SKIP_IF_BACKEND_LACKS(backend(), Feature::kResourceSnapshot);
+    infinirtDeviceResourceSnapshot_t snapshot{};
+    ASSERT_OK(infinirtGetDeviceResourceSnapshot(type(), id(), &snapshot));
+    EXPECT_EQ(snapshot.device_type, type());
+    EXPECT_EQ(snapshot.device_id, id());
+    ASSERT_TRUE(snapshot.valid_fields & INFINIRT_RESOURCE_FIELD_MEMORY_CAPACITY)
+        << "valid_fields = " << snapshot.valid_fields;
+    EXPECT_GT(snapshot.total_bytes, 0u);
+    EXPECT_LE(snapshot.free_bytes, snapshot.total_bytes);
+}
+
+TEST_P(Memory, PointerAttributesOfDeviceMemory) {
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    Defer free_d([&] { infinirtFree(d); });
+    for (size_t offset : {size_t{0}, size_t{1}, kSize / 2, kSize - 1}) {
+        infinirtPointerAttributes_t attr{};
+        attr.struct_size = sizeof(attr);
+        ASSERT_OK(infinirtPointerGetAttributes(&attr, static_cast<uint8_t *>(d) + offset));
+        EXPECT_EQ(attr.kind, INFINIRT_MEMORY_DEVICE) << "offset " << offset;
+        EXPECT_EQ(attr.device_type, type()) << "offset " << offset;
+        EXPECT_EQ(attr.device_id, id()) << "offset " << offset;
+        EXPECT_EQ(attr.base, d) << "offset " << offset;
+        EXPECT_EQ(attr.size, kSize) << "offset " << offset;
+    }
+}
+
+TEST_P(Memory, PointerAttributesOfPinnedHostMemory) {
+    void *h = nullptr;
+    ASSERT_OK(infinirtMallocHost(&h, kSize));
+    Defer free_h([&] { infinirtFreeHost(h); });
+    infinirtPointerAttributes_t attr{};
+    attr.struct_size = sizeof(attr);
+    ASSERT_OK(infinirtPointerGetAttributes(&attr, static_cast<uint8_t *>(h) + 100));
+    EXPECT_EQ(attr.kind, INFINIRT_MEMORY_PINNED_HOST);
+    EXPECT_EQ(attr.base, h);
+    EXPECT_EQ(attr.size, kSize);
+}
+
+TEST_P(Memory, PointerAttributesOfUnknownPointer) {
+    int on_stack = 0;
+    infinirtPointerAttributes_t attr{};
+    attr.struct_size = sizeof(attr);
+    ASSERT_OK(infinirtPointerGetAttributes(&attr, &on_stack));
+    EXPECT_EQ(attr.kind, INFINIRT_MEMORY_UNKNOWN);
+    EXPECT_EQ(attr.base, nullptr);
+    EXPECT_EQ(attr.size, 0u);
+}
+
+TEST_P(Memory, FreedPointerIsNoLongerDeviceMemory) {
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    ASSERT_OK(infinirtFree(d));
+    infinirtPointerAttributes_t attr{};
+    attr.struct_size = sizeof(attr);
+    ASSERT_OK(infinirtPointerGetAttributes(&attr, d));
+    EXPECT_NE(attr.kind, INFINIRT_MEMORY_DEVICE);
+}
+
+INSTANTIATE_ON_ALL_DEVICES(Memory);
+
+} // namespace
+} // namespace infinirt_test

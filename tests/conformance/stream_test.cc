@@ -1,0 +1,270 @@
+// Streams: in-order execution, query, synchronisation, destruction waiting for work, and ordering
+// across streams through StreamWaitEvent.
+#include "device_test.h"
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+namespace infinirt_test {
+namespace {
+
+class Stream : public DeviceTest {};
+
+constexpr size_t kSize = 1 << 20;
+
+TEST_P(Stream, CreateQueryDestroy) {
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    ASSERT_NE(s, nullptr);
+    EXPECT_OK(infinirtStreamQuery(s));
+    EXPECT_OK(infinirtStreamSynchronize(s));
+    EXPECT_OK(infinirtStreamDestroy(s));
+}
+
+TEST_P(Stream, ManyStreamsAtOnce) {
+    constexpr int kStreams = 32;
+    std::vector<infinirtStream_t> streams(kStreams, nullptr);
+    for (auto &s : streams) {
+        ASSERT_OK(infinirtStreamCreate(&s));
+    }
+    Defer destroy([&] {
+        for (auto s : streams) {
+            if (s != nullptr) {
+                infinirtStreamDestroy(s);
+            }
+        }
+    });
+    for (int i = 0; i + 1 < kStreams; ++i) {
+        EXPECT_NE(streams[i], streams[i + 1]);
+    }
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kStreams * 64));
+    Defer free_d([&] { infinirtFree(d); });
+    for (int i = 0; i < kStreams; ++i) {
+        ASSERT_OK(infinirtMemsetAsync(static_cast<uint8_t *>(d) + i * 64, i, 64, streams[i]));
+    }
+    for (auto s : streams) {
+        ASSERT_OK(infinirtStreamSynchronize(s));
+    }
+    std::vector<uint8_t> back(kStreams * 64);
+    ASSERT_OK(infinirtMemcpy(back.data(), d, back.size(), INFINIRT_MEMCPY_D2H));
+    for (size_t i = 0; i < back.size(); ++i) {
+        ASSERT_EQ(back[i], i / 64) << "byte " << i;
+    }
+}
+
+TEST_P(Stream, QueryIsSuccessAfterSynchronize) {
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    BusyWork busy;
+    Defer free_busy([&] {
+        infinirtStreamSynchronize(s);
+        FreeBusyWork(busy);
+    });
+    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    const infiniStatus_t pending = infinirtStreamQuery(s);
+    EXPECT_TRUE(pending == INFINI_STATUS_SUCCESS || pending == INFINI_STATUS_NOT_READY)
+        << infinirtGetErrorName(pending);
+    ASSERT_OK(infinirtStreamSynchronize(s));
+    EXPECT_OK(infinirtStreamQuery(s));
+}
+
+TEST_P(Stream, DefaultStreamQueryAndSynchronize) {
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    Defer free_d([&] { infinirtFree(d); });
+    ASSERT_OK(infinirtMemsetAsync(d, 1, kSize, nullptr));
+    ASSERT_OK(infinirtStreamSynchronize(nullptr));
+    EXPECT_OK(infinirtStreamQuery(nullptr));
+}
+
+// Once StreamQuery reports SUCCESS, the stream's copies into pinned memory are visible to the
+// host without any further call.
+TEST_P(Stream, QuerySuccessMeansWorkIsDone) {
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    Defer free_d([&] { infinirtFree(d); });
+    void *h = nullptr;
+    ASSERT_OK(infinirtMallocHost(&h, kSize));
+    Defer free_h([&] { infinirtFreeHost(h); });
+    std::memset(h, 0, kSize);
+    BusyWork busy;
+    Defer free_busy([&] {
+        infinirtStreamSynchronize(s);
+        FreeBusyWork(busy);
+    });
+    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    ASSERT_OK(infinirtMemsetAsync(d, 0x7d, kSize, s));
+    ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s));
+    ASSERT_TRUE(PollUntilDone([&] { return infinirtStreamQuery(s); }));
+    const std::vector<uint8_t> expected(kSize, 0x7d);
+    EXPECT_EQ(0, std::memcmp(h, expected.data(), kSize));
+}
+
+// StreamDestroy waits for pending work before destroying.
+TEST_P(Stream, DestroyWaitsForPendingWork) {
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    Defer free_d([&] { infinirtFree(d); });
+    void *h = nullptr;
+    ASSERT_OK(infinirtMallocHost(&h, kSize));
+    Defer free_h([&] { infinirtFreeHost(h); });
+    std::memset(h, 0, kSize);
+    BusyWork busy;
+    Defer free_busy([&] { FreeBusyWork(busy); });
+    const ::testing::AssertionResult enqueued = EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy);
+    const infiniStatus_t memset_status = infinirtMemsetAsync(d, 0x19, kSize, s);
+    const infiniStatus_t copy_status = infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s);
+    ASSERT_OK(infinirtStreamDestroy(s));
+    ASSERT_TRUE(enqueued);
+    ASSERT_EQ(memset_status, INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(copy_status, INFINI_STATUS_SUCCESS);
+    const std::vector<uint8_t> expected(kSize, 0x19);
+    EXPECT_EQ(0, std::memcmp(h, expected.data(), kSize));
+}
+
+// Stream A is kept busy and then writes `value`; B waits on an event recorded after that write
+// and copies the buffer out. Without the wait B would copy before A's write has run.
+TEST_P(Stream, WaitEventOrdersAcrossStreams) {
+    infinirtStream_t a = nullptr;
+    infinirtStream_t b = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&a));
+    Defer destroy_a([&] { infinirtStreamDestroy(a); });
+    ASSERT_OK(infinirtStreamCreate(&b));
+    Defer destroy_b([&] { infinirtStreamDestroy(b); });
+    infinirtEvent_t e = nullptr;
+    ASSERT_OK(infinirtEventCreateWithFlags(&e, INFINIRT_EVENT_DISABLE_TIMING));
+    Defer destroy_e([&] { infinirtEventDestroy(e); });
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    Defer free_d([&] { infinirtFree(d); });
+    void *h = nullptr;
+    ASSERT_OK(infinirtMallocHost(&h, kSize));
+    Defer free_h([&] { infinirtFreeHost(h); });
+    BusyWork busy;
+    Defer free_busy([&] {
+        infinirtStreamSynchronize(a);
+        infinirtStreamSynchronize(b);
+        FreeBusyWork(busy);
+    });
+    ASSERT_OK(infinirtMemset(d, 0, kSize));
+    for (int round = 1; round <= 3; ++round) {
+        std::memset(h, 0, kSize);
+        ASSERT_TRUE(EnqueueBusyWork(a, kBusyBytes, kBusyRounds, &busy));
+        ASSERT_OK(infinirtMemsetAsync(d, 0x30 + round, kSize, a));
+        ASSERT_OK(infinirtEventRecord(e, a));
+        ASSERT_OK(infinirtStreamWaitEvent(b, e));
+        ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, b));
+        ASSERT_OK(infinirtStreamSynchronize(b));
+        const std::vector<uint8_t> expected(kSize, static_cast<uint8_t>(0x30 + round));
+        EXPECT_EQ(0, std::memcmp(h, expected.data(), kSize)) << "round " << round;
+        ASSERT_OK(infinirtStreamSynchronize(a));
+        FreeBusyWork(busy);
+        busy = BusyWork{};
+    }
+}
+
+// The default stream can wait on an event of a created stream, and the other way round.
+TEST_P(Stream, WaitEventWithDefaultStream) {
+    infinirtStream_t a = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&a));
+    Defer destroy_a([&] { infinirtStreamDestroy(a); });
+    infinirtEvent_t e = nullptr;
+    ASSERT_OK(infinirtEventCreate(&e));
+    Defer destroy_e([&] { infinirtEventDestroy(e); });
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    Defer free_d([&] { infinirtFree(d); });
+    void *h = nullptr;
+    ASSERT_OK(infinirtMallocHost(&h, kSize));
+    Defer free_h([&] { infinirtFreeHost(h); });
+    std::memset(h, 0, kSize);
+    BusyWork busy;
+    Defer free_busy([&] {
+        infinirtStreamSynchronize(a);
+        infinirtStreamSynchronize(nullptr);
+        FreeBusyWork(busy);
+    });
+    ASSERT_TRUE(EnqueueBusyWork(a, kBusyBytes, kBusyRounds, &busy));
+    ASSERT_OK(infinirtMemsetAsync(d, 0x44, kSize, a));
+    ASSERT_OK(infinirtEventRecord(e, a));
+    ASSERT_OK(infinirtStreamWaitEvent(nullptr, e));
+    ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, nullptr));
+    ASSERT_OK(infinirtStreamSynchronize(nullptr));
+    const std::vector<uint8_t> expected(kSize, 0x44);
+    EXPECT_EQ(0, std::memcmp(h, expected.data(), kSize));
+}
+
+// Waiting on an event that was never recorded does not block (such an event is COMPLETE).
+TEST_P(Stream, WaitOnNeverRecordedEventDoesNotBlock) {
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    infinirtEvent_t e = nullptr;
+    ASSERT_OK(infinirtEventCreate(&e));
+    Defer destroy_e([&] { infinirtEventDestroy(e); });
+    ASSERT_OK(infinirtStreamWaitEvent(s, e));
+    EXPECT_OK(infinirtStreamSynchronize(s));
+}
+
+// DeviceSynchronize waits for every stream of the current device.
+TEST_P(Stream, DeviceSynchronizeWaitsForAllStreams) {
+    constexpr int kStreams = 3;
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    Defer free_d([&] { infinirtFree(d); });
+    infinirtStream_t streams[kStreams] = {};
+    void *hosts[kStreams] = {};
+    BusyWork busy[kStreams];
+    Defer cleanup([&] {
+        for (int i = 0; i < kStreams; ++i) {
+            if (streams[i] != nullptr) {
+                infinirtStreamDestroy(streams[i]);
+            }
+            FreeBusyWork(busy[i]);
+            infinirtFreeHost(hosts[i]);
+        }
+    });
+    ASSERT_OK(infinirtMemset(d, 0x6b, kSize));
+    for (int i = 0; i < kStreams; ++i) {
+        ASSERT_OK(infinirtStreamCreate(&streams[i]));
+        ASSERT_OK(infinirtMallocHost(&hosts[i], kSize));
+        std::memset(hosts[i], 0, kSize);
+        ASSERT_TRUE(EnqueueBusyWork(streams[i], kBusyBytes / 2, kBusyRounds / 2, &busy[i]));
+        ASSERT_OK(infinirtMemcpyAsync(hosts[i], d, kSize, INFINIRT_MEMCPY_D2H, streams[i]));
+    }
+    ASSERT_OK(infinirtDeviceSynchronize());
+    const std::vector<uint8_t> expected(kSize, 0x6b);
+    for (int i = 0; i < kStreams; ++i) {
+        EXPECT_EQ(0, std::memcmp(hosts[i], expected.data(), kSize)) << "stream " << i;
+        EXPECT_OK(infinirtStreamQuery(streams[i]));
+    }
+}
+
+TEST_P(Stream, NativeHandleIsSuccessOrNotImplemented) {
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    for (infinirtStream_t stream : {s, static_cast<infinirtStream_t>(nullptr)}) {
+        void *native = nullptr;
+        const infiniStatus_t status = infinirtStreamGetNativeHandle(stream, &native);
+        EXPECT_TRUE(status == INFINI_STATUS_SUCCESS || status == INFINI_STATUS_NOT_IMPLEMENTED)
+            << infinirtGetErrorName(status);
+    }
+    void *context = nullptr;
+    const infiniStatus_t status = infinirtDeviceGetNativeContext(type(), id(), &context);
+    EXPECT_TRUE(status == INFINI_STATUS_SUCCESS || status == INFINI_STATUS_NOT_IMPLEMENTED)
+        << infinirtGetErrorName(status);
+}
+
+INSTANTIATE_ON_ALL_DEVICES(Stream);
+
+} // namespace
+} // namespace infinirt_test
