@@ -110,8 +110,8 @@ typedef enum {
 __export infiniStatus_t infinirtEventCreate(infinirtEvent_t *event_ptr);
 /* flags: a combination of infinirtEventFlags_t; unknown bits give BAD_PARAM. */
 __export infiniStatus_t infinirtEventCreateWithFlags(infinirtEvent_t *event_ptr, uint32_t flags);
-/* The stream must belong to the event's device (BAD_PARAM otherwise); NULL is that device's
- * default stream. */
+/* The stream must belong to the event's device (BAD_PARAM otherwise); NULL is the current
+ * device's default stream. */
 __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStream_t stream);
 __export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventStatus_t *status_ptr);
 __export infiniStatus_t infinirtEventSynchronize(infinirtEvent_t event);
@@ -135,7 +135,8 @@ typedef enum {
 __export infiniStatus_t infinirtMalloc(void **p_ptr, size_t size);
 /* Page-locked host memory usable for asynchronous copies with the current device. */
 __export infiniStatus_t infinirtMallocHost(void **p_ptr, size_t size);
-/* Frees memory from infinirtMalloc/MallocAsync, whatever device is current. NULL is a no-op
+/* Frees memory from infinirtMalloc/MallocAsync, whatever device is current, after the owning
+ * device's pending work has finished (as cudaFree does). NULL is a no-op
  * (SUCCESS). A pointer not allocated by infinirt, an interior pointer or a double free gives
  * BAD_PARAM. */
 __export infiniStatus_t infinirtFree(void *ptr);

@@ -105,6 +105,8 @@ typedef struct infinirtPluginTable {
     /* ---- memory ------------------------------------------------------------------------- */
     /* size > 0 (the loader refuses 0). Failure to allocate is INFINI_STATUS_OUT_OF_MEMORY. */
     infiniStatus_t (*malloc_device)(int device, void **ptr, size_t size);
+    /* Like cudaFree: waits for the device's pending work first, so memory still in use by queued
+     * work is never released under it. */
     infiniStatus_t (*free_device)(int device, void *ptr);
     infiniStatus_t (*malloc_host)(int device, void **ptr, size_t size);
     infiniStatus_t (*free_host)(int device, void *ptr);
