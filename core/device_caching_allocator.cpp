@@ -1,0 +1,645 @@
+#include "device_caching_allocator.hpp"
+
+#include "infinicore/error.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_set>
+
+namespace infinicore::detail {
+
+namespace {
+
+// Requests above this cannot be rounded without overflowing; no device has that much memory.
+constexpr size_t kMaxRequest = SIZE_MAX / 2;
+
+std::atomic<uint64_t> g_next_id{1};
+
+// Which allocators exist, so that a thread exiting after an allocator died does not touch it.
+// Leaked: threads may exit while static destructors run.
+struct LiveAllocators {
+    std::mutex mutex;
+    std::unordered_map<uint64_t, DeviceCachingAllocator *> by_id;
+};
+LiveAllocators &liveAllocators() {
+    static auto *live = new LiveAllocators;
+    return *live;
+}
+
+// The fast path reads this first: trivially destructible, so no TLS wrapper call, and
+// initial-exec so that no __tls_get_addr call either.
+struct Memo {
+    uint64_t id;
+    ThreadCache *cache;
+};
+#if defined(__GNUC__)
+__attribute__((tls_model("initial-exec")))
+#endif
+thread_local Memo t_memo{0, nullptr};
+thread_local bool t_exiting = false;
+
+// Every cache this thread has, retired when the thread exits.
+struct ThreadTable {
+    std::vector<std::pair<uint64_t, ThreadCache *>> entries;
+    ~ThreadTable() {
+        t_exiting = true;
+        t_memo = Memo{0, nullptr};
+        LiveAllocators &live = liveAllocators();
+        std::lock_guard<std::mutex> lock(live.mutex);
+        for (auto &[id, cache] : entries) {
+            auto it = live.by_id.find(id);
+            if (it != live.by_id.end()) {
+                it->second->retire(cache);
+            }
+        }
+    }
+};
+thread_local ThreadTable t_table;
+
+std::string bytes(size_t n) {
+    char text[64];
+    if (n >= (size_t(1) << 30)) {
+        std::snprintf(text, sizeof text, "%zu bytes (%.2f GiB)", n, double(n) / double(size_t(1) << 30));
+    } else if (n >= (size_t(1) << 20)) {
+        std::snprintf(text, sizeof text, "%zu bytes (%.2f MiB)", n, double(n) / double(size_t(1) << 20));
+    } else {
+        std::snprintf(text, sizeof text, "%zu bytes", n);
+    }
+    return text;
+}
+
+} // namespace
+
+DeviceCachingAllocator::DeviceCachingAllocator(std::shared_ptr<RawDevice> device, AllocatorConfig config)
+    : id_(g_next_id.fetch_add(1)), device_(std::move(device)), config_(config) {
+    LiveAllocators &live = liveAllocators();
+    std::lock_guard<std::mutex> lock(live.mutex);
+    live.by_id.emplace(id_, this);
+}
+
+DeviceCachingAllocator::~DeviceCachingAllocator() {
+    {
+        LiveAllocators &live = liveAllocators();
+        std::lock_guard<std::mutex> lock(live.mutex);
+        live.by_id.erase(id_);
+    }
+    // No thread can retire a cache any more; the threads' tables keep dangling entries that no
+    // live allocator id matches.
+    for (ThreadCache *cache : caches_) {
+        delete cache;
+    }
+    for (auto &[stream, queue] : pending_) {
+        for (PendingEvent &pending : queue) {
+            (void)device_->eventSynchronize(pending.event);
+        }
+    }
+    for (infinirtEvent_t event : all_events_) {
+        (void)device_->eventDestroy(event);
+    }
+    for (auto &[address, head] : segments_) {
+        (void)device_->free(head->ptr);
+        for (Block *b = head; b != nullptr;) {
+            Block *next = b->next;
+            delete b;
+            b = next;
+        }
+    }
+}
+
+// ---- per-thread caches ------------------------------------------------------------------------
+
+ThreadCache *DeviceCachingAllocator::localCache() {
+    if (t_memo.id == id_) {
+        return t_memo.cache;
+    }
+    return registerThread();
+}
+
+ThreadCache *DeviceCachingAllocator::registerThread() {
+    if (t_exiting) {
+        return nullptr;
+    }
+    ThreadTable &table = t_table;
+    for (auto &[id, cache] : table.entries) {
+        if (id == id_) {
+            t_memo = Memo{id_, cache};
+            return cache;
+        }
+    }
+    {
+        // Forget the caches of allocators that have died since (they deleted them).
+        LiveAllocators &live = liveAllocators();
+        std::lock_guard<std::mutex> lock(live.mutex);
+        table.entries.erase(std::remove_if(table.entries.begin(), table.entries.end(),
+                                           [&](const auto &entry) { return live.by_id.count(entry.first) == 0; }),
+                            table.entries.end());
+    }
+    auto cache = std::make_unique<ThreadCache>(config_.thread_cache_bytes, config_.thread_cache_depth);
+    table.entries.reserve(table.entries.size() + 1);
+    {
+        std::lock_guard<std::mutex> lock(registry_mutex_);
+        caches_.push_back(cache.get());
+    }
+    table.entries.emplace_back(id_, cache.get());
+    t_memo = Memo{id_, cache.get()};
+    return cache.release();
+}
+
+void DeviceCachingAllocator::retire(ThreadCache *cache) noexcept {
+    returnToPool(cache->drain());
+    std::lock_guard<std::mutex> lock(registry_mutex_);
+    caches_.erase(std::find(caches_.begin(), caches_.end(), cache));
+    retired_allocs_ += cache->allocs.get();
+    retired_frees_ += cache->frees.get();
+    retired_cache_hits_ += cache->cache_hits.get();
+    retired_thread_cache_hits_ += cache->thread_cache_hits.get();
+    allocated_bytes_.publish(cache->unpublished_bytes);
+    allocated_blocks_.publish(cache->unpublished_blocks);
+    delete cache;
+}
+
+void DeviceCachingAllocator::drainThreadCaches() noexcept {
+    std::lock_guard<std::mutex> lock(registry_mutex_);
+    for (ThreadCache *cache : caches_) {
+        returnToPool(cache->drain());
+    }
+}
+
+// ---- allocation -------------------------------------------------------------------------------
+
+DeviceCachingAllocator::Block *DeviceCachingAllocator::allocate(size_t size, infinirtStream_t stream) {
+    ThreadCache *cache = localCache();
+    if (cache == nullptr) {
+        std::lock_guard<std::mutex> lock(orphan_mutex_);
+        return allocateWith(&orphan_, size, stream);
+    }
+    return allocateWith(cache, size, stream);
+}
+
+DeviceCachingAllocator::Block *DeviceCachingAllocator::allocateWith(ThreadCache *cache, size_t size,
+                                                                    infinirtStream_t stream) {
+    if (size > kMaxRequest) {
+        throwOutOfMemory(size, "the request is larger than any device");
+    }
+    size_t rounded = roundSize(size);
+    if (Block *block = cache->pop(stream, rounded)) {
+        return handOut(cache, block, Source::ThreadCache);
+    }
+    return allocateFromPool(cache, size, rounded, stream);
+}
+
+DeviceCachingAllocator::Block *DeviceCachingAllocator::handOut(ThreadCache *cache, Block *block, Source source) {
+    cache->allocs.add(1);
+    if (source != Source::Device) {
+        cache->cache_hits.add(1);
+        if (source == Source::ThreadCache) {
+            cache->thread_cache_hits.add(1);
+        }
+    }
+    allocated_bytes_.add(cache->unpublished_bytes, static_cast<int64_t>(block->size));
+    allocated_blocks_.add(cache->unpublished_blocks, 1);
+    block->place.store(BlockPlace::Caller, std::memory_order_relaxed);
+    return block;
+}
+
+DeviceCachingAllocator::Block *DeviceCachingAllocator::allocateFromPool(ThreadCache *cache, size_t size,
+                                                                        size_t rounded, infinirtStream_t stream) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!pending_.empty()) {
+        processEventsLocked(false);
+    }
+    Source source = Source::Pool;
+    Block *block = takeFreeLocked(rounded, stream);
+    if (block == nullptr) {
+        const bool small = rounded <= kSmallSize;
+        const size_t segment = segmentSize(rounded);
+        void *ptr = nullptr;
+        infiniStatus_t status = device_->malloc(&ptr, segment);
+        if (status == INFINI_STATUS_OUT_OF_MEMORY) {
+            // Everything cached anywhere may make room: the threads' caches, blocks waiting for
+            // events, then whole unused segments.
+            lock.unlock();
+            drainThreadCaches();
+            lock.lock();
+            processEventsLocked(true);
+            block = takeFreeLocked(rounded, stream);
+            if (block == nullptr) {
+                releaseSegmentsLocked();
+                ++retries_;
+                status = device_->malloc(&ptr, segment);
+            }
+        }
+        if (block == nullptr) {
+            if (status != INFINI_STATUS_SUCCESS) {
+                std::string detail = device_->lastError();
+                if (status == INFINI_STATUS_OUT_OF_MEMORY) {
+                    ++ooms_;
+                    lock.unlock();
+                    throwOutOfMemory(size, detail);
+                }
+                throw Error(status, "infinirtMalloc(" + bytes(segment) + ") on " + device().toString(), detail);
+            }
+            block = newSegmentLocked(ptr, segment, stream, small);
+            source = Source::Device;
+        }
+    }
+    // Marked before the pool mutex is released, so that no free of a neighbour merges it.
+    block->place.store(BlockPlace::Caller, std::memory_order_relaxed);
+    block = splitLocked(block, rounded);
+    held_.emplace(block->ptr, block);
+    lock.unlock();
+    return handOut(cache, block, source);
+}
+
+void DeviceCachingAllocator::throwOutOfMemory(size_t size, const std::string &detail) {
+    MemoryStats now = stats();
+    size_t free_bytes = 0, total_bytes = 0;
+    if (device_->memInfo(&free_bytes, &total_bytes) != INFINI_STATUS_SUCCESS) {
+        free_bytes = 0;
+    }
+    size_t allocated = static_cast<size_t>(std::max<int64_t>(now.allocated_bytes.current, 0));
+    size_t reserved = static_cast<size_t>(now.reserved_bytes.current);
+    size_t unallocated = reserved > allocated ? reserved - allocated : 0;
+    std::string message = "out of memory on " + device().toString() + ": requested " + bytes(size) + ", allocated " +
+                          bytes(allocated) + ", reserved but unallocated " + bytes(unallocated) + ", free " +
+                          bytes(free_bytes) + " (cached memory was released and the allocation retried)";
+    if (!detail.empty()) {
+        message += "; " + detail;
+    }
+    throw OutOfMemoryError("DeviceCachingAllocator::allocate", message, size, allocated, unallocated, free_bytes);
+}
+
+// ---- free -------------------------------------------------------------------------------------
+
+void DeviceCachingAllocator::deallocate(Block *block) noexcept {
+    ThreadCache *cache = nullptr;
+    try {
+        cache = localCache();
+    } catch (...) {
+        cache = nullptr; // no memory for a cache: count this free with the orphans
+    }
+    if (cache == nullptr) {
+        std::lock_guard<std::mutex> lock(orphan_mutex_);
+        deallocateWith(&orphan_, block);
+        return;
+    }
+    deallocateWith(cache, block);
+}
+
+void DeviceCachingAllocator::deallocateWith(ThreadCache *cache, Block *block) noexcept {
+    cache->frees.add(1);
+    allocated_bytes_.add(cache->unpublished_bytes, -static_cast<int64_t>(block->size));
+    allocated_blocks_.add(cache->unpublished_blocks, -1);
+    if (!block->stream_uses.empty()) {
+        freeWithEvents(block);
+        return;
+    }
+    if (Block *back = cache->push(block)) {
+        returnToPool(back);
+    }
+}
+
+void DeviceCachingAllocator::returnToPool(Block *chain) noexcept {
+    if (chain == nullptr) {
+        return;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (chain != nullptr) {
+        Block *next = chain->class_next;
+        releaseLocked(chain);
+        chain = next;
+    }
+}
+
+void DeviceCachingAllocator::freeWithEvents(Block *block) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (infinirtStream_t stream : block->stream_uses) {
+        infinirtEvent_t event = eventLocked();
+        if (event == nullptr || device_->eventRecord(event, stream) != INFINI_STATUS_SUCCESS) {
+            // No event can guard this use (e.g. the stream is gone, and with it its work): wait
+            // for everything submitted to the device instead of risking a reuse.
+            if (event != nullptr) {
+                spare_events_.push_back(event);
+            }
+            (void)device_->synchronize();
+            continue;
+        }
+        try {
+            pending_[stream].push_back(PendingEvent{event, block});
+        } catch (...) {
+            (void)device_->eventSynchronize(event);
+            spare_events_.push_back(event);
+            continue;
+        }
+        ++block->pending_events;
+    }
+    block->stream_uses.clear();
+    if (block->pending_events == 0) {
+        releaseLocked(block);
+        return;
+    }
+    block->place.store(BlockPlace::PendingEvents, std::memory_order_relaxed);
+    pending_bytes_ += static_cast<int64_t>(block->size);
+    active_peak_ = std::max(active_peak_, allocated_bytes_.published() + pending_bytes_);
+}
+
+infinirtEvent_t DeviceCachingAllocator::eventLocked() {
+    if (!spare_events_.empty()) {
+        infinirtEvent_t event = spare_events_.back();
+        spare_events_.pop_back();
+        return event;
+    }
+    infinirtEvent_t event = nullptr;
+    if (device_->eventCreate(&event) != INFINI_STATUS_SUCCESS) {
+        return nullptr;
+    }
+    try {
+        all_events_.push_back(event);
+        spare_events_.reserve(all_events_.size());
+    } catch (...) {
+        (void)device_->eventDestroy(event);
+        return nullptr;
+    }
+    return event;
+}
+
+void DeviceCachingAllocator::processEventsLocked(bool wait) {
+    for (auto it = pending_.begin(); it != pending_.end();) {
+        auto &queue = it->second;
+        while (!queue.empty()) {
+            PendingEvent &pending = queue.front();
+            bool complete = false;
+            if (wait) {
+                complete = true;
+                if (device_->eventSynchronize(pending.event) != INFINI_STATUS_SUCCESS) {
+                    (void)device_->synchronize();
+                }
+            } else if (device_->eventQuery(pending.event, &complete) != INFINI_STATUS_SUCCESS) {
+                // An event that cannot be queried cannot be trusted either way: wait for the
+                // whole device, after which its work has certainly run.
+                (void)device_->synchronize();
+                complete = true;
+            }
+            if (!complete) {
+                break; // later events of this in-order stream cannot be complete either
+            }
+            spare_events_.push_back(pending.event);
+            Block *block = pending.block;
+            queue.pop_front();
+            if (--block->pending_events == 0) {
+                pending_bytes_ -= static_cast<int64_t>(block->size);
+                releaseLocked(block);
+            }
+        }
+        it = queue.empty() ? pending_.erase(it) : std::next(it);
+    }
+}
+
+void DeviceCachingAllocator::processEvents() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    processEventsLocked(false);
+}
+
+// ---- the pool ---------------------------------------------------------------------------------
+
+void DeviceCachingAllocator::insertFreeLocked(Block *block) {
+    block->place.store(BlockPlace::Pool, std::memory_order_relaxed);
+    (block->small ? small_free_ : large_free_).insert(block);
+    if (block->isSplit()) {
+        inactive_split_bytes_ += static_cast<int64_t>(block->size);
+        inactive_split_peak_ = std::max(inactive_split_peak_, inactive_split_bytes_);
+    }
+}
+
+void DeviceCachingAllocator::eraseFreeLocked(Block *block) {
+    (block->small ? small_free_ : large_free_).erase(block);
+    if (block->isSplit()) {
+        inactive_split_bytes_ -= static_cast<int64_t>(block->size);
+    }
+}
+
+DeviceCachingAllocator::Block *DeviceCachingAllocator::takeFreeLocked(size_t rounded, infinirtStream_t stream) {
+    FreeSet &set = rounded <= kSmallSize ? small_free_ : large_free_;
+    Block key;
+    key.stream = stream;
+    key.size = rounded;
+    auto it = set.lower_bound(&key);
+    if (it == set.end() || (*it)->stream != stream) {
+        return nullptr;
+    }
+    Block *block = *it;
+    const size_t max_split = config_.max_split_size;
+    if (max_split != SIZE_MAX) {
+        // Unsplittable huge blocks serve only requests of about their size.
+        if (rounded < max_split && block->size >= max_split) {
+            return nullptr;
+        }
+        if (rounded >= max_split && block->size - rounded >= kLargeSegment) {
+            return nullptr;
+        }
+    }
+    eraseFreeLocked(block);
+    return block;
+}
+
+DeviceCachingAllocator::Block *DeviceCachingAllocator::newSegmentLocked(void *ptr, size_t size,
+                                                                        infinirtStream_t stream, bool small) {
+    auto block = std::make_unique<Block>();
+    block->ptr = ptr;
+    block->size = size;
+    block->stream = stream;
+    block->small = small;
+    segments_.emplace(reinterpret_cast<uintptr_t>(ptr), block.get());
+    reserved_bytes_ += static_cast<int64_t>(size);
+    reserved_peak_ = std::max(reserved_peak_, reserved_bytes_);
+    ++segment_count_;
+    segment_peak_ = std::max(segment_peak_, segment_count_);
+    ++device_allocs_;
+    return block.release();
+}
+
+DeviceCachingAllocator::Block *DeviceCachingAllocator::splitLocked(Block *block, size_t rounded) {
+    const size_t remaining = block->size - rounded;
+    const bool split = block->small ? remaining >= kMinBlockSize
+                                    : block->size <= config_.max_split_size && remaining > kSmallSize;
+    if (!split) {
+        return block;
+    }
+    auto rest = std::make_unique<Block>();
+    rest->ptr = static_cast<char *>(block->ptr) + rounded;
+    rest->size = remaining;
+    rest->stream = block->stream;
+    rest->small = block->small;
+    rest->prev = block;
+    rest->next = block->next;
+    if (block->next != nullptr) {
+        block->next->prev = rest.get();
+    }
+    block->next = rest.get();
+    block->size = rounded;
+    insertFreeLocked(rest.release());
+    return block;
+}
+
+void DeviceCachingAllocator::releaseLocked(Block *block) {
+    held_.erase(block->ptr);
+    block->stream_uses.clear();
+    // Keep the lower block of a merged pair: segment heads then never move.
+    if (Block *prev = block->prev; prev != nullptr && prev->place.load(std::memory_order_relaxed) == BlockPlace::Pool) {
+        eraseFreeLocked(prev);
+        prev->size += block->size;
+        prev->next = block->next;
+        if (block->next != nullptr) {
+            block->next->prev = prev;
+        }
+        delete block;
+        block = prev;
+    }
+    if (Block *next = block->next; next != nullptr && next->place.load(std::memory_order_relaxed) == BlockPlace::Pool) {
+        eraseFreeLocked(next);
+        block->size += next->size;
+        block->next = next->next;
+        if (next->next != nullptr) {
+            next->next->prev = block;
+        }
+        delete next;
+    }
+    insertFreeLocked(block);
+}
+
+size_t DeviceCachingAllocator::releaseSegmentsLocked() {
+    size_t released = 0;
+    for (FreeSet *set : {&small_free_, &large_free_}) {
+        for (auto it = set->begin(); it != set->end();) {
+            Block *block = *it;
+            if (block->isSplit()) {
+                ++it;
+                continue;
+            }
+            it = set->erase(it);
+            segments_.erase(reinterpret_cast<uintptr_t>(block->ptr));
+            (void)device_->free(block->ptr);
+            reserved_bytes_ -= static_cast<int64_t>(block->size);
+            --segment_count_;
+            ++device_frees_;
+            released += block->size;
+            delete block;
+        }
+    }
+    return released;
+}
+
+// ---- streams, trim, statistics --------------------------------------------------------------
+
+void DeviceCachingAllocator::recordStream(Block *block, infinirtStream_t stream) {
+    if (stream == block->stream ||
+        std::find(block->stream_uses.begin(), block->stream_uses.end(), stream) != block->stream_uses.end()) {
+        return;
+    }
+    block->stream_uses.push_back(stream);
+}
+
+bool DeviceCachingAllocator::recordStream(const void *ptr, infinirtStream_t stream) {
+    Block *block = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = held_.find(const_cast<void *>(ptr));
+        if (it == held_.end() || it->second->place.load(std::memory_order_relaxed) != BlockPlace::Caller) {
+            return false;
+        }
+        block = it->second;
+    }
+    recordStream(block, stream);
+    return true;
+}
+
+void DeviceCachingAllocator::trim(bool wait) {
+    drainThreadCaches();
+    std::lock_guard<std::mutex> lock(mutex_);
+    processEventsLocked(wait);
+    releaseSegmentsLocked();
+}
+
+MemoryStats DeviceCachingAllocator::stats() const {
+    MemoryStats s;
+    int64_t allocated = 0, blocks = 0;
+    {
+        std::lock_guard<std::mutex> lock(registry_mutex_);
+        uint64_t allocs = retired_allocs_, frees = retired_frees_, hits = retired_cache_hits_,
+                 thread_hits = retired_thread_cache_hits_;
+        int64_t unpublished_bytes = 0, unpublished_blocks = 0, cached = 0;
+        auto add = [&](const ThreadCache &cache) {
+            allocs += cache.allocs.get();
+            frees += cache.frees.get();
+            hits += cache.cache_hits.get();
+            thread_hits += cache.thread_cache_hits.get();
+            unpublished_bytes += cache.unpublished_bytes.get();
+            unpublished_blocks += cache.unpublished_blocks.get();
+            cached += static_cast<int64_t>(cache.cachedBytes());
+        };
+        for (const ThreadCache *cache : caches_) {
+            add(*cache);
+        }
+        add(orphan_);
+        allocated = allocated_bytes_.published() + unpublished_bytes;
+        blocks = allocated_blocks_.published() + unpublished_blocks;
+        s.num_allocs = allocs;
+        s.num_frees = frees;
+        s.num_cache_hits = hits;
+        s.num_thread_cache_hits = thread_hits;
+        s.thread_cached_bytes = cached;
+    }
+    s.allocated_bytes = {allocated, std::max(allocated_bytes_.peak(), allocated)};
+    s.allocations = {blocks, std::max(allocated_blocks_.peak(), blocks)};
+    std::lock_guard<std::mutex> lock(mutex_);
+    s.reserved_bytes = {reserved_bytes_, reserved_peak_};
+    s.segments = {segment_count_, segment_peak_};
+    s.inactive_split_bytes = {inactive_split_bytes_, inactive_split_peak_};
+    int64_t active = allocated + pending_bytes_;
+    s.active_bytes = {active, std::max({active_peak_, s.allocated_bytes.peak, active})};
+    s.num_device_allocs = device_allocs_;
+    s.num_device_frees = device_frees_;
+    s.num_alloc_retries = retries_;
+    s.num_ooms = ooms_;
+    return s;
+}
+
+void DeviceCachingAllocator::resetPeakStats() {
+    MemoryStats now = stats();
+    allocated_bytes_.resetPeak(now.allocated_bytes.current);
+    allocated_blocks_.resetPeak(now.allocations.current);
+    std::lock_guard<std::mutex> lock(mutex_);
+    reserved_peak_ = reserved_bytes_;
+    segment_peak_ = segment_count_;
+    inactive_split_peak_ = inactive_split_bytes_;
+    active_peak_ = now.active_bytes.current;
+}
+
+MemorySnapshot DeviceCachingAllocator::snapshot() const {
+    MemorySnapshot snapshot;
+    std::lock_guard<std::mutex> lock(mutex_);
+    snapshot.segments.reserve(segments_.size());
+    for (const auto &[address, head] : segments_) {
+        MemorySegmentInfo segment;
+        segment.address = address;
+        segment.stream = head->stream;
+        segment.small_pool = head->small;
+        for (const Block *b = head; b != nullptr; b = b->next) {
+            MemoryBlockInfo info;
+            info.address = reinterpret_cast<uintptr_t>(b->ptr);
+            info.size = b->size;
+            switch (b->place.load(std::memory_order_relaxed)) {
+            case BlockPlace::Caller: info.state = MemoryBlockInfo::State::Allocated; break;
+            case BlockPlace::ThreadCached: info.state = MemoryBlockInfo::State::ThreadCached; break;
+            case BlockPlace::PendingEvents: info.state = MemoryBlockInfo::State::PendingEvents; break;
+            case BlockPlace::Pool: info.state = MemoryBlockInfo::State::Free; break;
+            }
+            segment.size += b->size;
+            segment.blocks.push_back(info);
+        }
+        snapshot.segments.push_back(std::move(segment));
+    }
+    return snapshot;
+}
+
+} // namespace infinicore::detail

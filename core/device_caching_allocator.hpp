@@ -1,0 +1,161 @@
+// DeviceCachingAllocator: stream-ordered caching of one device's memory.
+//
+// How it works:
+//  - Requests are rounded up to 512 bytes. Up to 1 MiB they are carved from 2 MiB segments (the
+//    small pool); larger ones from 20 MiB segments (below 10 MiB) or from segments of their own
+//    size rounded to 2 MiB (the large pool). Blocks are split to fit, and free neighbours within a
+//    segment are coalesced.
+//  - A block belongs to the stream it was allocated on and is reused for requests on that stream
+//    at once: the stream orders the new user after the old one. A block used on other streams
+//    (recordStream) goes back to the pool only after events recorded on each of them at free time
+//    have completed; pending events are checked, per stream so that one slow stream holds back
+//    only its own blocks, at the start of every request the pool serves.
+//  - Each thread keeps the blocks it freed recently (ThreadCache) and serves its next requests of
+//    the same size and stream from them without touching shared state; only misses take the pool
+//    mutex, one per allocator (device), never a process-wide lock.
+//  - Out of memory: every thread cache is drained, pending events are waited for, every unused
+//    segment is released and the device allocation retried once; then OutOfMemoryError.
+//
+// Thread safety: every method may be called from any thread. A block may be freed by a thread
+// other than the one that allocated it.
+// Lifetime: the allocator must outlive the blocks it handed out; destroying it releases every
+// segment through its RawDevice.
+#ifndef INFINICORE_CORE_DEVICE_CACHING_ALLOCATOR_HPP
+#define INFINICORE_CORE_DEVICE_CACHING_ALLOCATOR_HPP
+
+#include "allocator_config.hpp"
+#include "caching_block.hpp"
+#include "infinicore/memory_stats.hpp"
+#include "raw_device.hpp"
+#include "thread_cache.hpp"
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+namespace infinicore::detail {
+
+class DeviceCachingAllocator {
+public:
+    using Block = CachingBlock;
+
+    DeviceCachingAllocator(std::shared_ptr<RawDevice> device, AllocatorConfig config);
+    ~DeviceCachingAllocator();
+    DeviceCachingAllocator(const DeviceCachingAllocator &) = delete;
+    DeviceCachingAllocator &operator=(const DeviceCachingAllocator &) = delete;
+
+    // A block of at least `size` bytes (0 gives a minimal block), usable by work on `stream`.
+    // Throws OutOfMemoryError after the release-and-retry, Error for other device failures.
+    Block *allocate(size_t size, infinirtStream_t stream);
+    static void *data(const Block *block) { return block->ptr; }
+    static size_t size(const Block *block) { return block->size; }
+    // Gives `block` back; from any thread. Never throws.
+    void deallocate(Block *block) noexcept;
+
+    // Records that work on `stream` uses `block`: when freed it waits for that work.
+    void recordStream(Block *block, infinirtStream_t stream);
+    // The same by data pointer (the block's start); false if no held block starts there.
+    bool recordStream(const void *ptr, infinirtStream_t stream);
+
+    // Moves the blocks of every thread cache to the pool, returns the blocks whose events have
+    // completed, and releases every unused segment. With `wait`, first waits for pending events.
+    void trim(bool wait = true);
+    // Returns the blocks whose events have completed to the pool without waiting.
+    void processEvents();
+
+    MemoryStats stats() const;
+    void resetPeakStats();
+    MemorySnapshot snapshot() const;
+    const AllocatorConfig &config() const { return config_; }
+    Device device() const { return device_->device(); }
+
+    // Internal: the calling thread is exiting; moves its cache's blocks and counters into the
+    // allocator and deletes the cache. Called with the registry of live allocators locked.
+    void retire(ThreadCache *cache) noexcept;
+
+private:
+    struct BlockOrder {
+        bool operator()(const Block *a, const Block *b) const {
+            if (a->stream != b->stream) {
+                return reinterpret_cast<uintptr_t>(a->stream) < reinterpret_cast<uintptr_t>(b->stream);
+            }
+            if (a->size != b->size) {
+                return a->size < b->size;
+            }
+            return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
+        }
+    };
+    using FreeSet = std::set<Block *, BlockOrder>;
+    struct PendingEvent {
+        infinirtEvent_t event;
+        Block *block;
+    };
+    enum class Source { ThreadCache, Pool, Device };
+
+    // The calling thread's cache; nullptr while the thread is exiting (its requests then go
+    // through orphan_).
+    ThreadCache *localCache();
+    ThreadCache *registerThread();
+    Block *allocateWith(ThreadCache *cache, size_t size, infinirtStream_t stream);
+    void deallocateWith(ThreadCache *cache, Block *block) noexcept;
+    Block *handOut(ThreadCache *cache, Block *block, Source source);
+    Block *allocateFromPool(ThreadCache *cache, size_t size, size_t rounded, infinirtStream_t stream);
+    [[noreturn]] void throwOutOfMemory(size_t size, const std::string &detail);
+    // Chained through class_next.
+    void returnToPool(Block *chain) noexcept;
+    void freeWithEvents(Block *block) noexcept;
+
+    // Called with mutex_ held.
+    Block *takeFreeLocked(size_t rounded, infinirtStream_t stream);
+    Block *newSegmentLocked(void *ptr, size_t size, infinirtStream_t stream, bool small);
+    Block *splitLocked(Block *block, size_t rounded);
+    void insertFreeLocked(Block *block);
+    void eraseFreeLocked(Block *block);
+    void releaseLocked(Block *block);
+    void processEventsLocked(bool wait);
+    size_t releaseSegmentsLocked();
+    infinirtEvent_t eventLocked();
+    void updatePoolPeaksLocked();
+
+    void drainThreadCaches() noexcept;
+
+    const uint64_t id_;
+    const std::shared_ptr<RawDevice> device_;
+    const AllocatorConfig config_;
+
+    // Per-thread caches and what departed threads left behind.
+    mutable std::mutex registry_mutex_;
+    std::vector<ThreadCache *> caches_;
+    uint64_t retired_allocs_ = 0;
+    uint64_t retired_frees_ = 0;
+    uint64_t retired_cache_hits_ = 0;
+    uint64_t retired_thread_cache_hits_ = 0;
+    SharedPeak allocated_bytes_{int64_t(1) << 20};
+    SharedPeak allocated_blocks_{64};
+    std::mutex orphan_mutex_;
+    ThreadCache orphan_{0, 0};
+
+    // The shared pool.
+    mutable std::mutex mutex_;
+    FreeSet small_free_;
+    FreeSet large_free_;
+    std::unordered_map<void *, Block *> held_;      // every block not free in the pool
+    std::map<uintptr_t, Block *> segments_;         // segment heads by address
+    std::unordered_map<infinirtStream_t, std::deque<PendingEvent>> pending_;
+    std::vector<infinirtEvent_t> spare_events_;
+    std::vector<infinirtEvent_t> all_events_;
+    int64_t reserved_bytes_ = 0, reserved_peak_ = 0;
+    int64_t segment_count_ = 0, segment_peak_ = 0;
+    int64_t inactive_split_bytes_ = 0, inactive_split_peak_ = 0;
+    int64_t pending_bytes_ = 0, active_peak_ = 0;
+    uint64_t device_allocs_ = 0, device_frees_ = 0, retries_ = 0, ooms_ = 0;
+};
+
+} // namespace infinicore::detail
+
+#endif // INFINICORE_CORE_DEVICE_CACHING_ALLOCATOR_HPP

@@ -1,0 +1,287 @@
+#include "device_pinned_host_allocator.hpp"
+
+#include "infinicore/error.hpp"
+
+#include <algorithm>
+
+namespace infinicore::detail {
+
+namespace {
+
+constexpr size_t kMinPinned = 512;
+constexpr size_t kMaxPinned = SIZE_MAX / 2 + 1; // the largest power of two
+
+unsigned sizeClass(size_t size) {
+    size_t rounded = kMinPinned;
+    unsigned cls = 9;
+    while (rounded < size) {
+        rounded <<= 1;
+        ++cls;
+    }
+    return cls;
+}
+
+void add(MemoryStat &stat, int64_t delta) {
+    stat.current += delta;
+    stat.peak = std::max(stat.peak, stat.current);
+}
+
+} // namespace
+
+DevicePinnedHostAllocator::DevicePinnedHostAllocator(std::shared_ptr<RawDevice> device)
+    : device_(std::move(device)) {}
+
+DevicePinnedHostAllocator::~DevicePinnedHostAllocator() {
+    for (auto &[stream, queue] : pending_) {
+        for (PendingEvent &pending : queue) {
+            (void)device_->eventSynchronize(pending.event);
+        }
+    }
+    for (infinirtEvent_t event : all_events_) {
+        (void)device_->eventDestroy(event);
+    }
+    for (auto &[address, block] : blocks_) {
+        (void)device_->freeHost(block->ptr);
+    }
+}
+
+DevicePinnedHostAllocator::Block *DevicePinnedHostAllocator::allocate(size_t size) {
+    const std::string call = "DevicePinnedHostAllocator::allocate";
+    if (size > kMaxPinned) {
+        throw OutOfMemoryError(call, "out of pinned host memory for " + device_->device().toString() + ": requested " +
+                                         std::to_string(size) + " bytes, larger than any host",
+                               size, 0, 0, 0);
+    }
+    const unsigned cls = sizeClass(size);
+    const size_t rounded = size_t(1) << cls;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++allocs_;
+        if (!pending_.empty()) {
+            processEventsLocked(false);
+        }
+        if (!free_[cls].empty()) {
+            Block *block = free_[cls].back();
+            free_[cls].pop_back();
+            block->in_use = true;
+            ++cache_hits_;
+            add(allocated_bytes_, static_cast<int64_t>(block->size));
+            add(active_bytes_, static_cast<int64_t>(block->size));
+            add(allocations_, 1);
+            return block;
+        }
+    }
+    // Page-locking takes long: never under the mutex.
+    void *ptr = nullptr;
+    infiniStatus_t status = device_->mallocHost(&ptr, rounded);
+    if (status == INFINI_STATUS_OUT_OF_MEMORY) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            processEventsLocked(true);
+            releaseCachedLocked();
+            ++retries_;
+        }
+        status = device_->mallocHost(&ptr, rounded);
+    }
+    if (status != INFINI_STATUS_SUCCESS) {
+        std::string detail = device_->lastError();
+        std::lock_guard<std::mutex> lock(mutex_);
+        --allocs_;
+        if (status == INFINI_STATUS_OUT_OF_MEMORY) {
+            ++ooms_;
+            size_t allocated = static_cast<size_t>(allocated_bytes_.current);
+            size_t unallocated = static_cast<size_t>(reserved_bytes_.current) - allocated;
+            throw OutOfMemoryError(call,
+                                   "out of pinned host memory for " + device_->device().toString() + ": requested " +
+                                       std::to_string(size) + " bytes, allocated " + std::to_string(allocated) +
+                                       " bytes, reserved but unallocated " + std::to_string(unallocated) +
+                                       " bytes (cached blocks were released and the allocation retried); " + detail,
+                                   size, allocated, unallocated, 0);
+        }
+        throw Error(status, "infinirtMallocHost(" + std::to_string(rounded) + ")", detail);
+    }
+    auto block = std::make_unique<Block>();
+    block->ptr = ptr;
+    block->size = rounded;
+    block->size_class = cls;
+    block->in_use = true;
+    std::lock_guard<std::mutex> lock(mutex_);
+    Block *raw = block.get();
+    blocks_.emplace(reinterpret_cast<uintptr_t>(ptr), std::move(block));
+    ++host_allocs_;
+    add(reserved_bytes_, static_cast<int64_t>(rounded));
+    add(segments_, 1);
+    add(allocated_bytes_, static_cast<int64_t>(rounded));
+    add(active_bytes_, static_cast<int64_t>(rounded));
+    add(allocations_, 1);
+    return raw;
+}
+
+void DevicePinnedHostAllocator::deallocate(Block *block) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++frees_;
+    block->in_use = false;
+    add(allocated_bytes_, -static_cast<int64_t>(block->size));
+    add(allocations_, -1);
+    for (infinirtStream_t stream : block->streams) {
+        infinirtEvent_t event = eventLocked();
+        if (event == nullptr || device_->eventRecord(event, stream) != INFINI_STATUS_SUCCESS) {
+            // Nothing can guard this use: wait for everything the device was given instead.
+            if (event != nullptr) {
+                spare_events_.push_back(event);
+            }
+            (void)device_->synchronize();
+            continue;
+        }
+        try {
+            pending_[stream].push_back(PendingEvent{event, block});
+        } catch (...) {
+            (void)device_->eventSynchronize(event);
+            spare_events_.push_back(event);
+            continue;
+        }
+        ++block->pending_events;
+    }
+    block->streams.clear();
+    if (block->pending_events == 0) {
+        cacheLocked(block);
+    }
+}
+
+void DevicePinnedHostAllocator::cacheLocked(Block *block) {
+    add(active_bytes_, -static_cast<int64_t>(block->size));
+    try {
+        free_[block->size_class].push_back(block);
+    } catch (...) {
+        // No room to remember it as free: give it back to the host instead.
+        (void)device_->freeHost(block->ptr);
+        ++host_frees_;
+        add(reserved_bytes_, -static_cast<int64_t>(block->size));
+        add(segments_, -1);
+        blocks_.erase(reinterpret_cast<uintptr_t>(block->ptr));
+    }
+}
+
+infinirtEvent_t DevicePinnedHostAllocator::eventLocked() {
+    if (!spare_events_.empty()) {
+        infinirtEvent_t event = spare_events_.back();
+        spare_events_.pop_back();
+        return event;
+    }
+    infinirtEvent_t event = nullptr;
+    if (device_->eventCreate(&event) != INFINI_STATUS_SUCCESS) {
+        return nullptr;
+    }
+    try {
+        all_events_.push_back(event);
+        spare_events_.reserve(all_events_.size());
+    } catch (...) {
+        (void)device_->eventDestroy(event);
+        return nullptr;
+    }
+    return event;
+}
+
+void DevicePinnedHostAllocator::processEventsLocked(bool wait) {
+    for (auto it = pending_.begin(); it != pending_.end();) {
+        auto &queue = it->second;
+        while (!queue.empty()) {
+            PendingEvent &pending = queue.front();
+            bool complete = false;
+            if (wait) {
+                complete = true;
+                if (device_->eventSynchronize(pending.event) != INFINI_STATUS_SUCCESS) {
+                    (void)device_->synchronize();
+                }
+            } else if (device_->eventQuery(pending.event, &complete) != INFINI_STATUS_SUCCESS) {
+                (void)device_->synchronize();
+                complete = true;
+            }
+            if (!complete) {
+                break; // this stream runs in order: its later events are not complete either
+            }
+            spare_events_.push_back(pending.event);
+            Block *block = pending.block;
+            queue.pop_front();
+            if (--block->pending_events == 0) {
+                cacheLocked(block);
+            }
+        }
+        it = queue.empty() ? pending_.erase(it) : std::next(it);
+    }
+}
+
+void DevicePinnedHostAllocator::releaseCachedLocked() {
+    for (auto &list : free_) {
+        for (Block *block : list) {
+            (void)device_->freeHost(block->ptr);
+            ++host_frees_;
+            add(reserved_bytes_, -static_cast<int64_t>(block->size));
+            add(segments_, -1);
+            blocks_.erase(reinterpret_cast<uintptr_t>(block->ptr));
+        }
+        list.clear();
+    }
+}
+
+void DevicePinnedHostAllocator::recordStream(Block *block, infinirtStream_t stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (std::find(block->streams.begin(), block->streams.end(), stream) == block->streams.end()) {
+        block->streams.push_back(stream);
+    }
+}
+
+bool DevicePinnedHostAllocator::recordStream(const void *ptr, infinirtStream_t stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto address = reinterpret_cast<uintptr_t>(ptr);
+    auto it = blocks_.upper_bound(address);
+    if (it == blocks_.begin()) {
+        return false;
+    }
+    Block *block = std::prev(it)->second.get();
+    if (!block->in_use || address >= std::prev(it)->first + block->size) {
+        return false;
+    }
+    if (std::find(block->streams.begin(), block->streams.end(), stream) == block->streams.end()) {
+        block->streams.push_back(stream);
+    }
+    return true;
+}
+
+void DevicePinnedHostAllocator::processEvents() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    processEventsLocked(false);
+}
+
+void DevicePinnedHostAllocator::trim() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    processEventsLocked(true);
+    releaseCachedLocked();
+}
+
+MemoryStats DevicePinnedHostAllocator::stats() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    MemoryStats s;
+    s.allocated_bytes = allocated_bytes_;
+    s.reserved_bytes = reserved_bytes_;
+    s.active_bytes = active_bytes_;
+    s.allocations = allocations_;
+    s.segments = segments_;
+    s.num_allocs = allocs_;
+    s.num_frees = frees_;
+    s.num_cache_hits = cache_hits_;
+    s.num_device_allocs = host_allocs_;
+    s.num_device_frees = host_frees_;
+    s.num_alloc_retries = retries_;
+    s.num_ooms = ooms_;
+    return s;
+}
+
+void DevicePinnedHostAllocator::resetPeakStats() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (MemoryStat *stat : {&allocated_bytes_, &reserved_bytes_, &active_bytes_, &allocations_, &segments_}) {
+        stat->peak = stat->current;
+    }
+}
+
+} // namespace infinicore::detail

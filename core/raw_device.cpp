@@ -1,0 +1,90 @@
+#include "raw_device.hpp"
+
+#include "device_guard.hpp"
+
+namespace infinicore::detail {
+
+RawDevice::~RawDevice() = default;
+
+namespace {
+
+thread_local std::string t_last_error;
+
+// Copies the thread's C ABI message on failure, before any other infinirt call (the guard's
+// restoring SetDevice among them) replaces it.
+infiniStatus_t remember(infiniStatus_t status) {
+    if (status != INFINI_STATUS_SUCCESS) {
+        t_last_error = infinirtGetLastErrorMessage();
+    }
+    return status;
+}
+
+class InfinirtDevice final : public RawDevice {
+public:
+    explicit InfinirtDevice(Device device) : device_(device) {}
+
+    Device device() const override { return device_; }
+
+    infiniStatus_t malloc(void **ptr, size_t size) override {
+        DeviceGuard guard(device_);
+        if (guard.status() != INFINI_STATUS_SUCCESS) {
+            return remember(guard.status());
+        }
+        return remember(infinirtMalloc(ptr, size));
+    }
+    // Handles and pointers carry their device: no guard needed.
+    infiniStatus_t free(void *ptr) override { return remember(infinirtFree(ptr)); }
+    infiniStatus_t mallocHost(void **ptr, size_t size) override {
+        DeviceGuard guard(device_);
+        if (guard.status() != INFINI_STATUS_SUCCESS) {
+            return remember(guard.status());
+        }
+        return remember(infinirtMallocHost(ptr, size));
+    }
+    infiniStatus_t freeHost(void *ptr) override { return remember(infinirtFreeHost(ptr)); }
+    infiniStatus_t memInfo(size_t *free_bytes, size_t *total_bytes) override {
+        return remember(infinirtGetMemInfo(device_.cType(), static_cast<int>(device_.getIndex()), free_bytes,
+                                           total_bytes));
+    }
+    infiniStatus_t synchronize() override {
+        DeviceGuard guard(device_);
+        if (guard.status() != INFINI_STATUS_SUCCESS) {
+            return remember(guard.status());
+        }
+        return remember(infinirtDeviceSynchronize());
+    }
+    infiniStatus_t eventCreate(infinirtEvent_t *event) override {
+        DeviceGuard guard(device_);
+        if (guard.status() != INFINI_STATUS_SUCCESS) {
+            return remember(guard.status());
+        }
+        return remember(infinirtEventCreateWithFlags(event, INFINIRT_EVENT_DISABLE_TIMING));
+    }
+    infiniStatus_t eventDestroy(infinirtEvent_t event) override { return remember(infinirtEventDestroy(event)); }
+    infiniStatus_t eventRecord(infinirtEvent_t event, infinirtStream_t stream) override {
+        return remember(infinirtEventRecord(event, stream));
+    }
+    infiniStatus_t eventQuery(infinirtEvent_t event, bool *complete) override {
+        infinirtEventStatus_t status = INFINIRT_EVENT_NOT_READY;
+        infiniStatus_t result = remember(infinirtEventQuery(event, &status));
+        if (result == INFINI_STATUS_SUCCESS) {
+            *complete = status == INFINIRT_EVENT_COMPLETE;
+        }
+        return result;
+    }
+    infiniStatus_t eventSynchronize(infinirtEvent_t event) override {
+        return remember(infinirtEventSynchronize(event));
+    }
+    std::string lastError() const override { return t_last_error; }
+
+private:
+    Device device_;
+};
+
+} // namespace
+
+std::shared_ptr<RawDevice> makeInfinirtDevice(Device device) {
+    return std::make_shared<InfinirtDevice>(device);
+}
+
+} // namespace infinicore::detail

@@ -1,0 +1,44 @@
+// infinicore::Memory: one block of memory owned through a deleter.
+//
+// Ownership: the Memory owns [data(), data() + size()) and hands it back to whoever allocated it
+// (through the deleter) when destroyed. Not copyable or movable: share it with shared_ptr, as the
+// context does. Thread safety: the accessors are const and safe from any thread; destruction may
+// happen on any thread.
+#ifndef INFINICORE_MEMORY_HPP
+#define INFINICORE_MEMORY_HPP
+
+#include "device.hpp"
+
+#include <cstddef>
+#include <functional>
+
+namespace infinicore {
+
+class __export Memory {
+public:
+    // Called once with data() when the Memory dies; must not throw.
+    using Deleter = std::function<void(std::byte *)>;
+
+    Memory(std::byte *data, size_t size, Device device, Deleter deleter, bool pin_memory = false);
+    ~Memory();
+
+    Memory(const Memory &) = delete;
+    Memory &operator=(const Memory &) = delete;
+
+    std::byte *data() const { return data_; }
+    size_t size() const { return size_; }
+    Device device() const { return device_; }
+    // True for page-locked host memory usable in asynchronous copies with device().
+    bool is_pinned() const { return is_pinned_; }
+
+private:
+    std::byte *data_;
+    size_t size_;
+    Device device_;
+    Deleter deleter_;
+    bool is_pinned_;
+};
+
+} // namespace infinicore
+
+#endif // INFINICORE_MEMORY_HPP
