@@ -47,6 +47,7 @@ public:
         }
         case 1: {
             void *p = pickPointer();
+            quiesce(); // copies queued into the block on any stream of any device have finished
             const infiniStatus_t st = infinirtFree(p);
             check("Free", st, nullptr);
             forget(p, st);
@@ -166,6 +167,23 @@ public:
     }
 
 private:
+    // Waits for every stream this driver made and every device's default stream.
+    void quiesce() {
+        for (void *s : streams_) {
+            ASSERT_EQ(infinirtStreamSynchronize(s), INFINI_STATUS_SUCCESS) << infinirtGetLastErrorMessage();
+        }
+        infiniDevice_t t;
+        int id;
+        ASSERT_EQ(infinirtGetDevice(&t, &id), INFINI_STATUS_SUCCESS);
+        int n = 0;
+        ASSERT_EQ(infinirtGetDeviceCount(INFINI_DEVICE_CPU, &n), INFINI_STATUS_SUCCESS);
+        for (int d = 0; d < n; ++d) {
+            ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, d), INFINI_STATUS_SUCCESS);
+            ASSERT_EQ(infinirtDeviceSynchronize(), INFINI_STATUS_SUCCESS);
+        }
+        ASSERT_EQ(infinirtSetDevice(t, id), INFINI_STATUS_SUCCESS);
+    }
+
     size_t pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
     bool coin() { return pick(8) != 0; } // mostly valid
 
