@@ -1,0 +1,104 @@
+// Fork: a child of a process that initialised infinirt gets DEVICE_NOT_INITIALIZED from every call
+// (never a hang, never the parent's state); a child of a process that had not initialised it
+// uses infinirt normally. Each suite runs in its own ctest entry with the real cpu backend.
+#include "status_assertions.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+namespace {
+
+// Runs `child` in a forked process and returns its exit code; -1 if it crashed, and kills it
+// (reporting -2) if it has not finished within 20 s, so a hang fails the test instead of blocking.
+int RunInChild(int (*child)()) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        _exit(child());
+    }
+    if (pid < 0) {
+        return -3;
+    }
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    for (;;) {
+        int status = 0;
+        const pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid) {
+            return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        }
+        if (std::chrono::steady_clock::now() > give_up) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            return -2;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
+// 0 if every call gives DEVICE_NOT_INITIALIZED with a message; otherwise the index of the first
+// call that did not.
+int ChildAfterInit() {
+    int count = 0;
+    void *p = nullptr;
+    infinirtStream_t s = nullptr;
+    const infiniStatus_t results[] = {
+        infinirtGetDeviceCount(INFINI_DEVICE_CPU, &count),
+        infinirtMalloc(&p, 64),
+        infinirtStreamCreate(&s),
+        infinirtSetDevice(INFINI_DEVICE_CPU, 0),
+        infinirtDeviceSynchronize(),
+    };
+    for (size_t i = 0; i < sizeof results / sizeof results[0]; ++i) {
+        if (results[i] != INFINI_STATUS_DEVICE_NOT_INITIALIZED) {
+            return 10 + static_cast<int>(i);
+        }
+    }
+    return infinirtGetLastErrorMessage()[0] != '\0' ? 0 : 9;
+}
+
+// 0 if the child can allocate, copy on a stream and synchronise.
+int ChildWithoutInit() {
+    void *d = nullptr;
+    infinirtStream_t s = nullptr;
+    char in[64] = "fork";
+    char out[64] = {};
+    if (infinirtSetDevice(INFINI_DEVICE_CPU, 0) != INFINI_STATUS_SUCCESS || infinirtMalloc(&d, 64) != INFINI_STATUS_SUCCESS ||
+        infinirtStreamCreate(&s) != INFINI_STATUS_SUCCESS ||
+        infinirtMemcpyAsync(d, in, 64, INFINIRT_MEMCPY_H2D, s) != INFINI_STATUS_SUCCESS ||
+        infinirtMemcpyAsync(out, d, 64, INFINIRT_MEMCPY_D2H, s) != INFINI_STATUS_SUCCESS ||
+        infinirtStreamSynchronize(s) != INFINI_STATUS_SUCCESS) {
+        return 20;
+    }
+    if (std::string(out) != "fork") {
+        return 21;
+    }
+    return infinirtStreamDestroy(s) == INFINI_STATUS_SUCCESS && infinirtFree(d) == INFINI_STATUS_SUCCESS ? 0 : 22;
+}
+
+// The parent has live streams with queued work (cpu worker threads) when it forks.
+TEST(ForkAfterInit, ChildGetsNotInitialized) {
+    ASSERT_OK(infinirtSetDevice(INFINI_DEVICE_CPU, 0));
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, 1 << 20));
+    ASSERT_OK(infinirtMemsetAsync(d, 1, 1 << 20, s));
+    EXPECT_EQ(RunInChild(ChildAfterInit), 0);
+    // The parent is unaffected.
+    ASSERT_OK(infinirtStreamSynchronize(s));
+    EXPECT_OK(infinirtStreamDestroy(s));
+    EXPECT_OK(infinirtFree(d));
+}
+
+TEST(ForkBeforeInit, ChildInitialisesNormally) {
+    EXPECT_EQ(RunInChild(ChildWithoutInit), 0);
+    // And the parent still can, independently.
+    int count = 0;
+    ASSERT_OK(infinirtGetDeviceCount(INFINI_DEVICE_CPU, &count));
+    EXPECT_GE(count, 1);
+}
+
+} // namespace
