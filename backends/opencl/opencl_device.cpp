@@ -249,7 +249,9 @@ infiniStatus_t defaultStream(int index, Stream **out) {
             logMessage(INFINIRT_LOG_INFO, deviceLabel(index) + ": markers carry no profiling timestamps; timing events "
                                                                "record a 1-byte fill instead");
         }
-        dev.default_stream = new Stream{index, queue};
+        dev.default_stream = new Stream;
+        dev.default_stream->device = index;
+        dev.default_stream->queue = queue;
     }
     *out = dev.default_stream;
     return INFINI_STATUS_SUCCESS;
@@ -294,15 +296,15 @@ infiniStatus_t deviceSynchronize(int index) {
     Device &dev = device(index);
     std::lock_guard<std::mutex> lock(dev.mutex);
     if (dev.default_stream) {
-        cl_int err = api().clFinish(dev.default_stream->queue);
-        if (err != CL_SUCCESS) {
-            return clFail("clFinish", err, "on the default stream of " + deviceLabel(index));
+        infiniStatus_t status = finishStream(*dev.default_stream, "synchronizing the device (default stream)");
+        if (status != INFINI_STATUS_SUCCESS) {
+            return status;
         }
     }
     for (Stream *stream : dev.streams) {
-        cl_int err = api().clFinish(stream->queue);
-        if (err != CL_SUCCESS) {
-            return clFail("clFinish", err, "on a stream of " + deviceLabel(index));
+        infiniStatus_t status = finishStream(*stream, "synchronizing the device");
+        if (status != INFINI_STATUS_SUCCESS) {
+            return status;
         }
     }
     return INFINI_STATUS_SUCCESS;

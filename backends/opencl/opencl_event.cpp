@@ -39,28 +39,39 @@ infiniStatus_t executionStatus(cl_event event, cl_int *state, int device) {
 
 cl_event retainRecorded(Event &event) {
     std::lock_guard<std::mutex> lock(event.mutex);
-    if (event.recorded) {
-        api().clRetainEvent(event.recorded);
+    if (!event.ever_recorded) {
+        return nullptr;
     }
+    api().clRetainEvent(event.recorded);
     return event.recorded;
 }
 
 infiniStatus_t eventCreate(int device, uint32_t flags, void **out) {
+    cl_int err = CL_SUCCESS;
+    cl_event initial = api().clCreateUserEvent(infinirt::opencl::device(device).context, &err);
+    if (!initial) {
+        return clFail("clCreateUserEvent", err, "creating an event on " + deviceLabel(device));
+    }
+    err = api().clSetUserEventStatus(initial, CL_COMPLETE);
+    if (err != CL_SUCCESS) {
+        api().clReleaseEvent(initial);
+        return clFail("clSetUserEventStatus", err, "creating an event on " + deviceLabel(device));
+    }
     Event *event = new (std::nothrow) Event;
     if (!event) {
+        api().clReleaseEvent(initial);
         return fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory creating an event on " + deviceLabel(device));
     }
     event->device = device;
     event->flags = flags;
+    event->recorded = initial;
     *out = event;
     return INFINI_STATUS_SUCCESS;
 }
 
 infiniStatus_t eventDestroy(int, void *handle) {
     Event *event = static_cast<Event *>(handle);
-    if (event->recorded) {
-        api().clReleaseEvent(event->recorded);
-    }
+    api().clReleaseEvent(event->recorded);
     delete event;
     return INFINI_STATUS_SUCCESS;
 }
@@ -93,11 +104,10 @@ infiniStatus_t eventRecord(int device, void *handle, void *stream_handle) {
         std::lock_guard<std::mutex> lock(event->mutex);
         previous = event->recorded;
         event->recorded = marker;
+        event->ever_recorded = true;
     }
-    if (previous) {
-        api().clReleaseEvent(previous);
-    }
-    return flushStream(*stream, call);
+    api().clReleaseEvent(previous);
+    return submitted(*stream, call);
 }
 
 infiniStatus_t eventQuery(int device, void *handle, infinirtEventStatus_t *out) {
@@ -107,7 +117,7 @@ infiniStatus_t eventQuery(int device, void *handle, infinirtEventStatus_t *out) 
         // Held across the (non-blocking) status query instead of retaining the marker: two
         // fewer driver calls on the hottest path.
         std::lock_guard<std::mutex> lock(event->mutex);
-        if (event->recorded) {
+        if (event->ever_recorded) {
             infiniStatus_t status = executionStatus(event->recorded, &state, device);
             if (status != INFINI_STATUS_SUCCESS) {
                 return status;
@@ -168,9 +178,6 @@ infiniStatus_t eventElapsedTime(int device, float *ms, void *start_handle, void 
 infiniStatus_t eventGetNative(int, void *handle, void **native) {
     Event *event = static_cast<Event *>(handle);
     std::lock_guard<std::mutex> lock(event->mutex);
-    if (!event->recorded) {
-        return fail(INFINI_STATUS_BAD_PARAM, "an event has no cl_event before its first record");
-    }
     *native = event->recorded;
     return INFINI_STATUS_SUCCESS;
 }

@@ -20,14 +20,17 @@ struct Event {
     uint32_t flags = 0; // infinirtEventFlags_t
     std::mutex mutex;
     // The command of the last record (a marker, or a 1-byte fill where markers carry no
-    // timestamps); NULL until the first record. Holds one reference.
+    // timestamps); before the first record, a user event already complete, so that the event
+    // has a native handle from the start. Holds one reference.
     cl_event recorded = nullptr;
+    bool ever_recorded = false;
 };
 
 // The last recorded command with a reference added (the caller releases it), or NULL if the
 // event was never recorded.
 cl_event retainRecorded(Event &event);
 
+// Creates the completed user event that stands for "never recorded".
 infiniStatus_t eventCreate(int device, uint32_t flags, void **event);
 infiniStatus_t eventDestroy(int device, void *event);
 // Enqueues a marker (it completes when all earlier work of the stream has) and flushes.
@@ -36,8 +39,8 @@ infiniStatus_t eventQuery(int device, void *event, infinirtEventStatus_t *status
 infiniStatus_t eventSynchronize(int device, void *event);
 // From the CL_PROFILING_COMMAND_END of both recorded commands.
 infiniStatus_t eventElapsedTime(int device, float *ms, void *start, void *end);
-// The cl_event of the last record (valid until the next record or destroy); BAD_PARAM if never
-// recorded.
+// The cl_event of the last record (valid until the next record or destroy); before the first
+// record, a completed user event.
 infiniStatus_t eventGetNative(int device, void *event, void **native);
 
 } // namespace infinirt::opencl

@@ -121,20 +121,20 @@ infiniStatus_t queueFor(int owner, int device, Stream *stream, Stream **out) {
 // the host, after everything earlier on `stream`. Blocking, so stream order holds trivially.
 infiniStatus_t stagedCopy(int device, void *dst, const void *src, size_t size, Stream *stream, int dst_owner,
                           int src_owner) {
-    cl_int err = api().clFinish(stream->queue);
-    if (err != CL_SUCCESS) {
-        return clFail("clFinish", err, "before a copy between devices on " + deviceLabel(device));
+    infiniStatus_t status = finishStream(*stream, "before a copy between devices");
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
     }
     std::vector<unsigned char> bounce(size);
     Stream *reader = nullptr, *writer = nullptr;
-    infiniStatus_t status = queueFor(src_owner, device, stream, &reader);
+    status = queueFor(src_owner, device, stream, &reader);
     if (status == INFINI_STATUS_SUCCESS) {
         status = queueFor(dst_owner, device, stream, &writer);
     }
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
-    err = api().clEnqueueSVMMemcpy(reader->queue, CL_TRUE, bounce.data(), src, size, 0, nullptr, nullptr);
+    cl_int err = api().clEnqueueSVMMemcpy(reader->queue, CL_TRUE, bounce.data(), src, size, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) {
         return clFail("clEnqueueSVMMemcpy", err,
                       "reading " + formatBytes(size) + " from " + deviceLabel(reader->device) + " for a copy between devices");
@@ -159,19 +159,23 @@ infiniStatus_t copy(int device, void *dst, const void *src, size_t size, infinir
     if (kind == INFINIRT_MEMCPY_H2H && blocking) {
         // Ordered after the default stream's work like every synchronous copy, then done by the
         // CPU: no command is needed to move host bytes.
-        cl_int err = api().clFinish(stream->queue);
-        if (err != CL_SUCCESS) {
-            return clFail("clFinish", err, "before a host-to-host copy on " + deviceLabel(device));
+        infiniStatus_t status = finishStream(*stream, "before a host-to-host copy");
+        if (status == INFINI_STATUS_SUCCESS) {
+            std::memmove(dst, src, size);
         }
-        std::memmove(dst, src, size);
-        return INFINI_STATUS_SUCCESS;
+        return status;
     }
+    const uint64_t before = stream->enqueued.load(std::memory_order_acquire);
     cl_int err = api().clEnqueueSVMMemcpy(stream->queue, blocking ? CL_TRUE : CL_FALSE, dst, src, size, 0, nullptr,
                                           nullptr);
     if (err != CL_SUCCESS) {
         return clFail("clEnqueueSVMMemcpy", err, "copying " + formatBytes(size) + " on " + deviceLabel(device));
     }
-    return blocking ? INFINI_STATUS_SUCCESS : flushStream(*stream, "clEnqueueSVMMemcpy");
+    if (!blocking) {
+        return submitted(*stream, "clEnqueueSVMMemcpy");
+    }
+    finishedThrough(*stream, before);
+    return INFINI_STATUS_SUCCESS;
 }
 
 infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream *stream, bool blocking) {
@@ -187,13 +191,14 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream *stre
     }
     const unsigned char pattern = static_cast<unsigned char>(value);
     cl_event done = nullptr;
+    const uint64_t before = stream->enqueued.load(std::memory_order_acquire);
     cl_int err = api().clEnqueueSVMMemFill(stream->queue, ptr, &pattern, 1, count, 0, nullptr,
                                            blocking ? &done : nullptr);
     if (err != CL_SUCCESS) {
         return clFail("clEnqueueSVMMemFill", err, "setting " + formatBytes(count) + " on " + deviceLabel(device));
     }
     if (!blocking) {
-        return flushStream(*stream, "clEnqueueSVMMemFill");
+        return submitted(*stream, "clEnqueueSVMMemFill");
     }
     // Fills have no blocking flag.
     err = api().clWaitForEvents(1, &done);
@@ -201,6 +206,7 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream *stre
     if (err != CL_SUCCESS) {
         return clFail("clWaitForEvents", err, "after clEnqueueSVMMemFill on " + deviceLabel(device));
     }
+    finishedThrough(*stream, before);
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -310,7 +316,7 @@ infiniStatus_t freeAsync(int device, void *ptr, void *stream_handle) {
         return clFail("clEnqueueSVMFree", err, "freeing " + formatBytes(removed.size) + " on " + deviceLabel(device));
     }
     infinirt::opencl::device(device).allocated.fetch_sub(removed.size, std::memory_order_relaxed);
-    return flushStream(*stream, "clEnqueueSVMFree");
+    return submitted(*stream, "clEnqueueSVMFree");
 }
 
 } // namespace infinirt::opencl

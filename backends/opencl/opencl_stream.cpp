@@ -39,11 +39,28 @@ infiniStatus_t resolveStream(int device, void *stream, Stream **out) {
     return defaultStream(device, out);
 }
 
-infiniStatus_t flushStream(const Stream &stream, const char *after) {
+infiniStatus_t submitted(Stream &stream, const char *after) {
+    stream.enqueued.fetch_add(1, std::memory_order_acq_rel);
     cl_int err = api().clFlush(stream.queue);
     if (err != CL_SUCCESS) {
         return clFail("clFlush", err, std::string("after ") + after + " on " + deviceLabel(stream.device));
     }
+    return INFINI_STATUS_SUCCESS;
+}
+
+void finishedThrough(Stream &stream, uint64_t before) {
+    uint64_t known = stream.finished.load(std::memory_order_acquire);
+    while (known < before && !stream.finished.compare_exchange_weak(known, before, std::memory_order_acq_rel)) {
+    }
+}
+
+infiniStatus_t finishStream(Stream &stream, const char *why) {
+    const uint64_t before = stream.enqueued.load(std::memory_order_acquire);
+    cl_int err = api().clFinish(stream.queue);
+    if (err != CL_SUCCESS) {
+        return clFail("clFinish", err, std::string(why) + " on " + deviceLabel(stream.device));
+    }
+    finishedThrough(stream, before);
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -54,11 +71,13 @@ infiniStatus_t streamCreate(int device, void **out) {
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
-    Stream *stream = new (std::nothrow) Stream{device, queue};
+    Stream *stream = new (std::nothrow) Stream;
     if (!stream) {
         api().clReleaseCommandQueue(queue);
         return fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory creating a stream on " + deviceLabel(device));
     }
+    stream->device = device;
+    stream->queue = queue;
     {
         std::lock_guard<std::mutex> lock(dev.mutex);
         dev.streams.insert(stream);
@@ -74,14 +93,14 @@ infiniStatus_t streamDestroy(int device, void *handle) {
         std::lock_guard<std::mutex> lock(dev.mutex);
         dev.streams.erase(stream);
     }
-    cl_int err = api().clFinish(stream->queue);
+    infiniStatus_t status = finishStream(*stream, "destroying a stream");
     // The queue goes either way: the handle is gone for the loader once destroy returns.
+    if (stream->probe) {
+        api().clReleaseEvent(stream->probe);
+    }
     api().clReleaseCommandQueue(stream->queue);
     delete stream;
-    if (err != CL_SUCCESS) {
-        return clFail("clFinish", err, "destroying a stream on " + deviceLabel(device));
-    }
-    return INFINI_STATUS_SUCCESS;
+    return status;
 }
 
 infiniStatus_t streamSynchronize(int device, void *handle) {
@@ -90,11 +109,7 @@ infiniStatus_t streamSynchronize(int device, void *handle) {
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
-    cl_int err = api().clFinish(stream->queue);
-    if (err != CL_SUCCESS) {
-        return clFail("clFinish", err, "synchronizing a stream of " + deviceLabel(device));
-    }
-    return INFINI_STATUS_SUCCESS;
+    return finishStream(*stream, "synchronizing a stream");
 }
 
 infiniStatus_t streamQuery(int device, void *handle) {
@@ -103,27 +118,42 @@ infiniStatus_t streamQuery(int device, void *handle) {
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
-    // OpenCL cannot ask a queue whether it is idle; a marker completes exactly when all the
-    // work enqueued before it has.
-    cl_event marker = nullptr;
-    cl_int err = api().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker);
-    if (err != CL_SUCCESS) {
-        return clFail("clEnqueueMarkerWithWaitList", err, "querying a stream of " + deviceLabel(device));
+    const uint64_t enqueued = stream->enqueued.load(std::memory_order_acquire);
+    if (stream->finished.load(std::memory_order_acquire) >= enqueued) {
+        return INFINI_STATUS_SUCCESS;
     }
-    status = flushStream(*stream, "clEnqueueMarkerWithWaitList");
-    cl_int state = CL_COMPLETE;
-    if (status == INFINI_STATUS_SUCCESS) {
-        err = api().clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(state), &state, nullptr);
+    std::lock_guard<std::mutex> lock(stream->probe_mutex);
+    if (!stream->probe || stream->probe_covers != enqueued) {
+        // A marker completes exactly when all the work enqueued before it has.
+        cl_event marker = nullptr;
+        cl_int err = api().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker);
         if (err != CL_SUCCESS) {
-            status = clFail("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", err, "on " + deviceLabel(device));
-        } else if (state < 0) {
-            status = clFail("stream command", state, "on " + deviceLabel(device));
-        } else if (state != CL_COMPLETE) {
-            status = INFINI_STATUS_NOT_READY;
+            return clFail("clEnqueueMarkerWithWaitList", err, "querying a stream of " + deviceLabel(device));
+        }
+        err = api().clFlush(stream->queue);
+        if (stream->probe) {
+            api().clReleaseEvent(stream->probe);
+        }
+        stream->probe = marker;
+        stream->probe_covers = enqueued;
+        if (err != CL_SUCCESS) {
+            return clFail("clFlush", err, "querying a stream of " + deviceLabel(device));
         }
     }
-    api().clReleaseEvent(marker);
-    return status;
+    cl_int state = CL_COMPLETE;
+    cl_int err =
+        api().clGetEventInfo(stream->probe, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(state), &state, nullptr);
+    if (err != CL_SUCCESS) {
+        return clFail("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", err, "on " + deviceLabel(device));
+    }
+    if (state < 0) {
+        return clFail("stream command", state, "on " + deviceLabel(device));
+    }
+    if (state != CL_COMPLETE) {
+        return INFINI_STATUS_NOT_READY;
+    }
+    finishedThrough(*stream, stream->probe_covers);
+    return INFINI_STATUS_SUCCESS;
 }
 
 infiniStatus_t streamWaitEvent(int device, void *stream_handle, void *event_handle) {
@@ -162,7 +192,7 @@ infiniStatus_t streamWaitEvent(int device, void *stream_handle, void *event_hand
     if (err != CL_SUCCESS) {
         return clFail("clEnqueueBarrierWithWaitList", err, "making a stream of " + deviceLabel(device) + " wait");
     }
-    return flushStream(*stream, "clEnqueueBarrierWithWaitList");
+    return submitted(*stream, "clEnqueueBarrierWithWaitList");
 }
 
 infiniStatus_t streamGetNative(int device, void *handle, void **native) {
