@@ -1,0 +1,126 @@
+# The drop-in proof, run by ctest as `cmake -P`:
+#   1. install the infinirt build tree to a fresh prefix;
+#   2. build external_plugin/ (a separate project) against that prefix only, and drop its .so
+#      into <prefix>/<libdir>/infinirt/;
+#   3. build a client with find_package(infinirt) and another with pkg-config; both must list the
+#      new backend as LOADED and use it;
+#   4. move the prefix elsewhere: the installed package and library must still work (relocatable);
+#   5. libinfinirt exports only infinirt* symbols, each plugin only infinirtPluginQuery.
+# Inputs (-D): INFINIRT_BUILD_DIR, EXTERNAL_SOURCE_DIR, WORK_DIR, GENERATOR, C_COMPILER, LIBDIR.
+cmake_minimum_required(VERSION 3.20)
+
+foreach(var INFINIRT_BUILD_DIR EXTERNAL_SOURCE_DIR WORK_DIR GENERATOR C_COMPILER LIBDIR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "drop_in_test.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+# Runs a command; stops the test with its output if it fails. Extra: OUTPUT_VARIABLE <var>.
+function(run)
+  cmake_parse_arguments(ARG "" "OUTPUT_VARIABLE" "" ${ARGN})
+  execute_process(COMMAND ${ARG_UNPARSED_ARGUMENTS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " shown "${ARG_UNPARSED_ARGUMENTS}")
+    message(FATAL_ERROR "command failed (${rc}): ${shown}\n--- stdout\n${out}\n--- stderr\n${err}")
+  endif()
+  if(ARG_OUTPUT_VARIABLE)
+    set(${ARG_OUTPUT_VARIABLE} "${out}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Runs a built client (with `env` settings) and checks it reports the external backend working.
+function(expect_client_works label)
+  run(${CMAKE_COMMAND} -E env ${ARGN} OUTPUT_VARIABLE out)
+  if(NOT out MATCHES "external backend: OK")
+    message(FATAL_ERROR "${label}: the external backend was not usable:\n${out}")
+  endif()
+  message(STATUS "${label}: OK")
+endfunction()
+
+# Builds the find_package client against `prefix` in `build_dir`.
+function(build_cmake_client prefix build_dir)
+  run(${CMAKE_COMMAND} -S ${EXTERNAL_SOURCE_DIR}/client -B ${build_dir} -G ${GENERATOR}
+      -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+  run(${CMAKE_COMMAND} --build ${build_dir})
+endfunction()
+
+# Builds the client with the flags `pkg-config --cflags --libs infinirt` gives for `prefix`.
+function(build_pkg_config_client prefix output)
+  set(ENV{PKG_CONFIG_PATH} ${prefix}/${LIBDIR}/pkgconfig)
+  run(pkg-config --cflags --libs infinirt OUTPUT_VARIABLE flags)
+  string(STRIP "${flags}" flags)
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  run(${C_COMPILER} -std=c99 -o ${output} ${EXTERNAL_SOURCE_DIR}/client/client.c ${flags})
+endfunction()
+
+# Every dynamic symbol a file defines, as "name" (version suffixes and version nodes removed).
+function(defined_symbols file out_var)
+  run(nm -D --defined-only ${file} OUTPUT_VARIABLE listing)
+  string(REPLACE "\n" ";" lines "${listing}")
+  set(names "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^[0-9a-fA-F]* +([A-Za-z]) +([^@ ]+)")
+      if(NOT CMAKE_MATCH_1 STREQUAL "A") # version definitions such as INFINIRT_0
+        list(APPEND names ${CMAKE_MATCH_2})
+      endif()
+    endif()
+  endforeach()
+  set(${out_var} "${names}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+set(moved ${WORK_DIR}/moved-elsewhere/prefix)
+
+# 1. install
+run(${CMAKE_COMMAND} --install ${INFINIRT_BUILD_DIR} --prefix ${prefix})
+
+# 2. the external plugin, built against the installed package only
+run(${CMAKE_COMMAND} -S ${EXTERNAL_SOURCE_DIR} -B ${WORK_DIR}/plugin-build -G ${GENERATOR}
+    -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/plugin-build)
+file(GLOB plugin ${WORK_DIR}/plugin-build/libinfinirt-external.so)
+if(NOT plugin)
+  message(FATAL_ERROR "the external project did not produce libinfinirt-external.so")
+endif()
+file(COPY ${plugin} DESTINATION ${prefix}/${LIBDIR}/infinirt)
+
+# 3. clients
+build_cmake_client(${prefix} ${WORK_DIR}/client-build)
+expect_client_works("find_package client" ${WORK_DIR}/client-build/drop_in_client)
+build_pkg_config_client(${prefix} ${WORK_DIR}/pkg-config-client)
+expect_client_works("pkg-config client" LD_LIBRARY_PATH=${prefix}/${LIBDIR} ${WORK_DIR}/pkg-config-client)
+
+# 5. exported symbols
+defined_symbols(${prefix}/${LIBDIR}/libinfinirt.so loader_symbols)
+if(NOT loader_symbols)
+  message(FATAL_ERROR "nm found no symbols in libinfinirt.so")
+endif()
+foreach(sym IN LISTS loader_symbols)
+  if(NOT sym MATCHES "^infinirt" AND NOT sym MATCHES "^(_init|_fini|_edata|_end|__bss_start)$")
+    message(FATAL_ERROR "libinfinirt.so exports ${sym}: only infinirt* symbols may be exported")
+  endif()
+endforeach()
+file(GLOB installed_plugins ${prefix}/${LIBDIR}/infinirt/*.so)
+foreach(p IN LISTS installed_plugins)
+  defined_symbols(${p} plugin_symbols)
+  list(REMOVE_ITEM plugin_symbols _init _fini _edata _end __bss_start)
+  if(NOT plugin_symbols STREQUAL "infinirtPluginQuery")
+    message(FATAL_ERROR "${p} exports \"${plugin_symbols}\": a plugin exports only infinirtPluginQuery")
+  endif()
+endforeach()
+list(LENGTH installed_plugins plugin_count)
+message(STATUS "exports: libinfinirt.so and ${plugin_count} plugins OK")
+
+# 4. relocation: the old prefix disappears
+get_filename_component(moved_parent ${moved} DIRECTORY)
+file(MAKE_DIRECTORY ${moved_parent})
+file(RENAME ${prefix} ${moved})
+expect_client_works("moved prefix, existing client" LD_LIBRARY_PATH=${moved}/${LIBDIR}
+                    ${WORK_DIR}/client-build/drop_in_client)
+build_cmake_client(${moved} ${WORK_DIR}/client-build-moved)
+expect_client_works("moved prefix, find_package client" ${WORK_DIR}/client-build-moved/drop_in_client)
+build_pkg_config_client(${moved} ${WORK_DIR}/pkg-config-client-moved)
+expect_client_works("moved prefix, pkg-config client" LD_LIBRARY_PATH=${moved}/${LIBDIR}
+                    ${WORK_DIR}/pkg-config-client-moved)
+file(REMOVE_RECURSE ${WORK_DIR})
