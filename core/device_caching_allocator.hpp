@@ -25,6 +25,7 @@
 
 #include "allocator_config.hpp"
 #include "caching_block.hpp"
+#include "infinicore/error.hpp"
 #include "infinicore/memory_stats.hpp"
 #include "raw_device.hpp"
 #include "thread_cache.hpp"

@@ -14,6 +14,7 @@
 #ifndef INFINICORE_CORE_DEVICE_PINNED_HOST_ALLOCATOR_HPP
 #define INFINICORE_CORE_DEVICE_PINNED_HOST_ALLOCATOR_HPP
 
+#include "infinicore/error.hpp"
 #include "infinicore/memory_stats.hpp"
 #include "raw_device.hpp"
 

@@ -5,6 +5,7 @@
 #ifndef INFINICORE_CORE_HOST_ALLOCATOR_HPP
 #define INFINICORE_CORE_HOST_ALLOCATOR_HPP
 
+#include "infinicore/error.hpp"
 #include "infinicore/memory_stats.hpp"
 
 #include <atomic>

@@ -24,8 +24,21 @@ std::shared_ptr<Memory> Runtime::allocateMemory(size_t size) {
     if (host_) {
         void *ptr = host_->allocate(size);
         HostAllocator *host = host_.get();
-        return std::make_shared<Memory>(static_cast<std::byte *>(ptr), size, device_,
-                                        [host, size](std::byte *p) { host->deallocate(p, size); });
+        infinirtStream_t stream = stream_;
+        try {
+            // cpu streams run asynchronously: work queued on the context stream may still use
+            // the block, so its free waits for that work, as a device block's reuse would.
+            return std::make_shared<Memory>(static_cast<std::byte *>(ptr), size, device_,
+                                            [host, size, stream](std::byte *p) {
+                                                if (infinirtStreamQuery(stream) == INFINI_STATUS_NOT_READY) {
+                                                    (void)infinirtStreamSynchronize(stream);
+                                                }
+                                                host->deallocate(p, size);
+                                            });
+        } catch (...) {
+            host->deallocate(ptr, size);
+            throw;
+        }
     }
     DeviceCachingAllocator *caching = caching_.get();
     DeviceCachingAllocator::Block *block = caching->allocate(size, stream_);

@@ -1,0 +1,41 @@
+// INFINICORE_ALLOC_CONF parsing.
+#include "allocator_config.hpp"
+
+#include "infinicore/error.hpp"
+
+#include <gtest/gtest.h>
+
+namespace infinicore::test {
+namespace {
+
+using detail::AllocatorConfig;
+
+TEST(AllocatorConfig, DefaultsWhenEmpty) {
+    AllocatorConfig config = AllocatorConfig::parse("");
+    EXPECT_EQ(config.max_split_size, SIZE_MAX);
+    EXPECT_EQ(config.thread_cache_bytes, size_t(64) << 20);
+    EXPECT_EQ(config.thread_cache_depth, 16u);
+}
+
+TEST(AllocatorConfig, ParsesEveryKey) {
+    AllocatorConfig config = AllocatorConfig::parse("max_split_size_mb:256,thread_cache_mb:0,thread_cache_depth:4");
+    EXPECT_EQ(config.max_split_size, size_t(256) << 20);
+    EXPECT_EQ(config.thread_cache_bytes, 0u);
+    EXPECT_EQ(config.thread_cache_depth, 4u);
+}
+
+TEST(AllocatorConfig, RejectsUnknownKeysAndMalformedValues) {
+    for (const char *text : {"no_such_key:1", "max_split_size_mb", "thread_cache_mb:-1", "thread_cache_mb:1x",
+                             "max_split_size_mb:0", "thread_cache_depth:99999999999999999999999"}) {
+        try {
+            AllocatorConfig::parse(text);
+            ADD_FAILURE() << text << " was accepted";
+        } catch (const Error &e) {
+            EXPECT_EQ(e.status(), INFINI_STATUS_BAD_PARAM) << text;
+            EXPECT_NE(e.detail().find(std::string(text).substr(0, 8)), std::string::npos) << e.what();
+        }
+    }
+}
+
+} // namespace
+} // namespace infinicore::test
