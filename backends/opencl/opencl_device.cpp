@@ -230,8 +230,12 @@ Device &device(int index) { return *(*g_devices)[static_cast<size_t>(index)]; }
 
 infiniStatus_t defaultStream(int index, Stream **out) {
     Device &dev = device(index);
+    if (Stream *ready = dev.default_stream.load(std::memory_order_acquire)) {
+        *out = ready;
+        return INFINI_STATUS_SUCCESS;
+    }
     std::lock_guard<std::mutex> lock(dev.mutex);
-    if (!dev.default_stream) {
+    if (!dev.default_stream.load(std::memory_order_relaxed)) {
         if (!dev.timing_scratch) {
             dev.timing_scratch = api().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, 64, 0);
             if (!dev.timing_scratch) {
@@ -249,11 +253,12 @@ infiniStatus_t defaultStream(int index, Stream **out) {
             logMessage(INFINIRT_LOG_INFO, deviceLabel(index) + ": markers carry no profiling timestamps; timing events "
                                                                "record a 1-byte fill instead");
         }
-        dev.default_stream = new Stream;
-        dev.default_stream->device = index;
-        dev.default_stream->queue = queue;
+        Stream *created = new Stream;
+        created->device = index;
+        created->queue = queue;
+        dev.default_stream.store(created, std::memory_order_release);
     }
-    *out = dev.default_stream;
+    *out = dev.default_stream.load(std::memory_order_relaxed);
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -295,8 +300,8 @@ infiniStatus_t getMemInfo(int index, size_t *free_bytes, size_t *total_bytes) {
 infiniStatus_t deviceSynchronize(int index) {
     Device &dev = device(index);
     std::lock_guard<std::mutex> lock(dev.mutex);
-    if (dev.default_stream) {
-        infiniStatus_t status = finishStream(*dev.default_stream, "synchronizing the device (default stream)");
+    if (Stream *default_stream = dev.default_stream.load(std::memory_order_acquire)) {
+        infiniStatus_t status = finishStream(*default_stream, "synchronizing the device (default stream)");
         if (status != INFINI_STATUS_SUCCESS) {
             return status;
         }

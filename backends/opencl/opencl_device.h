@@ -37,12 +37,13 @@ struct Device {
     // Bytes of device memory infinirt holds on this device (OpenCL has no free-memory query).
     std::atomic<size_t> allocated{0};
 
-    // Guards the default stream's lazy creation and the set of live streams.
+    // Guards the default stream's creation and the set of live streams.
     std::mutex mutex;
-    Stream *default_stream = nullptr;
+    // Set once, under `mutex`; read without it on every call that uses the default stream.
+    std::atomic<Stream *> default_stream{nullptr};
     std::set<Stream *> streams;
     // Whether marker events carry profiling timestamps on this implementation (probed when the
-    // default stream is created); when they do not, timing events record a 1-byte fill of
+    // default stream is created; read only after default_stream is seen set); when they do not, timing events record a 1-byte fill of
     // `timing_scratch` instead, which every implementation must time.
     bool marker_timestamps = true;
     void *timing_scratch = nullptr;

@@ -10,19 +10,6 @@
 namespace infinirt::opencl {
 namespace {
 
-// Releases a retained cl_event at scope exit.
-struct EventRef {
-    cl_event event = nullptr;
-    EventRef(const EventRef &) = delete;
-    EventRef &operator=(const EventRef &) = delete;
-    explicit EventRef(cl_event e) : event(e) {}
-    ~EventRef() {
-        if (event) {
-            api().clReleaseEvent(event);
-        }
-    }
-};
-
 // CL_COMPLETE, a positive "still running" state, or a negative error code of the command.
 infiniStatus_t executionStatus(cl_event event, cl_int *state, int device) {
     cl_int err = api().clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(*state), state, nullptr);
@@ -37,13 +24,27 @@ infiniStatus_t executionStatus(cl_event event, cl_int *state, int device) {
 
 } // namespace
 
-cl_event retainRecorded(Event &event) {
+Recorded::~Recorded() {
+    if (event) {
+        api().clReleaseEvent(event);
+    }
+}
+
+void Recorded::completed() const {
+    if (stream_progress) {
+        finishedThrough(*stream_progress, number);
+    }
+}
+
+void snapshot(Event &event, Recorded *out) {
     std::lock_guard<std::mutex> lock(event.mutex);
     if (!event.ever_recorded) {
-        return nullptr;
+        return;
     }
     api().clRetainEvent(event.recorded);
-    return event.recorded;
+    out->event = event.recorded;
+    out->stream_progress = event.stream_progress;
+    out->number = event.number;
 }
 
 infiniStatus_t eventCreate(int device, uint32_t flags, void **out) {
@@ -85,16 +86,31 @@ infiniStatus_t eventRecord(int device, void *handle, void *stream_handle) {
     }
     Device &dev = infinirt::opencl::device(device);
     const bool timed = !(event->flags & INFINIRT_EVENT_DISABLE_TIMING);
+    if (timed && stream_handle) {
+        // The default stream's creation probes marker timestamps (Device::marker_timestamps).
+        Stream *probed = nullptr;
+        status = defaultStream(device, &probed);
+        if (status != INFINI_STATUS_SUCCESS) {
+            return status;
+        }
+    }
     cl_event marker = nullptr;
+    uint64_t number = 0;
     cl_int err = CL_SUCCESS;
     const char *call = "clEnqueueMarkerWithWaitList";
     if (timed && !dev.marker_timestamps) {
         // In an in-order queue the fill, like a marker, completes after all earlier work.
-        const unsigned char zero = 0;
         call = "clEnqueueSVMMemFill";
-        err = api().clEnqueueSVMMemFill(stream->queue, dev.timing_scratch, &zero, 1, 1, 0, nullptr, &marker);
+        err = submit(
+            *stream,
+            [&] {
+                const unsigned char zero = 0;
+                return api().clEnqueueSVMMemFill(stream->queue, dev.timing_scratch, &zero, 1, 1, 0, nullptr, &marker);
+            },
+            &number);
     } else {
-        err = api().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker);
+        err = submit(
+            *stream, [&] { return api().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker); }, &number);
     }
     if (err != CL_SUCCESS) {
         return clFail(call, err, "recording an event on " + deviceLabel(device));
@@ -105,9 +121,11 @@ infiniStatus_t eventRecord(int device, void *handle, void *stream_handle) {
         previous = event->recorded;
         event->recorded = marker;
         event->ever_recorded = true;
+        event->stream_progress = stream->finished;
+        event->number = number;
     }
     api().clReleaseEvent(previous);
-    return submitted(*stream, call);
+    return flushStream(*stream, call);
 }
 
 infiniStatus_t eventQuery(int device, void *handle, infinirtEventStatus_t *out) {
@@ -122,6 +140,9 @@ infiniStatus_t eventQuery(int device, void *handle, infinirtEventStatus_t *out) 
             if (status != INFINI_STATUS_SUCCESS) {
                 return status;
             }
+            if (state == CL_COMPLETE) {
+                finishedThrough(*event->stream_progress, event->number);
+            }
         }
     }
     *out = state == CL_COMPLETE ? INFINIRT_EVENT_COMPLETE : INFINIRT_EVENT_NOT_READY;
@@ -129,7 +150,8 @@ infiniStatus_t eventQuery(int device, void *handle, infinirtEventStatus_t *out) 
 }
 
 infiniStatus_t eventSynchronize(int device, void *handle) {
-    EventRef marker(retainRecorded(*static_cast<Event *>(handle)));
+    Recorded marker;
+    snapshot(*static_cast<Event *>(handle), &marker);
     if (!marker.event) {
         return INFINI_STATUS_SUCCESS;
     }
@@ -137,6 +159,7 @@ infiniStatus_t eventSynchronize(int device, void *handle) {
     if (err != CL_SUCCESS) {
         return clFail("clWaitForEvents", err, "on " + deviceLabel(device));
     }
+    marker.completed();
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -146,8 +169,9 @@ infiniStatus_t eventElapsedTime(int device, float *ms, void *start_handle, void 
     if ((start->flags | end->flags) & INFINIRT_EVENT_DISABLE_TIMING) {
         return fail(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event created with DISABLE_TIMING");
     }
-    EventRef first(retainRecorded(*start));
-    EventRef second(retainRecorded(*end));
+    Recorded first, second;
+    snapshot(*start, &first);
+    snapshot(*end, &second);
     if (!first.event || !second.event) {
         return fail(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event that was never recorded");
     }

@@ -8,7 +8,10 @@
 
 #include "infinirt.h"
 
+#include "opencl_stream.h"
+
 #include <cstdint>
+#include <memory>
 #include <mutex>
 
 namespace infinirt::opencl {
@@ -24,11 +27,27 @@ struct Event {
     // has a native handle from the start. Holds one reference.
     cl_event recorded = nullptr;
     bool ever_recorded = false;
+    // The recording stream's progress and the recorded command's number there: once the
+    // command is seen complete, so are all the stream's commands up to it.
+    std::shared_ptr<Progress> stream_progress;
+    uint64_t number = 0;
 };
 
-// The last recorded command with a reference added (the caller releases it), or NULL if the
-// event was never recorded.
-cl_event retainRecorded(Event &event);
+// What a waiter needs of an event's last record.
+struct Recorded {
+    cl_event event = nullptr; // holds a reference (released by the destructor); NULL if never recorded
+    std::shared_ptr<Progress> stream_progress;
+    uint64_t number = 0;
+    Recorded() = default;
+    Recorded(const Recorded &) = delete;
+    Recorded &operator=(const Recorded &) = delete;
+    ~Recorded();
+    // The command is complete: tell the stream it came from.
+    void completed() const;
+};
+
+// The last record, with a reference added to its command (see Recorded).
+void snapshot(Event &event, Recorded *out);
 
 // Creates the completed user event that stands for "never recorded".
 infiniStatus_t eventCreate(int device, uint32_t flags, void **event);

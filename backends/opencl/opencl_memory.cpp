@@ -117,6 +117,20 @@ infiniStatus_t queueFor(int owner, int device, Stream *stream, Stream **out) {
     return defaultStream(owner, out);
 }
 
+// A copy that is complete on return: enqueued without blocking (so the submit lock is not held
+// while it runs), then waited for.
+infiniStatus_t syncCopy(Stream &stream, void *dst, const void *src, size_t size) {
+    cl_event done = nullptr;
+    uint64_t number = 0;
+    cl_int err = submit(
+        stream, [&] { return api().clEnqueueSVMMemcpy(stream.queue, CL_FALSE, dst, src, size, 0, nullptr, &done); },
+        &number);
+    if (err != CL_SUCCESS) {
+        return clFail("clEnqueueSVMMemcpy", err, "copying " + formatBytes(size) + " on " + deviceLabel(stream.device));
+    }
+    return waitCommand(stream, done, number, "clEnqueueSVMMemcpy");
+}
+
 // A copy between memory of two contexts: no OpenCL command can see both, so the bytes go through
 // the host, after everything earlier on `stream`. Blocking, so stream order holds trivially.
 infiniStatus_t stagedCopy(int device, void *dst, const void *src, size_t size, Stream *stream, int dst_owner,
@@ -134,17 +148,11 @@ infiniStatus_t stagedCopy(int device, void *dst, const void *src, size_t size, S
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
-    cl_int err = api().clEnqueueSVMMemcpy(reader->queue, CL_TRUE, bounce.data(), src, size, 0, nullptr, nullptr);
-    if (err != CL_SUCCESS) {
-        return clFail("clEnqueueSVMMemcpy", err,
-                      "reading " + formatBytes(size) + " from " + deviceLabel(reader->device) + " for a copy between devices");
+    status = syncCopy(*reader, bounce.data(), src, size);
+    if (status == INFINI_STATUS_SUCCESS) {
+        status = syncCopy(*writer, dst, bounce.data(), size);
     }
-    err = api().clEnqueueSVMMemcpy(writer->queue, CL_TRUE, dst, bounce.data(), size, 0, nullptr, nullptr);
-    if (err != CL_SUCCESS) {
-        return clFail("clEnqueueSVMMemcpy", err,
-                      "writing " + formatBytes(size) + " to " + deviceLabel(writer->device) + " for a copy between devices");
-    }
-    return INFINI_STATUS_SUCCESS;
+    return status;
 }
 
 infiniStatus_t copy(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, Stream *stream,
@@ -165,17 +173,18 @@ infiniStatus_t copy(int device, void *dst, const void *src, size_t size, infinir
         }
         return status;
     }
-    const uint64_t before = stream->enqueued.load(std::memory_order_acquire);
-    cl_int err = api().clEnqueueSVMMemcpy(stream->queue, blocking ? CL_TRUE : CL_FALSE, dst, src, size, 0, nullptr,
-                                          nullptr);
+    if (blocking) {
+        return syncCopy(*stream, dst, src, size);
+    }
+    uint64_t number = 0;
+    cl_int err = submit(
+        *stream,
+        [&] { return api().clEnqueueSVMMemcpy(stream->queue, CL_FALSE, dst, src, size, 0, nullptr, nullptr); },
+        &number);
     if (err != CL_SUCCESS) {
         return clFail("clEnqueueSVMMemcpy", err, "copying " + formatBytes(size) + " on " + deviceLabel(device));
     }
-    if (!blocking) {
-        return submitted(*stream, "clEnqueueSVMMemcpy");
-    }
-    finishedThrough(*stream, before);
-    return INFINI_STATUS_SUCCESS;
+    return flushStream(*stream, "clEnqueueSVMMemcpy");
 }
 
 infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream *stream, bool blocking) {
@@ -191,23 +200,20 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream *stre
     }
     const unsigned char pattern = static_cast<unsigned char>(value);
     cl_event done = nullptr;
-    const uint64_t before = stream->enqueued.load(std::memory_order_acquire);
-    cl_int err = api().clEnqueueSVMMemFill(stream->queue, ptr, &pattern, 1, count, 0, nullptr,
-                                           blocking ? &done : nullptr);
+    uint64_t number = 0;
+    cl_int err = submit(
+        *stream,
+        [&] {
+            return api().clEnqueueSVMMemFill(stream->queue, ptr, &pattern, 1, count, 0, nullptr,
+                                             blocking ? &done : nullptr);
+        },
+        &number);
     if (err != CL_SUCCESS) {
         return clFail("clEnqueueSVMMemFill", err, "setting " + formatBytes(count) + " on " + deviceLabel(device));
     }
-    if (!blocking) {
-        return submitted(*stream, "clEnqueueSVMMemFill");
-    }
     // Fills have no blocking flag.
-    err = api().clWaitForEvents(1, &done);
-    api().clReleaseEvent(done);
-    if (err != CL_SUCCESS) {
-        return clFail("clWaitForEvents", err, "after clEnqueueSVMMemFill on " + deviceLabel(device));
-    }
-    finishedThrough(*stream, before);
-    return INFINI_STATUS_SUCCESS;
+    return blocking ? waitCommand(*stream, done, number, "clEnqueueSVMMemFill")
+                    : flushStream(*stream, "clEnqueueSVMMemFill");
 }
 
 } // namespace
@@ -310,13 +316,17 @@ infiniStatus_t freeAsync(int device, void *ptr, void *stream_handle) {
         return notOurs("asynchronous free", ptr, device); // freed by another thread meanwhile
     }
     void *pointers[] = {ptr};
-    cl_int err = api().clEnqueueSVMFree(stream->queue, 1, pointers, nullptr, nullptr, 0, nullptr, nullptr);
+    uint64_t number = 0;
+    cl_int err = submit(
+        *stream,
+        [&] { return api().clEnqueueSVMFree(stream->queue, 1, pointers, nullptr, nullptr, 0, nullptr, nullptr); },
+        &number);
     if (err != CL_SUCCESS) {
         allocations().insert(ptr, removed);
         return clFail("clEnqueueSVMFree", err, "freeing " + formatBytes(removed.size) + " on " + deviceLabel(device));
     }
     infinirt::opencl::device(device).allocated.fetch_sub(removed.size, std::memory_order_relaxed);
-    return submitted(*stream, "clEnqueueSVMFree");
+    return flushStream(*stream, "clEnqueueSVMFree");
 }
 
 } // namespace infinirt::opencl

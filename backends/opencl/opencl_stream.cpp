@@ -39,8 +39,7 @@ infiniStatus_t resolveStream(int device, void *stream, Stream **out) {
     return defaultStream(device, out);
 }
 
-infiniStatus_t submitted(Stream &stream, const char *after) {
-    stream.enqueued.fetch_add(1, std::memory_order_acq_rel);
+infiniStatus_t flushStream(const Stream &stream, const char *after) {
     cl_int err = api().clFlush(stream.queue);
     if (err != CL_SUCCESS) {
         return clFail("clFlush", err, std::string("after ") + after + " on " + deviceLabel(stream.device));
@@ -48,10 +47,20 @@ infiniStatus_t submitted(Stream &stream, const char *after) {
     return INFINI_STATUS_SUCCESS;
 }
 
-void finishedThrough(Stream &stream, uint64_t before) {
-    uint64_t known = stream.finished.load(std::memory_order_acquire);
-    while (known < before && !stream.finished.compare_exchange_weak(known, before, std::memory_order_acq_rel)) {
+void finishedThrough(Progress &progress, uint64_t n) {
+    uint64_t known = progress.load(std::memory_order_acquire);
+    while (known < n && !progress.compare_exchange_weak(known, n, std::memory_order_acq_rel)) {
     }
+}
+
+infiniStatus_t waitCommand(Stream &stream, cl_event done, uint64_t n, const char *after) {
+    cl_int err = api().clWaitForEvents(1, &done);
+    api().clReleaseEvent(done);
+    if (err != CL_SUCCESS) {
+        return clFail("clWaitForEvents", err, std::string("after ") + after + " on " + deviceLabel(stream.device));
+    }
+    finishedThrough(*stream.finished, n);
+    return INFINI_STATUS_SUCCESS;
 }
 
 infiniStatus_t finishStream(Stream &stream, const char *why) {
@@ -60,7 +69,7 @@ infiniStatus_t finishStream(Stream &stream, const char *why) {
     if (err != CL_SUCCESS) {
         return clFail("clFinish", err, std::string(why) + " on " + deviceLabel(stream.device));
     }
-    finishedThrough(stream, before);
+    finishedThrough(*stream.finished, before);
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -118,26 +127,32 @@ infiniStatus_t streamQuery(int device, void *handle) {
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
-    const uint64_t enqueued = stream->enqueued.load(std::memory_order_acquire);
-    if (stream->finished.load(std::memory_order_acquire) >= enqueued) {
+    if (stream->finished->load(std::memory_order_acquire) >= stream->enqueued.load(std::memory_order_acquire)) {
         return INFINI_STATUS_SUCCESS;
     }
     std::lock_guard<std::mutex> lock(stream->probe_mutex);
-    if (!stream->probe || stream->probe_covers != enqueued) {
-        // A marker completes exactly when all the work enqueued before it has.
+    if (!stream->probe || stream->probe_covers != stream->enqueued.load(std::memory_order_acquire)) {
+        // A marker completes exactly when all the work enqueued before it has. It is not
+        // numbered: it is not work, only a question.
         cl_event marker = nullptr;
-        cl_int err = api().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker);
+        uint64_t covers = 0;
+        cl_int err = CL_SUCCESS;
+        {
+            std::lock_guard<std::mutex> submit_lock(stream->submit_mutex);
+            err = api().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker);
+            covers = stream->enqueued.load(std::memory_order_relaxed);
+        }
         if (err != CL_SUCCESS) {
             return clFail("clEnqueueMarkerWithWaitList", err, "querying a stream of " + deviceLabel(device));
         }
-        err = api().clFlush(stream->queue);
         if (stream->probe) {
             api().clReleaseEvent(stream->probe);
         }
         stream->probe = marker;
-        stream->probe_covers = enqueued;
-        if (err != CL_SUCCESS) {
-            return clFail("clFlush", err, "querying a stream of " + deviceLabel(device));
+        stream->probe_covers = covers;
+        infiniStatus_t flushed = flushStream(*stream, "clEnqueueMarkerWithWaitList");
+        if (flushed != INFINI_STATUS_SUCCESS) {
+            return flushed;
         }
     }
     cl_int state = CL_COMPLETE;
@@ -152,8 +167,10 @@ infiniStatus_t streamQuery(int device, void *handle) {
     if (state != CL_COMPLETE) {
         return INFINI_STATUS_NOT_READY;
     }
-    finishedThrough(*stream, stream->probe_covers);
-    return INFINI_STATUS_SUCCESS;
+    finishedThrough(*stream->finished, stream->probe_covers);
+    return stream->finished->load(std::memory_order_acquire) >= stream->enqueued.load(std::memory_order_acquire)
+               ? INFINI_STATUS_SUCCESS
+               : INFINI_STATUS_NOT_READY;
 }
 
 infiniStatus_t streamWaitEvent(int device, void *stream_handle, void *event_handle) {
@@ -163,22 +180,22 @@ infiniStatus_t streamWaitEvent(int device, void *stream_handle, void *event_hand
         return status;
     }
     Event *event = static_cast<Event *>(event_handle);
-    cl_event marker = retainRecorded(*event);
-    if (!marker) {
+    Recorded marker;
+    snapshot(*event, &marker);
+    if (!marker.event) {
         return INFINI_STATUS_SUCCESS; // never recorded: nothing to wait for
     }
-    cl_event wait_for = marker;
+    cl_event wait_for = marker.event;
+    cl_event stand_in = nullptr; // our reference, when one is needed
     if (event->device != stream->device) {
         // A wait list may only hold events of the queue's context.
         cl_int err = CL_SUCCESS;
-        cl_event stand_in = api().clCreateUserEvent(infinirt::opencl::device(stream->device).context, &err);
+        stand_in = api().clCreateUserEvent(infinirt::opencl::device(stream->device).context, &err);
         if (!stand_in) {
-            api().clReleaseEvent(marker);
             return clFail("clCreateUserEvent", err, "waiting on an event of " + deviceLabel(event->device));
         }
         api().clRetainEvent(stand_in); // the callback's reference
-        err = api().clSetEventCallback(marker, CL_COMPLETE, completeUserEvent, stand_in);
-        api().clReleaseEvent(marker);
+        err = api().clSetEventCallback(marker.event, CL_COMPLETE, completeUserEvent, stand_in);
         if (err != CL_SUCCESS) {
             api().clSetUserEventStatus(stand_in, CL_COMPLETE);
             api().clReleaseEvent(stand_in);
@@ -187,12 +204,16 @@ infiniStatus_t streamWaitEvent(int device, void *stream_handle, void *event_hand
         }
         wait_for = stand_in;
     }
-    cl_int err = api().clEnqueueBarrierWithWaitList(stream->queue, 1, &wait_for, nullptr);
-    api().clReleaseEvent(wait_for);
+    uint64_t number = 0;
+    cl_int err = submit(
+        *stream, [&] { return api().clEnqueueBarrierWithWaitList(stream->queue, 1, &wait_for, nullptr); }, &number);
+    if (stand_in) {
+        api().clReleaseEvent(stand_in);
+    }
     if (err != CL_SUCCESS) {
         return clFail("clEnqueueBarrierWithWaitList", err, "making a stream of " + deviceLabel(device) + " wait");
     }
-    return submitted(*stream, "clEnqueueBarrierWithWaitList");
+    return flushStream(*stream, "clEnqueueBarrierWithWaitList");
 }
 
 infiniStatus_t streamGetNative(int device, void *handle, void **native) {
