@@ -48,6 +48,8 @@ namespace infinirt::cuda {
     X(cuEventCreate, 2000)                                                                                             \
     X(cuEventDestroy, 4000)                                                                                            \
     X(cuEventRecord, 2000)                                                                                             \
+    X(cuEventRecordWithFlags, 11010)                                                                                   \
+    X(cuStreamIsCapturing, 10000)                                                                                      \
     X(cuEventQuery, 2000)                                                                                              \
     X(cuEventSynchronize, 2000)                                                                                        \
     X(cuEventElapsedTime, 2000)                                                                                        \

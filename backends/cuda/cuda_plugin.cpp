@@ -47,6 +47,15 @@ NativeStatus event_create(void **e, unsigned flags) {
 }
 NativeStatus event_destroy(void *e) { return driver().cuEventDestroy(event_of(e)); }
 NativeStatus event_record(void *e, void *s) { return driver().cuEventRecord(event_of(e), stream_of(s)); }
+NativeStatus event_record_in_capture(void *e, void *s) {
+    return driver().cuEventRecordWithFlags(event_of(e), stream_of(s), CU_EVENT_RECORD_EXTERNAL);
+}
+NativeStatus stream_is_capturing(void *s, bool *capturing) {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUresult rc = driver().cuStreamIsCapturing(stream_of(s), &status);
+    *capturing = status == CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    return rc;
+}
 NativeStatus event_query(void *e) { return driver().cuEventQuery(event_of(e)); }
 NativeStatus event_synchronize(void *e) { return driver().cuEventSynchronize(event_of(e)); }
 NativeStatus event_elapsed_time(float *ms, void *start, void *end) {
@@ -126,6 +135,8 @@ const gpu::VendorApi kVendor = [] {
     v.event_create = {event_create, "cuEventCreate"};
     v.event_destroy = {event_destroy, "cuEventDestroy_v2"};
     v.event_record = {event_record, "cuEventRecord"};
+    v.event_record_in_capture = {event_record_in_capture, "cuEventRecordWithFlags"};
+    v.stream_is_capturing = {stream_is_capturing, "cuStreamIsCapturing"};
     v.event_query = {event_query, "cuEventQuery"};
     v.event_synchronize = {event_synchronize, "cuEventSynchronize"};
     v.event_elapsed_time = {event_elapsed_time, "cuEventElapsedTime"};

@@ -78,6 +78,15 @@ private:
 inline bool needs_binding(const void *stream) { return stream == nullptr || api().handle_calls_need_binding; }
 inline void *native_stream(void *stream) { return stream ? stream : api().default_stream; }
 
+/* ---- captures in progress (gpu_graph.cpp) ---- */
+
+/* How many of this plugin's streams are capturing; lets event_record skip asking the driver
+ * whether its stream captures while nothing does. */
+extern std::atomic<int> g_capturing_streams;
+/* Bookkeeping of begin/end capture and of destroyed streams (which end any capture). */
+void capture_started(void *stream);
+void capture_ended(void *stream);
+
 /* The plugin's event object: the native event plus what the native API does not keep for us. */
 struct Event {
     void *native;

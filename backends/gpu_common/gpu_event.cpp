@@ -54,9 +54,20 @@ infiniStatus_t event_record(int device, void *event, void *stream) {
             return bound.status();
         }
         auto *e = static_cast<Event *>(event);
-        if (NativeStatus rc = api().event_record.call(e->native, native_stream(stream))) {
-            return native_failure(api().event_record.name, rc, "recording an event on a stream of %s:%d", api().name,
-                                  device);
+        const Entry<NativeStatus (*)(void *, void *)> *record = &api().event_record;
+        if (stream && g_capturing_streams.load(std::memory_order_acquire) != 0 &&
+            api().event_record_in_capture.call) {
+            bool capturing = false;
+            if (NativeStatus rc = api().stream_is_capturing.call(stream, &capturing)) {
+                return native_failure(api().stream_is_capturing.name, rc, "recording an event on %s:%d", api().name,
+                                      device);
+            }
+            if (capturing) {
+                record = &api().event_record_in_capture;
+            }
+        }
+        if (NativeStatus rc = record->call(e->native, native_stream(stream))) {
+            return native_failure(record->name, rc, "recording an event on a stream of %s:%d", api().name, device);
         }
         e->recorded.store(true, std::memory_order_release);
         return INFINI_STATUS_SUCCESS;

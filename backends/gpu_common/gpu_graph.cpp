@@ -1,9 +1,39 @@
 /* gpu_graph.cpp - native stream capture, instantiation and launch. */
 #include "gpu_backend.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <mutex>
+#include <vector>
 
 namespace infinirt::gpu {
+
+std::atomic<int> g_capturing_streams{0};
+
+namespace {
+/* Never destroyed (no static destructor may touch plugin state at exit). */
+std::mutex &capture_mutex() {
+    static auto *m = new std::mutex;
+    return *m;
+}
+std::vector<void *> &capturing() {
+    static auto *v = new std::vector<void *>;
+    return *v;
+}
+} // namespace
+
+void capture_started(void *stream) {
+    std::lock_guard<std::mutex> lock(capture_mutex());
+    capturing().push_back(stream);
+    g_capturing_streams.store(static_cast<int>(capturing().size()), std::memory_order_release);
+}
+
+void capture_ended(void *stream) {
+    std::lock_guard<std::mutex> lock(capture_mutex());
+    auto &v = capturing();
+    v.erase(std::remove(v.begin(), v.end(), stream), v.end());
+    g_capturing_streams.store(static_cast<int>(v.size()), std::memory_order_release);
+}
 
 infiniStatus_t stream_begin_capture(int device, void *stream, infinirtStreamCaptureMode_t mode) {
     return guarded([&] {
@@ -19,6 +49,7 @@ infiniStatus_t stream_begin_capture(int device, void *stream, infinirtStreamCapt
             return native_failure(api().begin_capture.name, rc, "starting a capture (mode %d) on %s:%d",
                                   static_cast<int>(mode), api().name, device);
         }
+        capture_started(stream);
         return INFINI_STATUS_SUCCESS;
     });
 }
@@ -34,7 +65,9 @@ infiniStatus_t stream_end_capture(int device, void *stream, void **graph) {
             return bound.status();
         }
         void *captured = nullptr;
-        if (NativeStatus rc = api().end_capture.call(stream, &captured)) {
+        NativeStatus rc = api().end_capture.call(stream, &captured);
+        capture_ended(stream); /* ended, or invalidated and ended, either way */
+        if (rc) {
             return native_failure(api().end_capture.name, rc, "ending a capture on %s:%d", api().name, device);
         }
         *graph = captured;

@@ -32,6 +32,9 @@ infiniStatus_t stream_destroy(int device, void *stream) {
         if (NativeStatus rc = api().stream_destroy.call(stream)) {
             return native_failure(api().stream_destroy.name, rc, "destroying a stream of %s:%d", api().name, device);
         }
+        if (g_capturing_streams.load(std::memory_order_acquire) != 0) {
+            capture_ended(stream);
+        }
         return INFINI_STATUS_SUCCESS;
     });
 }

@@ -88,6 +88,12 @@ struct VendorApi {
     Entry<NativeStatus (*)(void **event, unsigned flags)> event_create;
     Entry<NativeStatus (*)(void *event)> event_destroy;
     Entry<NativeStatus (*)(void *event, void *stream)> event_record;
+    /* Optional (call may be NULL). Records `event` on a capturing stream as a node of the graph,
+     * so that every launch records it (CUDA: CU_EVENT_RECORD_EXTERNAL), which is what a
+     * recording during capture means in infinirt. Without it the vendor's own semantics apply. */
+    Entry<NativeStatus (*)(void *event, void *stream)> event_record_in_capture;
+    /* Optional with the entry above: whether `stream` is capturing now. */
+    Entry<NativeStatus (*)(void *stream, bool *capturing)> stream_is_capturing;
     Entry<NativeStatus (*)(void *event)> event_query;
     Entry<NativeStatus (*)(void *event)> event_synchronize;
     Entry<NativeStatus (*)(float *ms, void *start, void *end)> event_elapsed_time;

@@ -111,6 +111,9 @@ const gpu::VendorApi kVendor = [] {
     v.event_create = {event_create, "hipEventCreateWithFlags"};
     v.event_destroy = {event_destroy, "hipEventDestroy"};
     v.event_record = {event_record, "hipEventRecord"};
+    /* HIP 5.2 has no hipEventRecordWithFlags: a recording during capture keeps HIP's meaning. */
+    v.event_record_in_capture = {nullptr, "hipEventRecordWithFlags"};
+    v.stream_is_capturing = {nullptr, "hipStreamIsCapturing"};
     v.event_query = {event_query, "hipEventQuery"};
     v.event_synchronize = {event_synchronize, "hipEventSynchronize"};
     v.event_elapsed_time = {event_elapsed_time, "hipEventElapsedTime"};
