@@ -4,6 +4,7 @@
 
 #include "cuda_test_support.h"
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -17,6 +18,7 @@ TEST(CudaErrors, OutOfMemoryNamesTheCallTheErrorAndTheFigures) {
     ASSERT_EQ(infinirtMalloc(&p, huge), INFINI_STATUS_OUT_OF_MEMORY);
     EXPECT_EQ(p, reinterpret_cast<void *>(0x1)) << "outputs are written only on success";
     const std::string message = infinirtGetLastErrorMessage();
+    std::printf("detail: %s\n", message.c_str());
     EXPECT_NE(message.find("cuMemAlloc_v2 failed: CUDA_ERROR_OUT_OF_MEMORY (2)"), std::string::npos) << message;
     EXPECT_NE(message.find("2.0 TiB"), std::string::npos) << message;
     EXPECT_NE(message.find("cuda:0"), std::string::npos) << message;
