@@ -101,94 +101,69 @@ infinirtMemcpyKind_t inferKind(const Side &d, const Side &s) {
     return s.device ? INFINIRT_MEMCPY_D2H : INFINIRT_MEMCPY_H2H;
 }
 
+// Malloc and MallocHost: on the current device, recorded in the allocation table.
+infiniStatus_t allocate(const char *function, infinirtMemoryKind_t kind, void **p_ptr, size_t size) {
+    INFINIRT_ENTER();
+    if (p_ptr == nullptr) {
+        return nullArgument(function, "p_ptr");
+    }
+    infiniStatus_t st = checkSize(function, size);
+    Backend *b = nullptr;
+    int type = 0;
+    int id = 0;
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = currentDevice(b, type, id);
+    }
+    void *ptr = nullptr;
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = kind == INFINIRT_MEMORY_DEVICE ? INFINIRT_CALL(b, malloc_device, id, id, &ptr, size)
+                                            : INFINIRT_CALL(b, malloc_host, id, id, &ptr, size);
+    }
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = track(function, b, type, id, ptr, size, kind);
+    }
+    if (st == INFINI_STATUS_SUCCESS) {
+        *p_ptr = ptr;
+    }
+    return st;
+}
+
+// Free and FreeHost: whatever device is current, by the owner recorded at allocation.
+infiniStatus_t release(const char *function, infinirtMemoryKind_t kind, void *ptr) {
+    INFINIRT_ENTER();
+    if (ptr == nullptr) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    Allocation a;
+    infiniStatus_t st = untrack(function, ptr, kind, a);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    Backend *b = g_registry.by_type[a.type];
+    st = kind == INFINIRT_MEMORY_DEVICE ? INFINIRT_CALL(b, free_device, a.device, a.device, ptr)
+                                        : INFINIRT_CALL(b, free_host, a.device, a.device, ptr);
+    if (st != INFINI_STATUS_SUCCESS) {
+        restoreAllocation(a);
+    }
+    return st;
+}
+
 } // namespace
 
 extern "C" {
 
 __export infiniStatus_t infinirtMalloc(void **p_ptr, size_t size) {
-    INFINIRT_ENTER();
-    if (p_ptr == nullptr) {
-        return nullArgument("infinirtMalloc", "p_ptr");
-    }
-    infiniStatus_t st = checkSize("infinirtMalloc", size);
-    Backend *b = nullptr;
-    int type = 0;
-    int id = 0;
-    if (st == INFINI_STATUS_SUCCESS) {
-        st = currentDevice(b, type, id);
-    }
-    void *ptr = nullptr;
-    if (st == INFINI_STATUS_SUCCESS) {
-        st = INFINIRT_CALL(b, malloc_device, id, id, &ptr, size);
-    }
-    if (st == INFINI_STATUS_SUCCESS) {
-        st = track("infinirtMalloc", b, type, id, ptr, size, INFINIRT_MEMORY_DEVICE);
-    }
-    if (st == INFINI_STATUS_SUCCESS) {
-        *p_ptr = ptr;
-    }
-    return st;
+    return allocate("infinirtMalloc", INFINIRT_MEMORY_DEVICE, p_ptr, size);
 }
 
 __export infiniStatus_t infinirtMallocHost(void **p_ptr, size_t size) {
-    INFINIRT_ENTER();
-    if (p_ptr == nullptr) {
-        return nullArgument("infinirtMallocHost", "p_ptr");
-    }
-    infiniStatus_t st = checkSize("infinirtMallocHost", size);
-    Backend *b = nullptr;
-    int type = 0;
-    int id = 0;
-    if (st == INFINI_STATUS_SUCCESS) {
-        st = currentDevice(b, type, id);
-    }
-    void *ptr = nullptr;
-    if (st == INFINI_STATUS_SUCCESS) {
-        st = INFINIRT_CALL(b, malloc_host, id, id, &ptr, size);
-    }
-    if (st == INFINI_STATUS_SUCCESS) {
-        st = track("infinirtMallocHost", b, type, id, ptr, size, INFINIRT_MEMORY_PINNED_HOST);
-    }
-    if (st == INFINI_STATUS_SUCCESS) {
-        *p_ptr = ptr;
-    }
-    return st;
+    return allocate("infinirtMallocHost", INFINIRT_MEMORY_PINNED_HOST, p_ptr, size);
 }
 
-__export infiniStatus_t infinirtFree(void *ptr) {
-    INFINIRT_ENTER();
-    if (ptr == nullptr) {
-        return INFINI_STATUS_SUCCESS;
-    }
-    Allocation a;
-    infiniStatus_t st = untrack("infinirtFree", ptr, INFINIRT_MEMORY_DEVICE, a);
-    if (st != INFINI_STATUS_SUCCESS) {
-        return st;
-    }
-    Backend *b = g_registry.by_type[a.type];
-    st = INFINIRT_CALL(b, free_device, a.device, a.device, ptr);
-    if (st != INFINI_STATUS_SUCCESS) {
-        restoreAllocation(a);
-    }
-    return st;
-}
+__export infiniStatus_t infinirtFree(void *ptr) { return release("infinirtFree", INFINIRT_MEMORY_DEVICE, ptr); }
 
 __export infiniStatus_t infinirtFreeHost(void *ptr) {
-    INFINIRT_ENTER();
-    if (ptr == nullptr) {
-        return INFINI_STATUS_SUCCESS;
-    }
-    Allocation a;
-    infiniStatus_t st = untrack("infinirtFreeHost", ptr, INFINIRT_MEMORY_PINNED_HOST, a);
-    if (st != INFINI_STATUS_SUCCESS) {
-        return st;
-    }
-    Backend *b = g_registry.by_type[a.type];
-    st = INFINIRT_CALL(b, free_host, a.device, a.device, ptr);
-    if (st != INFINI_STATUS_SUCCESS) {
-        restoreAllocation(a);
-    }
-    return st;
+    return release("infinirtFreeHost", INFINIRT_MEMORY_PINNED_HOST, ptr);
 }
 
 __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind) {
