@@ -100,7 +100,9 @@ TEST_P(CrossDevice, RecordOnAnotherDevicesStreamIsRefused) {
     ASSERT_OK(infinirtStreamCreate(&foreign));
     Defer destroy_foreign([&] { infinirtStreamDestroy(foreign); });
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtEventRecord(e, foreign));
-    // NULL means the event's own device's default stream, whatever is current.
+    // NULL means the current device's default stream: here the other device's, so refused too.
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtEventRecord(e, nullptr));
+    ASSERT_OK(infinirtSetDevice(owner().type, owner().id));
     EXPECT_OK(infinirtEventRecord(e, nullptr));
     EXPECT_OK(infinirtEventSynchronize(e));
 }
