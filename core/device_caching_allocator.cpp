@@ -158,6 +158,15 @@ void DeviceCachingAllocator::retire(ThreadCache *cache) noexcept {
     delete cache;
 }
 
+size_t DeviceCachingAllocator::threadCachedBytes() const {
+    std::lock_guard<std::mutex> lock(registry_mutex_);
+    size_t bytes = 0;
+    for (const ThreadCache *cache : caches_) {
+        bytes += cache->cachedBytes();
+    }
+    return bytes;
+}
+
 void DeviceCachingAllocator::drainThreadCaches() noexcept {
     std::lock_guard<std::mutex> lock(registry_mutex_);
     for (ThreadCache *cache : caches_) {
@@ -210,6 +219,18 @@ DeviceCachingAllocator::Block *DeviceCachingAllocator::allocateFromPool(ThreadCa
     }
     Source source = Source::Pool;
     Block *block = takeFreeLocked(rounded, stream);
+    if (block == nullptr) {
+        // Before the device grows the reservation, give back what the threads' caches hoard
+        // (blocks of other sizes cannot serve this request from there, but coalesced in the
+        // pool they may): the caches then never make the footprint larger than without them.
+        // The registry is locked before the pool, never inside it.
+        lock.unlock();
+        if (threadCachedBytes() > 0) {
+            drainThreadCaches();
+        }
+        lock.lock();
+        block = takeFreeLocked(rounded, stream);
+    }
     if (block == nullptr) {
         const bool small = rounded <= kSmallSize;
         const size_t segment = segmentSize(rounded);

@@ -13,6 +13,9 @@
 //  - Each thread keeps the blocks it freed recently (ThreadCache) and serves its next requests of
 //    the same size and stream from them without touching shared state; only misses take the pool
 //    mutex, one per allocator (device), never a process-wide lock.
+//  - Before asking the device for a new segment, the thread caches are drained into the pool
+//    (where their blocks coalesce) and the pool searched again, so the caches never make the
+//    reservation grow.
 //  - Out of memory: every thread cache is drained, pending events are waited for, every unused
 //    segment is released and the device allocation retried once; then OutOfMemoryError.
 //
@@ -124,6 +127,7 @@ private:
     void updatePoolPeaksLocked();
 
     void drainThreadCaches() noexcept;
+    size_t threadCachedBytes() const;
 
     const uint64_t id_;
     const std::shared_ptr<RawDevice> device_;
