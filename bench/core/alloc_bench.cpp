@@ -163,6 +163,16 @@ void pinnedOurs(benchmark::State &state) {
     state.SetItemsProcessed(state.iterations());
 }
 
+// Google Benchmark renamed Run::error_occurred to Run::skipped (1.8); accept either.
+template <typename R>
+auto failed(const R &run, int) -> decltype(run.error_occurred, bool()) {
+    return run.error_occurred;
+}
+template <typename R>
+auto failed(const R &run, long) -> decltype(run.skipped, bool()) {
+    return static_cast<bool>(run.skipped);
+}
+
 // Collects every run for the summary while printing as usual.
 class Collector : public benchmark::ConsoleReporter {
 public:
@@ -175,7 +185,7 @@ public:
 
     void ReportRuns(const std::vector<Run> &runs) override {
         for (const Run &run : runs) {
-            if (run.error_occurred || run.run_type != Run::RT_Iteration) {
+            if (failed(run, 0) || run.run_type != Run::RT_Iteration) {
                 continue;
             }
             Result r;
