@@ -172,14 +172,18 @@ TEST_F(ArgumentLog, EventsAreRoutedToTheirDevice) {
     ASSERT_OK(infinirtStreamDestroy(s));
 }
 
-// NULL in EventRecord is the default stream of the event's device, whatever device is current.
-TEST_F(ArgumentLog, EventRecordNullStreamIsTheEventsDefaultStream) {
+// NULL in EventRecord is the current device's default stream: refused (before reaching the
+// plugin) when that is not the event's device, passed as NULL to the event's device otherwise.
+TEST_F(ArgumentLog, EventRecordNullStreamIsTheCurrentDevicesDefaultStream) {
     ASSERT_OK(infinirtSetDevice(kStub, 1));
     infinirtEvent_t e = nullptr;
     ASSERT_OK(infinirtEventCreate(&e));
     const std::string name = CreatedName(Only("event_create"));
     ASSERT_OK(infinirtSetDevice(kStub, 0));
     log_.Clear();
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtEventRecord(e, nullptr));
+    EXPECT_TRUE(log_.LinesStartingWith("event_record").empty()) << log_.Text();
+    ASSERT_OK(infinirtSetDevice(kStub, 1));
     EXPECT_OK(infinirtEventRecord(e, nullptr));
     EXPECT_EQ(Only("event_record"), "event_record device=1 event=" + name + " stream=NULL");
     ASSERT_OK(infinirtEventDestroy(e));

@@ -9,12 +9,12 @@
 namespace infinirt_loader_test {
 namespace {
 
-const infinirtBackendInfo_t &Listed(const std::vector<infinirtBackendInfo_t> &backends, const char *path) {
+// A copy of the listing entry for `path` (all zero, and a failure, if it is not listed).
+infinirtBackendInfo_t Listed(const std::vector<infinirtBackendInfo_t> &backends, const char *path) {
     const infinirtBackendInfo_t *b = FindByPath(backends, path);
     if (b == nullptr) {
-        static infinirtBackendInfo_t missing{};
         ADD_FAILURE() << path << " is not listed";
-        return missing;
+        return infinirtBackendInfo_t{};
     }
     return *b;
 }
@@ -37,7 +37,7 @@ TEST(AllStubs, ListedInSearchOrder) {
 }
 
 TEST(AllStubs, LoggingStubIsLoaded) {
-    const infinirtBackendInfo_t &b = Listed(Backends(), STUB_LOGGING_PATH);
+    const infinirtBackendInfo_t b = Listed(Backends(), STUB_LOGGING_PATH);
     EXPECT_EQ(b.state, INFINIRT_BACKEND_LOADED) << b.reason;
     EXPECT_STREQ(b.name, "stublog");
     EXPECT_EQ(b.device_type, INFINI_DEVICE_CAMBRICON);
@@ -48,7 +48,7 @@ TEST(AllStubs, LoggingStubIsLoaded) {
 }
 
 TEST(AllStubs, WrongVersionIsRefused) {
-    const infinirtBackendInfo_t &b = Listed(Backends(), STUB_WRONG_VERSION_PATH);
+    const infinirtBackendInfo_t b = Listed(Backends(), STUB_WRONG_VERSION_PATH);
     EXPECT_EQ(b.state, INFINIRT_BACKEND_FAILED);
     EXPECT_EQ(b.interface_version, 0u);
     EXPECT_GT(std::strlen(b.reason), 0u);
@@ -56,7 +56,7 @@ TEST(AllStubs, WrongVersionIsRefused) {
 }
 
 TEST(AllStubs, MissingEntrySymbolFails) {
-    const infinirtBackendInfo_t &b = Listed(Backends(), STUB_MISSING_ENTRY_PATH);
+    const infinirtBackendInfo_t b = Listed(Backends(), STUB_MISSING_ENTRY_PATH);
     EXPECT_EQ(b.state, INFINIRT_BACKEND_FAILED);
     EXPECT_EQ(b.interface_version, 0u);
     EXPECT_NE(std::strstr(b.reason, "infinirtPluginQuery"), nullptr) << b.reason;
@@ -64,7 +64,7 @@ TEST(AllStubs, MissingEntrySymbolFails) {
 }
 
 TEST(AllStubs, FailingInitIsFailedWithItsDetail) {
-    const infinirtBackendInfo_t &b = Listed(Backends(), STUB_FAILING_INIT_PATH);
+    const infinirtBackendInfo_t b = Listed(Backends(), STUB_FAILING_INIT_PATH);
     EXPECT_EQ(b.state, INFINIRT_BACKEND_FAILED);
     EXPECT_NE(std::strstr(b.reason, "marker 4711"), nullptr) << b.reason;
     EXPECT_EQ(DeviceCount(INFINI_DEVICE_METAX), 0);
@@ -73,8 +73,8 @@ TEST(AllStubs, FailingInitIsFailedWithItsDetail) {
 
 TEST(AllStubs, DuplicateDeviceTypeFirstWins) {
     const std::vector<infinirtBackendInfo_t> backends = Backends();
-    const infinirtBackendInfo_t &first = Listed(backends, STUB_DUP_FIRST_PATH);
-    const infinirtBackendInfo_t &second = Listed(backends, STUB_DUP_SECOND_PATH);
+    const infinirtBackendInfo_t first = Listed(backends, STUB_DUP_FIRST_PATH);
+    const infinirtBackendInfo_t second = Listed(backends, STUB_DUP_SECOND_PATH);
     EXPECT_EQ(first.state, INFINIRT_BACKEND_LOADED) << first.reason;
     EXPECT_STREQ(first.name, "dupfirst");
     EXPECT_EQ(second.state, INFINIRT_BACKEND_SHADOWED);
@@ -85,7 +85,7 @@ TEST(AllStubs, DuplicateDeviceTypeFirstWins) {
 }
 
 TEST(AllStubs, SkeletonIsUnavailableWithItsReason) {
-    const infinirtBackendInfo_t &b = Listed(Backends(), STUB_SKELETON_PATH);
+    const infinirtBackendInfo_t b = Listed(Backends(), STUB_SKELETON_PATH);
     EXPECT_EQ(b.state, INFINIRT_BACKEND_UNAVAILABLE);
     EXPECT_STREQ(b.name, "skeleton");
     EXPECT_EQ(b.device_type, INFINI_DEVICE_KUNLUN);
@@ -98,7 +98,7 @@ TEST(AllStubs, SkeletonIsUnavailableWithItsReason) {
 
 // Entries a plugin leaves NULL are answered NOT_IMPLEMENTED by the loader, with a message.
 TEST(AllStubs, NullEntriesAreNotImplemented) {
-    const infinirtBackendInfo_t &b = Listed(Backends(), STUB_NULL_ENTRIES_PATH);
+    const infinirtBackendInfo_t b = Listed(Backends(), STUB_NULL_ENTRIES_PATH);
     ASSERT_EQ(b.state, INFINIRT_BACKEND_LOADED) << b.reason;
     ASSERT_OK(infinirtSetDevice(INFINI_DEVICE_ILUVATAR, 0)); // set_device is optional
     void *p = nullptr;
@@ -126,7 +126,7 @@ TEST(AllStubs, NullEntriesAreNotImplemented) {
 
 // A table shorter than the loader's: the entries past its struct_size are never read.
 TEST(AllStubs, ShortTableEntriesPastStructSizeAreIgnored) {
-    const infinirtBackendInfo_t &b = Listed(Backends(), STUB_SHORT_TABLE_PATH);
+    const infinirtBackendInfo_t b = Listed(Backends(), STUB_SHORT_TABLE_PATH);
     ASSERT_EQ(b.state, INFINIRT_BACKEND_LOADED) << b.reason;
     ASSERT_OK(infinirtSetDevice(INFINI_DEVICE_HYGON, 0));
     infinirtStream_t s = nullptr;

@@ -1,6 +1,6 @@
 // Discovery through the environment, one suite per ctest entry (see CMakeLists.txt):
 //  PluginPath  INFINIRT_PLUGIN_PATH names a directory holding a stub that claims the cpu type;
-//  AllowList   INFINIRT_PLUGINS names three stubs, INFINIRT_BACKENDS allows only "stublog";
+//  AllowList   INFINIRT_PLUGINS names three stubs, INFINIRT_BACKENDS="no-such-backend,stublog";
 //  NoBackends  INFINIRT_BACKENDS allows a name no plugin has;
 //  MissingFile INFINIRT_PLUGINS names a file that does not exist.
 #include "loader_test_util.h"
