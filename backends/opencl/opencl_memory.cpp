@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <shared_mutex>
+#include <unistd.h>
 #include <vector>
 
 namespace infinirt::opencl {
@@ -241,6 +242,14 @@ infiniStatus_t freeDevice(int device, void *ptr) {
 }
 
 infiniStatus_t mallocHost(int device, void **ptr, size_t size) {
+    // Overcommit would let a request beyond physical memory "succeed" and fail on first touch.
+    static const size_t physical =
+        static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    if (size > physical) {
+        return fail(INFINI_STATUS_OUT_OF_MEMORY, "cannot allocate " + formatBytes(size) + " of host memory for " +
+                                                     deviceLabel(device) + ": the machine has " +
+                                                     formatBytes(physical));
+    }
     void *p = nullptr;
     if (posix_memalign(&p, 4096, size) != 0 || !p) {
         return fail(INFINI_STATUS_OUT_OF_MEMORY, "posix_memalign failed allocating " + formatBytes(size) +
