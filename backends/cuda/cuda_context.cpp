@@ -8,11 +8,10 @@
  * bind() for device d, given the thread's current context `cur`:
  *  - cur is d's primary context: nothing to do (the fast path: one cuCtxGetCurrent, a read of
  *    the driver's thread-local state, no lock);
- *  - no context is current: d's primary context is made current and left so, as the CUDA
- *    runtime does on a thread's first call;
- *  - anything else (a context the caller created or pushed, another device's primary context):
- *    d's primary context is pushed for the call and popped after it, so the caller's context
- *    stack is exactly as it was.
+ *  - anything else (no context, a context the caller created or pushed, another device's
+ *    primary context): d's primary context is pushed for the call and popped after it.
+ * So after any call but set_device the thread's context stack is exactly what it was, as the
+ * plugin interface requires; set_device is how a thread gets the fast path, as cudaSetDevice is.
  * The driver's current context is read on every bound call rather than cached by us, because a
  * cache cannot see a cuCtxPushCurrent the caller made between two infinirt calls. Calls on an
  * explicit stream or event are not bound at all: the driver takes the context from the handle.
@@ -97,12 +96,6 @@ infiniStatus_t bind(int device, gpu::ContextScope *scope) {
         return gpu::native_failure("cuCtxGetCurrent", rc, "binding cuda:%d", device);
     }
     if (cur == want) {
-        return INFINI_STATUS_SUCCESS;
-    }
-    if (!cur) {
-        if (CUresult rc = driver().cuCtxSetCurrent(want)) {
-            return gpu::native_failure("cuCtxSetCurrent", rc, "making the primary context of cuda:%d current", device);
-        }
         return INFINI_STATUS_SUCCESS;
     }
     if (CUresult rc = driver().cuCtxPushCurrent(want)) {

@@ -1,7 +1,7 @@
 /*
- * Coexistence with a caller who manages CUDA contexts itself: after any infinirt call the
- * caller's context stack is exactly what it was. Also the documented exceptions: SetDevice acts
- * like cudaSetDevice, and a thread with no context gets the primary context as the runtime does.
+ * Coexistence with a caller who manages CUDA contexts itself: after any infinirt call but
+ * SetDevice the caller's context stack is exactly what it was, empty or not; SetDevice acts like
+ * cudaSetDevice.
  * Each test runs in a fresh thread so that it starts from an empty context stack.
  */
 #include <infinirt.h>
@@ -151,16 +151,40 @@ TEST(CudaContextCoexistence, SetDeviceReplacesTheTopLikeCudaSetDevice) {
     });
 }
 
-/* Documented: a thread with no current context gets the primary context and keeps it, as the
- * CUDA runtime does on a thread's first call. */
-TEST(CudaContextCoexistence, EmptyStackGetsThePrimaryContext) {
+/* A thread that never called SetDevice has no current context, and keeps none: infinirt pushes
+ * the primary context for each call and pops it after. */
+TEST(CudaContextCoexistence, EmptyStackStaysEmpty) {
     SKIP_WITHOUT_CUDA_DEVICE();
     InFreshThread([] {
-        ASSERT_EQ(Current(), nullptr);
+        infiniDevice_t type = INFINI_DEVICE_CPU;
+        int id = -1;
+        ASSERT_EQ(infinirtGetDevice(&type, &id), INFINI_STATUS_SUCCESS);
+        if (type != INFINI_DEVICE_NVIDIA) {
+            GTEST_SKIP() << "the process default device is not a CUDA device (INFINICORE_DEFAULT_DEVICE?)";
+        }
+        const std::vector<CUcontext> empty;
+        ASSERT_EQ(ContextStack(), empty);
+        const size_t n = 4096;
+        std::vector<unsigned char> host(n, 1), back(n, 0);
         void *p = nullptr;
-        ASSERT_EQ(infinirtMalloc(&p, 256), INFINI_STATUS_SUCCESS) << infinirtGetLastErrorMessage();
-        EXPECT_EQ(Current(), PrimaryContext());
-        EXPECT_EQ(infinirtFree(p), INFINI_STATUS_SUCCESS);
+        infinirtStream_t stream = nullptr;
+        infinirtEvent_t event = nullptr;
+        EXPECT_CALL_KEEPS_STACK(infinirtMalloc(&p, n), empty);
+        EXPECT_CALL_KEEPS_STACK(infinirtStreamCreate(&stream), empty);
+        EXPECT_CALL_KEEPS_STACK(infinirtEventCreate(&event), empty);
+        EXPECT_CALL_KEEPS_STACK(infinirtMemcpyAsync(p, host.data(), n, INFINIRT_MEMCPY_H2D, nullptr), empty);
+        EXPECT_CALL_KEEPS_STACK(infinirtMemsetAsync(p, 4, 16, nullptr), empty);
+        EXPECT_CALL_KEEPS_STACK(infinirtEventRecord(event, nullptr), empty);
+        EXPECT_CALL_KEEPS_STACK(infinirtStreamWaitEvent(stream, event), empty);
+        EXPECT_CALL_KEEPS_STACK(infinirtMemcpyAsync(back.data(), p, n, INFINIRT_MEMCPY_DEFAULT, stream), empty);
+        EXPECT_CALL_KEEPS_STACK(infinirtStreamSynchronize(stream), empty);
+        EXPECT_CALL_KEEPS_STACK(infinirtStreamSynchronize(nullptr), empty);
+        EXPECT_CALL_KEEPS_STACK(infinirtDeviceSynchronize(), empty);
+        EXPECT_EQ(back[0], 4);
+        EXPECT_EQ(back[n - 1], 1);
+        EXPECT_CALL_KEEPS_STACK(infinirtEventDestroy(event), empty);
+        EXPECT_CALL_KEEPS_STACK(infinirtStreamDestroy(stream), empty);
+        EXPECT_CALL_KEEPS_STACK(infinirtFree(p), empty);
     });
 }
 
