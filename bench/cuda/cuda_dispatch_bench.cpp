@@ -1,8 +1,9 @@
 /*
  * cuda_dispatch_bench - what infinirt costs over the CUDA driver, measured side by side in one
  * run on the same objects (the native handles behind infinirt's stream and event):
- *  - dispatch overhead of EventRecord, StreamQuery, EventQuery, a 64-byte MemcpyAsync and
- *    SetDevice against cuEventRecord, cuStreamQuery, cuEventQuery, cuMemcpyAsync, cuCtxSetCurrent
+ *  - dispatch overhead of EventRecord, StreamQuery, EventQuery, a 64-byte MemcpyAsync (on a
+ *    stream, and on the default stream, which binds the context) and SetDevice against
+ *    cuEventRecord, cuStreamQuery, cuEventQuery, cuMemcpyAsync, cuCtxSetCurrent
  *    (target: within 2% or 20 ns of the native call, whichever is larger);
  *  - pinned host<->device bandwidth of 256 MiB copies against cuMemcpyHtoDAsync/DtoHAsync
  *    (target: at least 98% of the native figure).
@@ -147,6 +148,13 @@ int main(int argc, char **argv) {
         "MemcpyAsync 64 B H2D", rounds, enqueues,
         [&] { infinirtMemcpyAsync(small_dev, small_host, 64, INFINIRT_MEMCPY_H2D, stream); },
         [&] { driver().cuMemcpyAsync(small_d, small_h, 64, cs); }, drain));
+    /* The default stream resolves through the bound context: this row shows what binding costs
+     * on the fast path (the thread's current context is already the primary one). */
+    auto drain_default = [&] { check(driver().cuStreamSynchronize(CU_STREAM_LEGACY), "cuStreamSynchronize"); };
+    rows.push_back(compare(
+        "MemcpyAsync 64 B NULL", rounds, enqueues,
+        [&] { infinirtMemcpyAsync(small_dev, small_host, 64, INFINIRT_MEMCPY_H2D, nullptr); },
+        [&] { driver().cuMemcpyAsync(small_d, small_h, 64, CU_STREAM_LEGACY); }, drain_default));
     rows.push_back(compare(
         "SetDevice", rounds, iters, [&] { infinirtSetDevice(INFINI_DEVICE_NVIDIA, 0); },
         [&] { driver().cuCtxSetCurrent(cctx); }, nothing));
