@@ -29,6 +29,10 @@ namespace infinirt::opencl {
     X(clCreateUserEvent)                                                                                          \
     X(clSetUserEventStatus)                                                                                       \
     X(clSetEventCallback)                                                                                         \
+    X(clCreateBuffer)                                                                                             \
+    X(clEnqueueMapBuffer)                                                                                         \
+    X(clEnqueueUnmapMemObject)                                                                                    \
+    X(clReleaseMemObject)                                                                                         \
     X(clSVMAlloc)                                                                                                 \
     X(clSVMFree)                                                                                                  \
     X(clEnqueueSVMMemcpy)                                                                                         \

@@ -243,6 +243,12 @@ infiniStatus_t defaultStream(int index, Stream **out) {
                             "clSVMAlloc returned NULL for a 64 B scratch buffer on " + deviceLabel(index));
             }
         }
+        if (!dev.service_queue) {
+            infiniStatus_t status = createQueue(dev, &dev.service_queue);
+            if (status != INFINI_STATUS_SUCCESS) {
+                return status;
+            }
+        }
         cl_command_queue queue = nullptr;
         infiniStatus_t status = createQueue(dev, &queue);
         if (status != INFINI_STATUS_SUCCESS) {

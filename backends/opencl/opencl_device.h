@@ -47,6 +47,9 @@ struct Device {
     // `timing_scratch` instead, which every implementation must time.
     bool marker_timestamps = true;
     void *timing_scratch = nullptr;
+    // A queue of the plugin's own, created with the default stream, for mapping and unmapping
+    // pinned host buffers without waiting behind the default stream's work.
+    cl_command_queue service_queue = nullptr;
 };
 
 // Loads the ICD loader and enumerates devices, once per process (thread-safe). Never fails for

@@ -19,7 +19,8 @@ namespace {
 struct Allocation {
     int device;
     size_t size;
-    bool host; // mallocHost memory; device memory otherwise
+    bool host;              // mallocHost memory; device memory otherwise
+    cl_mem buffer = nullptr; // the mapped CL_MEM_ALLOC_HOST_PTR buffer behind pinned host memory
 };
 
 struct Found {
@@ -217,6 +218,67 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream *stre
                     : flushStream(*stream, "clEnqueueSVMMemFill");
 }
 
+bool pinnedHostEnabled() {
+    static const bool enabled = [] {
+        const char *env = std::getenv("INFINIRT_OPENCL_PINNED");
+        return !(env && std::strcmp(env, "0") == 0);
+    }();
+    return enabled;
+}
+
+// Pinned host memory the OpenCL way: a CL_MEM_ALLOC_HOST_PTR buffer, mapped once and for good
+// (NVIDIA backs it with page-locked memory; copies from it then run at DMA speed). *host stays
+// NULL, with SUCCESS, where the implementation will not give one (e.g. above
+// CL_DEVICE_MAX_MEM_ALLOC_SIZE): the caller falls back to ordinary host memory.
+infiniStatus_t pinnedBuffer(int device, size_t size, cl_mem *buffer, void **host) {
+    *buffer = nullptr;
+    *host = nullptr;
+    if (!pinnedHostEnabled()) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    Stream *unused = nullptr;
+    infiniStatus_t status = defaultStream(device, &unused); // creates the service queue
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    Device &dev = infinirt::opencl::device(device);
+    cl_int err = CL_SUCCESS;
+    cl_mem created = api().clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, nullptr, &err);
+    if (!created) {
+        logMessage(INFINIRT_LOG_DEBUG, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR) of " + formatBytes(size) + " on " +
+                                           deviceLabel(device) + " failed, using unpinned host memory");
+        return INFINI_STATUS_SUCCESS;
+    }
+    void *mapped = api().clEnqueueMapBuffer(dev.service_queue, created, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size,
+                                            0, nullptr, nullptr, &err);
+    if (!mapped) {
+        api().clReleaseMemObject(created);
+        logMessage(INFINIRT_LOG_DEBUG, "clEnqueueMapBuffer of " + formatBytes(size) + " on " + deviceLabel(device) +
+                                           " failed, using unpinned host memory");
+        return INFINI_STATUS_SUCCESS;
+    }
+    *buffer = created;
+    *host = mapped;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t releaseHost(int device, void *host, cl_mem buffer) {
+    if (!buffer) {
+        std::free(host);
+        return INFINI_STATUS_SUCCESS;
+    }
+    const Device &dev = infinirt::opencl::device(device);
+    cl_int err = api().clEnqueueUnmapMemObject(dev.service_queue, buffer, host, 0, nullptr, nullptr);
+    if (err == CL_SUCCESS) {
+        err = api().clFinish(dev.service_queue);
+    }
+    api().clReleaseMemObject(buffer);
+    if (err != CL_SUCCESS) {
+        return clFail("clEnqueueUnmapMemObject", err, "freeing pinned host memory of " + deviceLabel(device));
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
 } // namespace
 
 infiniStatus_t mallocDevice(int device, void **ptr, size_t size) { return svmAlloc(device, ptr, size); }
@@ -251,14 +313,19 @@ infiniStatus_t mallocHost(int device, void **ptr, size_t size) {
                                                      formatBytes(physical));
     }
     void *p = nullptr;
-    if (posix_memalign(&p, 4096, size) != 0 || !p) {
+    cl_mem buffer = nullptr;
+    infiniStatus_t status = pinnedBuffer(device, size, &buffer, &p);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    if (!p && (posix_memalign(&p, 4096, size) != 0 || !p)) {
         return fail(INFINI_STATUS_OUT_OF_MEMORY, "posix_memalign failed allocating " + formatBytes(size) +
                                                      " of host memory for " + deviceLabel(device));
     }
     try {
-        allocations().insert(p, Allocation{device, size, true});
+        allocations().insert(p, Allocation{device, size, true, buffer});
     } catch (...) {
-        std::free(p);
+        releaseHost(device, p, buffer);
         throw;
     }
     *ptr = p;
@@ -278,8 +345,7 @@ infiniStatus_t freeHost(int device, void *ptr) {
     if (!allocations().erase(ptr, &removed)) {
         return notOurs("free of host memory", ptr, device);
     }
-    std::free(ptr);
-    return INFINI_STATUS_SUCCESS;
+    return releaseHost(removed.device, ptr, removed.buffer);
 }
 
 infiniStatus_t memcpySync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind) {

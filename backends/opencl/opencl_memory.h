@@ -16,10 +16,14 @@ infiniStatus_t mallocDevice(int device, void **ptr, size_t size);
 // Waits for the device's streams (as cudaFree does: clSVMFree does not wait for commands that
 // still use the memory), then clSVMFree. BAD_PARAM for a pointer this plugin did not allocate.
 infiniStatus_t freeDevice(int device, void *ptr);
-// Page-aligned host memory: every OpenCL copy accepts host pointers, and the host may touch it
-// at any time (coarse-grained SVM would need map/unmap around every host access).
+// Pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer mapped for good (what OpenCL vendors
+// recommend for fast transfers), or page-aligned host memory where the implementation refuses
+// one or INFINIRT_OPENCL_PINNED=0. Either way a plain host pointer: every SVM copy accepts it
+// and the host may touch it at any time (coarse-grained SVM would need map/unmap around every
+// host access).
 infiniStatus_t mallocHost(int device, void **ptr, size_t size);
-// Waits for the device's streams (asynchronous copies may still read it), then frees.
+// Waits for the device's streams (asynchronous copies may still read it), then unmaps and
+// releases the buffer (or frees the memory).
 infiniStatus_t freeHost(int device, void *ptr);
 
 // clEnqueueSVMMemcpy on the default stream (blocking) or the given stream (non-blocking). It
