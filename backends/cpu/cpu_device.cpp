@@ -193,12 +193,18 @@ infiniStatus_t set_device(int) {
 infiniStatus_t device_synchronize(int device) {
     return guarded("device_synchronize", [&] {
         Device &dev = device_state(device);
-        std::vector<std::shared_ptr<Stream>> streams;
+        // Only busy streams are copied out, so the common idle case (every free_device and
+        // free_host goes through here) allocates nothing.
+        std::vector<std::shared_ptr<Stream>> busy;
         {
             std::lock_guard<std::mutex> lock(dev.streams_mutex);
-            streams = dev.streams;
+            for (const std::shared_ptr<Stream> &stream : dev.streams) {
+                if (!stream->idle()) {
+                    busy.push_back(stream);
+                }
+            }
         }
-        for (const std::shared_ptr<Stream> &stream : streams) {
+        for (const std::shared_ptr<Stream> &stream : busy) {
             stream->synchronize();
         }
         return INFINI_STATUS_SUCCESS;

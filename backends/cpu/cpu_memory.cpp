@@ -103,18 +103,26 @@ infiniStatus_t malloc_device(int device, void **ptr, size_t size) {
     return allocate("malloc_device", device, size, true, ptr);
 }
 
-infiniStatus_t free_device(int, void *ptr) {
-    release_block(ptr);
-    return INFINI_STATUS_SUCCESS;
+infiniStatus_t free_device(int device, void *ptr) {
+    // As cudaFree: queued work may still read or write the block.
+    infiniStatus_t status = device_synchronize(device);
+    if (status == INFINI_STATUS_SUCCESS) {
+        release_block(ptr);
+    }
+    return status;
 }
 
 infiniStatus_t malloc_host(int device, void **ptr, size_t size) {
     return allocate("malloc_host", device, size, false, ptr);
 }
 
-infiniStatus_t free_host(int, void *ptr) {
-    release_block(ptr);
-    return INFINI_STATUS_SUCCESS;
+infiniStatus_t free_host(int device, void *ptr) {
+    // As cudaFreeHost: a queued copy may still use the block.
+    infiniStatus_t status = device_synchronize(device);
+    if (status == INFINI_STATUS_SUCCESS) {
+        release_block(ptr);
+    }
+    return status;
 }
 
 infiniStatus_t memcpy_sync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t) {
