@@ -62,8 +62,13 @@ AllocatorConfig AllocatorConfig::parse(const std::string &text) {
             config.thread_cache_bytes = megabytes(entry, n);
         } else if (key == "thread_cache_depth") {
             config.thread_cache_depth = n;
+        } else if (key == "release_before_growth") {
+            if (n > 1) {
+                reject(entry, "expected 0 or 1");
+            }
+            config.release_before_growth = n == 1;
         } else {
-            reject(entry, "unknown key (known: max_split_size_mb, thread_cache_mb, thread_cache_depth)");
+            reject(entry, "unknown key (known: max_split_size_mb, thread_cache_mb, thread_cache_depth, release_before_growth)");
         }
     }
     return config;

@@ -6,6 +6,10 @@
 //   thread_cache_mb     bytes of freed blocks each thread keeps for itself; 0 turns the per-thread
 //                       caches off (every request then goes to the shared pool); default 64.
 //   thread_cache_depth  freed blocks of one size each thread keeps; default 16.
+//   release_before_growth  1: before a new segment raises the peak reservation, release unused
+//                       segments (smallest first) so that it does not; 0: keep every cached
+//                       segment until trim or out-of-memory (fewer device calls, higher peak);
+//                       default 1.
 // Unknown keys and malformed values are errors (Error with BAD_PARAM), never silently ignored.
 #ifndef INFINICORE_CORE_ALLOCATOR_CONFIG_HPP
 #define INFINICORE_CORE_ALLOCATOR_CONFIG_HPP
@@ -20,6 +24,7 @@ struct AllocatorConfig {
     size_t max_split_size = SIZE_MAX;
     size_t thread_cache_bytes = size_t(64) << 20;
     size_t thread_cache_depth = 16;
+    bool release_before_growth = true;
 
     // Throws Error(INFINI_STATUS_BAD_PARAM) naming the offending entry.
     static AllocatorConfig parse(const std::string &text);

@@ -213,7 +213,17 @@ DeviceCachingAllocator::Block *DeviceCachingAllocator::handOut(ThreadCache *cach
 
 DeviceCachingAllocator::Block *DeviceCachingAllocator::allocateFromPool(ThreadCache *cache, size_t size,
                                                                         size_t rounded, infinirtStream_t stream) {
+    // A miss means the thread now wants sizes its cache does not hold: what the cache holds
+    // goes back to the pool, where it coalesces and can be split for this request. The cache
+    // thus only keeps blocks for as long as the thread keeps asking for the same sizes, and
+    // never fragments memory more than the pool alone would.
+    Block *mine = cache->drain();
     std::unique_lock<std::mutex> lock(mutex_);
+    while (mine != nullptr) {
+        Block *next = mine->class_next;
+        releaseLocked(mine);
+        mine = next;
+    }
     if (!pending_.empty()) {
         processEventsLocked(false);
     }
@@ -234,6 +244,11 @@ DeviceCachingAllocator::Block *DeviceCachingAllocator::allocateFromPool(ThreadCa
     if (block == nullptr) {
         const bool small = rounded <= kSmallSize;
         const size_t segment = segmentSize(rounded);
+        const int64_t above_peak = reserved_bytes_ + static_cast<int64_t>(segment) - reserved_peak_;
+        if (config_.release_before_growth && above_peak > 0) {
+            // The new segment would raise the high-water mark: unused segments go first.
+            releaseSegmentsLocked(above_peak);
+        }
         void *ptr = nullptr;
         infiniStatus_t status = device_->malloc(&ptr, segment);
         if (status == INFINI_STATUS_OUT_OF_MEMORY) {
@@ -528,24 +543,30 @@ void DeviceCachingAllocator::releaseLocked(Block *block) {
     insertFreeLocked(block);
 }
 
-size_t DeviceCachingAllocator::releaseSegmentsLocked() {
-    size_t released = 0;
+size_t DeviceCachingAllocator::releaseSegmentsLocked(int64_t needed) {
+    std::vector<Block *> whole;
     for (FreeSet *set : {&small_free_, &large_free_}) {
-        for (auto it = set->begin(); it != set->end();) {
-            Block *block = *it;
-            if (block->isSplit()) {
-                ++it;
-                continue;
+        for (Block *block : *set) {
+            if (!block->isSplit()) {
+                whole.push_back(block);
             }
-            it = set->erase(it);
-            segments_.erase(reinterpret_cast<uintptr_t>(block->ptr));
-            (void)device_->free(block->ptr);
-            reserved_bytes_ -= static_cast<int64_t>(block->size);
-            --segment_count_;
-            ++device_frees_;
-            released += block->size;
-            delete block;
         }
+    }
+    // Smallest first: the large ones are the hardest to get back.
+    std::sort(whole.begin(), whole.end(), [](const Block *a, const Block *b) { return a->size < b->size; });
+    size_t released = 0;
+    for (Block *block : whole) {
+        if (static_cast<int64_t>(released) >= needed) {
+            break;
+        }
+        eraseFreeLocked(block);
+        segments_.erase(reinterpret_cast<uintptr_t>(block->ptr));
+        (void)device_->free(block->ptr);
+        reserved_bytes_ -= static_cast<int64_t>(block->size);
+        --segment_count_;
+        ++device_frees_;
+        released += block->size;
+        delete block;
     }
     return released;
 }

@@ -12,10 +12,15 @@
 //    only its own blocks, at the start of every request the pool serves.
 //  - Each thread keeps the blocks it freed recently (ThreadCache) and serves its next requests of
 //    the same size and stream from them without touching shared state; only misses take the pool
-//    mutex, one per allocator (device), never a process-wide lock.
+//    mutex, one per allocator (device), never a process-wide lock. A miss first hands the
+//    thread's cached blocks back to the pool (they coalesce there), so a thread that changes the
+//    sizes it asks for does not keep memory others could use.
 //  - Before asking the device for a new segment, the thread caches are drained into the pool
 //    (where their blocks coalesce) and the pool searched again, so the caches never make the
-//    reservation grow.
+//    reservation grow. If the new segment would raise the peak reservation, just enough unused
+//    segments are released first (release_before_growth): the high-water mark grows only when
+//    nothing cached could have been given back. This costs device frees while the peak is being
+//    set (warm-up), never in a steady state below it.
 //  - Out of memory: every thread cache is drained, pending events are waited for, every unused
 //    segment is released and the device allocation retried once; then OutOfMemoryError.
 //
@@ -122,7 +127,8 @@ private:
     void eraseFreeLocked(Block *block);
     void releaseLocked(Block *block);
     void processEventsLocked(bool wait);
-    size_t releaseSegmentsLocked();
+    // Gives unused whole segments back to the device, smallest first, until `needed` bytes are.
+    size_t releaseSegmentsLocked(int64_t needed = INT64_MAX);
     infinirtEvent_t eventLocked();
     void updatePoolPeaksLocked();
 

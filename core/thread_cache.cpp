@@ -124,21 +124,11 @@ CachingBlock *ThreadCache::push(CachingBlock *block) {
 CachingBlock *ThreadCache::drain() {
     lock();
     CachingBlock *chain = nullptr;
-    for (CachingBlock *b = lru_head_; b != nullptr;) {
-        CachingBlock *next = b->lru_next;
-        b->class_next = chain;
-        chain = b;
-        b = next;
+    // Unlinked one by one: cheaper than resetting every size class when few blocks are cached.
+    while (lru_tail_ != nullptr) {
+        chain = evict(lru_tail_, chain);
     }
-    lru_head_ = lru_tail_ = nullptr;
-    bytes_ = 0;
     cached_bytes_.store(0, std::memory_order_relaxed);
-    for (auto &bins : bins_) {
-        bins->large = ClassList{};
-        for (ClassList &list : bins->small) {
-            list = ClassList{};
-        }
-    }
     unlock();
     return chain;
 }

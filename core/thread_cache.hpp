@@ -3,7 +3,8 @@
 //
 // Ownership: created and owned by a DeviceCachingAllocator, one per (allocator, thread). The
 // blocks in it stay out of the shared pool (they are neither coalesced nor counted as allocated)
-// until popped, evicted, or drained.
+// until popped, evicted, or drained. The allocator drains a thread's cache whenever that thread
+// misses it, so blocks stay only while the thread keeps asking for the same sizes.
 //
 // Thread safety: pop() and push() are called by the owning thread only; drain() by any thread
 // (trim, out-of-memory, thread exit). They serialise on a per-cache spin lock, which the owner

@@ -15,10 +15,13 @@ TEST(AllocatorConfig, DefaultsWhenEmpty) {
     EXPECT_EQ(config.max_split_size, SIZE_MAX);
     EXPECT_EQ(config.thread_cache_bytes, size_t(64) << 20);
     EXPECT_EQ(config.thread_cache_depth, 16u);
+    EXPECT_TRUE(config.release_before_growth);
 }
 
 TEST(AllocatorConfig, ParsesEveryKey) {
-    AllocatorConfig config = AllocatorConfig::parse("max_split_size_mb:256,thread_cache_mb:0,thread_cache_depth:4");
+    AllocatorConfig config =
+        AllocatorConfig::parse("max_split_size_mb:256,thread_cache_mb:0,thread_cache_depth:4,release_before_growth:0");
+    EXPECT_FALSE(config.release_before_growth);
     EXPECT_EQ(config.max_split_size, size_t(256) << 20);
     EXPECT_EQ(config.thread_cache_bytes, 0u);
     EXPECT_EQ(config.thread_cache_depth, 4u);
@@ -26,7 +29,8 @@ TEST(AllocatorConfig, ParsesEveryKey) {
 
 TEST(AllocatorConfig, RejectsUnknownKeysAndMalformedValues) {
     for (const char *text : {"no_such_key:1", "max_split_size_mb", "thread_cache_mb:-1", "thread_cache_mb:1x",
-                             "max_split_size_mb:0", "thread_cache_depth:99999999999999999999999"}) {
+                             "max_split_size_mb:0", "thread_cache_depth:99999999999999999999999",
+                             "release_before_growth:2"}) {
         try {
             AllocatorConfig::parse(text);
             ADD_FAILURE() << text << " was accepted";

@@ -206,18 +206,21 @@ TEST_F(CachingAllocatorTest, StatisticsCountRequestsHitsAndPeaks) {
     EXPECT_EQ(alloc.stats().allocated_bytes.current, 0);
 }
 
-TEST_F(CachingAllocatorTest, ThreadCacheServesTheSameSizeAndStreamWithoutThePool) {
+TEST_F(CachingAllocatorTest, ThreadCacheServesRepeatedSizesAndGivesBlocksBackOnAMiss) {
     DeviceCachingAllocator alloc(cpu(), AllocatorConfig{});
     Block *a = alloc.allocate(100 * KiB, s1_);
     void *p = DeviceCachingAllocator::data(a);
     alloc.deallocate(a);
     EXPECT_EQ(onlySegment(alloc.snapshot()).blocks.at(0).state, State::ThreadCached);
-    Block *other_size = alloc.allocate(200 * KiB, s1_);
-    EXPECT_NE(DeviceCachingAllocator::data(other_size), p);
     Block *same = alloc.allocate(100 * KiB, s1_);
     EXPECT_EQ(DeviceCachingAllocator::data(same), p);
     EXPECT_EQ(alloc.stats().num_thread_cache_hits, 1u);
     alloc.deallocate(same);
+    // Another size: the cached block goes back to the pool, coalesces, and serves the request.
+    Block *other_size = alloc.allocate(200 * KiB, s1_);
+    EXPECT_EQ(DeviceCachingAllocator::data(other_size), p);
+    EXPECT_EQ(alloc.stats().thread_cached_bytes, 0);
+    EXPECT_EQ(alloc.stats().num_device_allocs, 1u);
     alloc.deallocate(other_size);
 }
 
@@ -246,7 +249,8 @@ TEST_F(CachingAllocatorTest, ThreadCacheIsBoundedPerSizeAndInBytes) {
 }
 
 TEST_F(CachingAllocatorTest, MaxSplitSizeKeepsHugeBlocksForHugeRequests) {
-    DeviceCachingAllocator alloc(cpu(), AllocatorConfig::parse("max_split_size_mb:32,thread_cache_mb:0"));
+    DeviceCachingAllocator alloc(cpu(),
+                                 AllocatorConfig::parse("max_split_size_mb:32,thread_cache_mb:0,release_before_growth:0"));
     Block *huge = alloc.allocate(40 * MiB, s1_);
     alloc.deallocate(huge);
     Block *small = alloc.allocate(4 * MiB, s1_);
@@ -256,6 +260,32 @@ TEST_F(CachingAllocatorTest, MaxSplitSizeKeepsHugeBlocksForHugeRequests) {
     EXPECT_EQ(DeviceCachingAllocator::size(huge2), 40 * MiB);
     alloc.deallocate(small);
     alloc.deallocate(huge2);
+}
+
+TEST_F(CachingAllocatorTest, UnusedSegmentsAreReleasedBeforeTheyWouldRaiseThePeak) {
+    for (bool release : {true, false}) {
+        AllocatorConfig config = noThreadCache();
+        config.release_before_growth = release;
+        DeviceCachingAllocator alloc(cpu(), config);
+        alloc.deallocate(alloc.allocate(12 * MiB, s1_)); // a whole unused 12 MiB segment
+        Block *big = alloc.allocate(30 * MiB, s1_);
+        MemoryStats stats = alloc.stats();
+        EXPECT_EQ(stats.reserved_bytes.peak, int64_t((release ? 30 : 42) * MiB)) << release;
+        EXPECT_EQ(stats.num_device_frees, release ? 1u : 0u) << release;
+        alloc.deallocate(big);
+    }
+}
+
+TEST_F(CachingAllocatorTest, GrowthBelowThePeakReleasesNothing) {
+    DeviceCachingAllocator alloc(cpu(), noThreadCache());
+    alloc.deallocate(alloc.allocate(40 * MiB, s1_));
+    alloc.trim(); // reserved 0, peak 40 MiB
+    alloc.deallocate(alloc.allocate(4 * KiB, s1_)); // an unused 2 MiB segment
+    Block *big = alloc.allocate(20 * MiB, s1_);
+    MemoryStats stats = alloc.stats();
+    EXPECT_EQ(stats.num_device_frees, 1u); // only the trim's
+    EXPECT_EQ(stats.reserved_bytes.current, int64_t(22 * MiB));
+    alloc.deallocate(big);
 }
 
 TEST_F(CachingAllocatorTest, TrimReleasesEveryUnusedSegmentIncludingThreadCachedOnes) {

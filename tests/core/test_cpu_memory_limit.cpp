@@ -20,7 +20,10 @@ TEST(CpuMemoryLimit, OutOfMemoryReleasesTheCacheRetriesAndThenThrows) {
     if (limit == nullptr || std::strtoull(limit, nullptr, 10) != 64 * MiB) {
         GTEST_SKIP() << "needs INFINIRT_CPU_MEMORY_LIMIT=" << 64 * MiB << " (set by CTest)";
     }
-    DeviceCachingAllocator alloc(detail::makeInfinirtDevice(Device(Device::Type::CPU, 0)), AllocatorConfig{});
+    // Without release_before_growth, so that the cached block is still there when the device
+    // refuses (the next test shows that setting avoiding the failure altogether).
+    DeviceCachingAllocator alloc(detail::makeInfinirtDevice(Device(Device::Type::CPU, 0)),
+                                 AllocatorConfig::parse("release_before_growth:0"));
     infinirtStream_t stream = nullptr;
     auto *a = alloc.allocate(40 * MiB, stream);
     alloc.deallocate(a); // cached by this thread
@@ -42,6 +45,21 @@ TEST(CpuMemoryLimit, OutOfMemoryReleasesTheCacheRetriesAndThenThrows) {
         EXPECT_NE(e.detail().find("INFINIRT_CPU_MEMORY_LIMIT"), std::string::npos) << e.what();
     }
     EXPECT_EQ(alloc.stats().num_ooms, 1u);
+    alloc.deallocate(b);
+}
+
+TEST(CpuMemoryLimit, ReleasingBeforeGrowthAvoidsTheFailedAllocation) {
+    const char *limit = std::getenv("INFINIRT_CPU_MEMORY_LIMIT");
+    if (limit == nullptr || std::strtoull(limit, nullptr, 10) != 64 * MiB) {
+        GTEST_SKIP() << "needs INFINIRT_CPU_MEMORY_LIMIT=" << 64 * MiB << " (set by CTest)";
+    }
+    DeviceCachingAllocator alloc(detail::makeInfinirtDevice(Device(Device::Type::CPU, 0)), AllocatorConfig{});
+    alloc.deallocate(alloc.allocate(40 * MiB, nullptr));
+    auto *b = alloc.allocate(50 * MiB, nullptr);
+    MemoryStats stats = alloc.stats();
+    EXPECT_EQ(stats.num_alloc_retries, 0u);
+    EXPECT_EQ(stats.num_device_frees, 1u);
+    EXPECT_EQ(stats.reserved_bytes.peak, int64_t(50 * MiB));
     alloc.deallocate(b);
 }
 
