@@ -34,7 +34,7 @@ constexpr size_t kAlignment = 64;
 // backend name). Thread-safe; a no-op when the loader gave no host table.
 void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
 // Logs through host->log; same rules as report().
-void log(infinirtLogLevel_t level, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void log_message(infinirtLogLevel_t level, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 // Runs `body` and turns any exception into a status, so none crosses the C boundary:
 // std::bad_alloc -> OUT_OF_MEMORY, anything else -> INTERNAL_ERROR with its what() text.

@@ -70,8 +70,8 @@ void read_environment(Config &cfg) {
         if (parse_count(count, &value) && value <= static_cast<unsigned long long>(kMaxDevices)) {
             cfg.device_count = static_cast<int>(value);
         } else {
-            log(INFINIRT_LOG_WARN, "INFINIRT_CPU_DEVICE_COUNT=\"%s\" ignored: expected 1..%d; using 1 device", count,
-                kMaxDevices);
+            log_message(INFINIRT_LOG_WARN, "INFINIRT_CPU_DEVICE_COUNT=\"%s\" ignored: expected 1..%d; using 1 device",
+                        count, kMaxDevices);
         }
     }
     const char *limit = std::getenv("INFINIRT_CPU_MEMORY_LIMIT");
@@ -79,8 +79,8 @@ void read_environment(Config &cfg) {
         if (parse_count(limit, &value) && value <= SIZE_MAX) {
             cfg.memory_limit = static_cast<size_t>(value);
         } else {
-            log(INFINIRT_LOG_WARN, "INFINIRT_CPU_MEMORY_LIMIT=\"%s\" ignored: expected a positive number of bytes",
-                limit);
+            log_message(INFINIRT_LOG_WARN,
+                        "INFINIRT_CPU_MEMORY_LIMIT=\"%s\" ignored: expected a positive number of bytes", limit);
         }
     }
 }

@@ -80,7 +80,7 @@ void report(const char *format, ...) {
     set_error(message);
 }
 
-void log(infinirtLogLevel_t level, const char *format, ...) {
+void log_message(infinirtLogLevel_t level, const char *format, ...) {
     auto log_fn = host_service(&infinirtPluginHost_t::log, offsetof(infinirtPluginHost_t, log) + sizeof(void *));
     if (log_fn == nullptr) {
         return;
