@@ -25,12 +25,17 @@ infinirt_install_deps() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-# cmake flags common to every build: the cuda backend is required where the toolkit's headers are.
+# cmake flags common to every build: the cuda backend is required where CUDA 12+ headers are
+# (it needs cuGetProcAddress_v2); elsewhere AUTO decides.
 infinirt_cmake_flags() {
   local flags=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo)
-  if [ -f /usr/local/cuda/include/cuda.h ] || [ -f /usr/include/cuda.h ]; then
-    flags+=(-DINFINIRT_WITH_CUDA=ON)
-  fi
+  local h
+  for h in /usr/local/cuda/include/cuda.h /usr/include/cuda.h; do
+    if [ -f "$h" ] && [ "$(sed -n 's/^#define CUDA_VERSION \([0-9]*\).*/\1/p' "$h" | head -n1)" -ge 12000 ] 2>/dev/null; then
+      flags+=(-DINFINIRT_WITH_CUDA=ON)
+      break
+    fi
+  done
   flags+=(-DINFINIRT_WITH_OPENCL=ON -DINFINIRT_WITH_HIP=ON)
   echo "${flags[@]}"
 }
