@@ -24,10 +24,8 @@
 #include <stddef.h>
 #endif
 
-/* Older published headers spelled the linkage macro __C; keep it for code that uses it. */
-#ifndef __C
-#define __C __INFINI_C
-#endif
+/* Older published headers also defined a macro named __C. We do not: it breaks compiler headers
+ * that use __C as a parameter name (e.g. gcc's <emmintrin.h>) when included after this one. */
 
 typedef enum {
     /* Success */
