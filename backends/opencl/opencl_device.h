@@ -2,8 +2,6 @@
 // supports coarse-grained SVM, each with its own context, in platform order then device order.
 #pragma once
 
-// First: infinicore.h defines a macro __C, which breaks <emmintrin.h> (pulled in by cl_platform.h)
-// when it comes later.
 #include <CL/cl.h>
 
 #include "infinirt.h"

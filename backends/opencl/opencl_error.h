@@ -1,8 +1,6 @@
 // opencl_error.h - reporting failures to the loader: the thread's error detail and the log.
 #pragma once
 
-// First: infinicore.h defines a macro __C, which breaks <emmintrin.h> (pulled in by cl_platform.h)
-// when it comes later.
 #include <CL/cl.h>
 
 #include "infinirt_plugin.h"

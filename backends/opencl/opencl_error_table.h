@@ -1,8 +1,6 @@
 // opencl_error_table.h - the one table from OpenCL error codes to infinirt status codes.
 #pragma once
 
-// First: infinicore.h defines a macro __C, which breaks <emmintrin.h> (pulled in by cl_platform.h)
-// when it comes later.
 #include <CL/cl.h>
 
 #include "infinicore.h"

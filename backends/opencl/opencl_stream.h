@@ -1,8 +1,6 @@
 // opencl_stream.h - streams: one in-order command queue each, with profiling enabled.
 #pragma once
 
-// First: infinicore.h defines a macro __C, which breaks <emmintrin.h> (pulled in by cl_platform.h)
-// when it comes later.
 #include <CL/cl.h>
 
 #include "infinirt.h"
