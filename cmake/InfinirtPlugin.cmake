@@ -5,6 +5,7 @@
 # <libdir>/infinirt. Usable in the infinirt tree and, through find_package(infinirt), by a
 # vendor's own project.
 include(GNUInstallDirs)
+set(_INFINIRT_PLUGIN_MAP "${CMAKE_CURRENT_LIST_DIR}/infinirt_plugin.map")
 function(infinirt_add_plugin name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
   set(target infinirt-${name})
@@ -24,7 +25,8 @@ function(infinirt_add_plugin name)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${INFINIRT_PLUGIN_OUTPUT_DIR})
   endif()
   if(NOT APPLE)
-    target_link_options(${target} PRIVATE -Wl,--no-undefined)
+    target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--version-script=${_INFINIRT_PLUGIN_MAP})
+    set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${_INFINIRT_PLUGIN_MAP})
   endif()
   install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/infinirt)
 endfunction()
