@@ -75,6 +75,13 @@ set(moved ${WORK_DIR}/moved-elsewhere/prefix)
 # 1. install
 run(${CMAKE_COMMAND} --install ${INFINIRT_BUILD_DIR} --prefix ${prefix})
 
+# infinirt_add_plugin links infinirt::headers when it runs outside the infinirt tree.
+file(READ ${prefix}/${LIBDIR}/cmake/infinirt/infinirtTargets.cmake exported_targets)
+if(NOT exported_targets MATCHES "add_library\\(infinirt::headers ")
+  message(FATAL_ERROR "the installed package defines no infinirt::headers target, which infinirt_add_plugin "
+                      "links for out-of-tree plugins (infinirt_headers is exported without EXPORT_NAME headers)")
+endif()
+
 # 2. the external plugin, built against the installed package only
 run(${CMAKE_COMMAND} -S ${EXTERNAL_SOURCE_DIR} -B ${WORK_DIR}/plugin-build -G ${GENERATOR}
     -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
