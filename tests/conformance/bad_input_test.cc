@@ -133,6 +133,35 @@ TEST_P(BadInput, DestroyedEvent) {
     EXPECT_EQ(ms, -1.0f);
 }
 
+// Destroyed handles stay invalid after their slots are reused by new handles.
+TEST_P(BadInput, DestroyedHandlesStayInvalidAfterReuse) {
+    std::vector<infinirtStream_t> dead_streams;
+    std::vector<infinirtEvent_t> dead_events;
+    for (int i = 0; i < 64; ++i) {
+        infinirtStream_t s = nullptr;
+        infinirtEvent_t e = nullptr;
+        ASSERT_OK(infinirtStreamCreate(&s));
+        ASSERT_OK(infinirtEventCreate(&e));
+        ASSERT_OK(infinirtStreamDestroy(s));
+        ASSERT_OK(infinirtEventDestroy(e));
+        dead_streams.push_back(s);
+        dead_events.push_back(e);
+    }
+    infinirtStream_t live = nullptr;
+    infinirtEvent_t live_event = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&live));
+    Defer destroy_live([&] { infinirtStreamDestroy(live); });
+    ASSERT_OK(infinirtEventCreate(&live_event));
+    Defer destroy_live_event([&] { infinirtEventDestroy(live_event); });
+    infinirtEventStatus_t status;
+    for (size_t i = 0; i < dead_streams.size(); ++i) {
+        EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtStreamQuery(dead_streams[i])) << i;
+        EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtEventQuery(dead_events[i], &status)) << i;
+    }
+    EXPECT_OK(infinirtStreamQuery(live));
+    EXPECT_OK(infinirtEventQuery(live_event, &status));
+}
+
 TEST_P(BadInput, GarbageHandles) {
     infinirtEvent_t live = nullptr;
     ASSERT_OK(infinirtEventCreate(&live));

@@ -64,6 +64,7 @@ TEST_F(ArgumentLog, PluginErrorDetailReachesTheCaller) {
     const std::string message = infinirtGetLastErrorMessage();
     EXPECT_EQ(status, INFINI_STATUS_OUT_OF_MEMORY);
     EXPECT_NE(message.find("marker 5150"), std::string::npos) << message;
+    EXPECT_NE(message.find("stublog"), std::string::npos) << "the loader prefixes the backend name: " << message;
     EXPECT_EQ(p, reinterpret_cast<void *>(0x77)) << "output written on failure";
 }
 
@@ -269,15 +270,20 @@ TEST_F(ArgumentLog, GenericCaptureRecordsAndReplays) {
     ASSERT_OK(infinirtStreamCreate(&other));
     const std::vector<std::string> created = log_.LinesStartingWith("stream_create");
     ASSERT_EQ(created.size(), 2u);
+    infinirtEvent_t e = nullptr;
+    ASSERT_OK(infinirtEventCreate(&e));
+    const std::string event = CreatedName(Only("event_create"));
     void *d = nullptr;
     ASSERT_OK(infinirtMalloc(&d, 32));
     log_.Clear();
 
     ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
     ASSERT_OK(infinirtMemsetAsync(d, 9, 32, s));
+    ASSERT_OK(infinirtEventRecord(e, s));
     infinirtGraph_t graph = nullptr;
     ASSERT_OK(infinirtStreamEndCapture(s, &graph));
     EXPECT_TRUE(log_.LinesStartingWith("memset_async").empty()) << "captured work ran:\n" << log_.Text();
+    EXPECT_TRUE(log_.LinesStartingWith("event_record").empty()) << "captured work ran:\n" << log_.Text();
     infinirtGraphExec_t exec = nullptr;
     ASSERT_OK(infinirtGraphInstantiate(&exec, graph, nullptr, nullptr, 0));
     ASSERT_OK(infinirtGraphLaunch(exec, s));
@@ -287,6 +293,11 @@ TEST_F(ArgumentLog, GenericCaptureRecordsAndReplays) {
     const std::string prefix = "memset_async device=0 ptr=" + PointerText(d) + " value=9 count=32 stream=";
     EXPECT_EQ(replays[0], prefix + CreatedName(created[0]));
     EXPECT_EQ(replays[1], prefix + CreatedName(created[1]));
+    const std::vector<std::string> records = log_.LinesStartingWith("event_record");
+    ASSERT_EQ(records.size(), 2u) << log_.Text();
+    EXPECT_EQ(records[0], "event_record device=0 event=" + event + " stream=" + CreatedName(created[0]));
+    EXPECT_EQ(records[1], "event_record device=0 event=" + event + " stream=" + CreatedName(created[1]));
+    ASSERT_OK(infinirtEventDestroy(e));
     ASSERT_OK(infinirtGraphExecDestroy(exec));
     ASSERT_OK(infinirtGraphDestroy(graph));
     ASSERT_OK(infinirtStreamDestroy(s));

@@ -49,13 +49,14 @@ public:
         for (int i = 0; i < iterations && !::testing::Test::HasFatalFailure(); ++i) {
             const Device &d = devices_[rng_() % devices_.size()];
             ASSERT_OK(infinirtSetDevice(d.type, d.id));
-            switch (rng_() % 6) {
+            switch (rng_() % 7) {
             case 0: MallocCopyFree(); break;
             case 1: StreamOrderedAllocation(); break;
             case 2: StreamLifetime(); break;
             case 3: EventOnSharedStream(d); break;
             case 4: PinnedAsyncCopy(); break;
             case 5: CheckCurrentDevice(d); break;
+            case 6: StaleHandles(); break;
             }
             done_.fetch_add(1, std::memory_order_relaxed);
         }
@@ -161,6 +162,24 @@ private:
         EXPECT_OK(infinirtFree(d));
         EXPECT_OK(infinirtFreeHost(h_in));
         EXPECT_OK(infinirtFreeHost(h_out));
+    }
+
+    // Handle slots are reused by other threads all the time; a destroyed handle must stay invalid.
+    void StaleHandles() {
+        infinirtStream_t s = nullptr;
+        infinirtEvent_t e = nullptr;
+        ASSERT_OK(infinirtStreamCreate(&s));
+        ASSERT_OK(infinirtEventCreate(&e));
+        ASSERT_OK(infinirtEventDestroy(e));
+        ASSERT_OK(infinirtStreamDestroy(s));
+        infinirtStream_t fresh = nullptr;
+        ASSERT_OK(infinirtStreamCreate(&fresh));
+        infinirtEventStatus_t status;
+        EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtStreamQuery(s));
+        EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtEventQuery(e, &status));
+        EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtStreamDestroy(s));
+        EXPECT_OK(infinirtStreamQuery(fresh));
+        EXPECT_OK(infinirtStreamDestroy(fresh));
     }
 
     void CheckCurrentDevice(const Device &d) {
