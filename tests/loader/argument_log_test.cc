@@ -42,6 +42,21 @@ TEST_F(ArgumentLog, SetDevicePassesTheIndex) {
     EXPECT_EQ(Only("set_device"), "set_device device=1");
 }
 
+// A plugin refusing set_device leaves the thread's current device as it was.
+TEST_F(ArgumentLog, FailedPluginSetDeviceKeepsTheCurrentDevice) {
+    log_.FailNextSetDevice();
+    const infiniStatus_t status = infinirtSetDevice(kStub, 1);
+    const std::string message = infinirtGetLastErrorMessage();
+    EXPECT_EQ(status, INFINI_STATUS_DRIVER_ERROR);
+    EXPECT_NE(message.find("marker 6020"), std::string::npos) << message;
+    infiniDevice_t type = INFINI_DEVICE_TYPE_COUNT;
+    int id = -1;
+    ASSERT_OK(infinirtGetDevice(&type, &id));
+    EXPECT_EQ(type, kStub);
+    EXPECT_EQ(id, 0);
+    EXPECT_OK(infinirtSetDevice(kStub, 1));
+}
+
 TEST_F(ArgumentLog, AllocationSizesAndPointers) {
     ASSERT_OK(infinirtSetDevice(kStub, 1));
     log_.Clear();

@@ -70,10 +70,13 @@ StubLog::StubLog() {
         return;
     }
     read_ = reinterpret_cast<ReadFn>(dlsym(lib, "stubLogRead"));
-    clear_ = reinterpret_cast<ClearFn>(dlsym(lib, "stubLogClear"));
+    clear_ = reinterpret_cast<VoidFn>(dlsym(lib, "stubLogClear"));
+    fail_next_set_device_ = reinterpret_cast<VoidFn>(dlsym(lib, "stubFailNextSetDevice"));
 }
 
 void StubLog::Clear() const { clear_(); }
+
+void StubLog::FailNextSetDevice() const { fail_next_set_device_(); }
 
 std::string StubLog::Text() const {
     const size_t length = read_(nullptr, 0);

@@ -27,8 +27,10 @@ class StubLog {
 public:
     // Finds the already-loaded stub at STUB_LOGGING_PATH; IsOpen() tells whether it was found.
     StubLog();
-    bool IsOpen() const { return read_ != nullptr && clear_ != nullptr; }
+    bool IsOpen() const { return read_ != nullptr && clear_ != nullptr && fail_next_set_device_ != nullptr; }
     void Clear() const;
+    // The stub's next set_device call fails with DRIVER_ERROR.
+    void FailNextSetDevice() const;
     std::vector<std::string> Lines() const;
     // Lines starting with `prefix` (e.g. "stream_create ").
     std::vector<std::string> LinesStartingWith(const std::string &prefix) const;
@@ -37,9 +39,10 @@ public:
 
 private:
     using ReadFn = size_t (*)(char *, size_t);
-    using ClearFn = void (*)();
+    using VoidFn = void (*)();
     ReadFn read_ = nullptr;
-    ClearFn clear_ = nullptr;
+    VoidFn clear_ = nullptr;
+    VoidFn fail_next_set_device_ = nullptr;
 };
 
 } // namespace infinirt_loader_test

@@ -5,7 +5,8 @@
  * run; streams and events are small objects named S<n>/E<n> in the log; native handles are
  * recognisable values the test compares with what the loader hands back.
  *
- * The test reads the log through stubLogRead/stubLogClear, found with dlsym on this file
+ * The test reads the log through stubLogRead/stubLogClear (and injects a set_device failure with
+ * stubFailNextSetDevice), found with dlsym on this file
  * (dlopen RTLD_NOLOAD), so the exact arguments the loader passed can be asserted.
  * Thread-safe: one mutex guards the log and the object serials.
  */
@@ -33,6 +34,7 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static char g_log[1 << 16];
 static size_t g_log_len;
 static int g_serial;
+static int g_fail_next_set_device; /* guarded by g_lock */
 
 static void logLine(const char *format, ...) {
     char line[512];
@@ -68,6 +70,13 @@ STUB_EXPORT void stubLogClear(void) {
     pthread_mutex_lock(&g_lock);
     g_log_len = 0;
     g_log[0] = '\0';
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* Makes the next set_device call fail, to check the loader keeps the current device then. */
+STUB_EXPORT void stubFailNextSetDevice(void) {
+    pthread_mutex_lock(&g_lock);
+    g_fail_next_set_device = 1;
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -121,7 +130,15 @@ static infiniStatus_t stubGetDeviceProperties(int device, infinirtDeviceProperti
 }
 
 static infiniStatus_t stubSetDevice(int device) {
-    logLine("set_device device=%d", device);
+    pthread_mutex_lock(&g_lock);
+    int fail = g_fail_next_set_device;
+    g_fail_next_set_device = 0;
+    pthread_mutex_unlock(&g_lock);
+    logLine("set_device device=%d%s", device, fail ? " -> refused" : "");
+    if (fail) {
+        g_host->set_error("stub set_device refused (marker 6020)");
+        return INFINI_STATUS_DRIVER_ERROR;
+    }
     return INFINI_STATUS_SUCCESS;
 }
 
