@@ -2,6 +2,7 @@
 #include "device_test.h"
 
 #include <cstdlib>
+#include <cstddef>
 #include <cstring>
 #include <thread>
 
@@ -173,6 +174,23 @@ TEST(Backends, ListingIsWellFormed) {
         int count = -1;
         ASSERT_OK(infinirtGetDeviceCount(static_cast<infiniDevice_t>(t), &count));
         EXPECT_EQ(count, devices_per_type[t]) << "device type " << t;
+    }
+}
+
+// A caller built against a shorter infinirtBackendInfo_t: nothing past its struct_size is
+// written (or the short size is refused).
+TEST(Backends, InfoRespectsAShorterStructSize) {
+    infinirtBackendInfo_t info;
+    std::memset(&info, 0xcd, sizeof(info));
+    info.struct_size = offsetof(infinirtBackendInfo_t, path);
+    const infiniStatus_t status = infinirtGetBackendInfo(0, &info);
+    ASSERT_TRUE(status == INFINI_STATUS_SUCCESS || status == INFINI_STATUS_BAD_PARAM) << infinirtGetErrorName(status);
+    const auto *bytes = reinterpret_cast<const unsigned char *>(&info);
+    for (size_t i = offsetof(infinirtBackendInfo_t, path); i < sizeof(info); ++i) {
+        ASSERT_EQ(bytes[i], 0xcd) << "byte " << i << " past struct_size was written";
+    }
+    if (status == INFINI_STATUS_SUCCESS) {
+        EXPECT_GT(strnlen(info.name, sizeof(info.name)), 0u);
     }
 }
 

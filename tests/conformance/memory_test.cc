@@ -1,6 +1,7 @@
 // Allocation, pinned host memory, stream-ordered allocation, memory info and pointer attributes.
 #include "device_test.h"
 
+#include <cstddef>
 #include <cstring>
 
 namespace infinirt_test {
@@ -160,6 +161,26 @@ TEST_P(Memory, PointerAttributesOfDeviceMemory) {
         EXPECT_EQ(attr.device_id, id()) << "offset " << offset;
         EXPECT_EQ(attr.base, d) << "offset " << offset;
         EXPECT_EQ(attr.size, kSize) << "offset " << offset;
+    }
+}
+
+// A caller built against a shorter infinirtPointerAttributes_t (without base and size).
+TEST_P(Memory, PointerAttributesRespectsAShorterStructSize) {
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    Defer free_d([&] { infinirtFree(d); });
+    infinirtPointerAttributes_t attr;
+    std::memset(&attr, 0xcd, sizeof(attr));
+    attr.struct_size = offsetof(infinirtPointerAttributes_t, base);
+    const infiniStatus_t status = infinirtPointerGetAttributes(&attr, d);
+    ASSERT_TRUE(status == INFINI_STATUS_SUCCESS || status == INFINI_STATUS_BAD_PARAM) << infinirtGetErrorName(status);
+    const auto *bytes = reinterpret_cast<const unsigned char *>(&attr);
+    for (size_t i = offsetof(infinirtPointerAttributes_t, base); i < sizeof(attr); ++i) {
+        ASSERT_EQ(bytes[i], 0xcd) << "byte " << i << " past struct_size was written";
+    }
+    if (status == INFINI_STATUS_SUCCESS) {
+        EXPECT_EQ(attr.kind, INFINIRT_MEMORY_DEVICE);
+        EXPECT_EQ(attr.device_type, type());
     }
 }
 
