@@ -1,8 +1,8 @@
 // Device selection, counts, properties, native context and the backend list.
 #include "device_test.h"
 
-#include <cstdlib>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
