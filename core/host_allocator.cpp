@@ -2,6 +2,8 @@
 
 #include "infinicore/error.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <string>
@@ -15,16 +17,33 @@ void HostAllocator::Counter::add(int64_t delta) {
     }
 }
 
+namespace {
+
+// Requests above physical memory are refused up front: with overcommit they could "succeed" and
+// fault later.
+size_t physicalMemory() {
+    static const size_t bytes = [] {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : SIZE_MAX;
+    }();
+    return bytes;
+}
+
+} // namespace
+
 void *HostAllocator::allocate(size_t size) {
     void *ptr = nullptr;
-    int err = posix_memalign(&ptr, kAlignment, size == 0 ? 1 : size);
+    const bool too_big = size > physicalMemory();
+    int err = too_big ? ENOMEM : posix_memalign(&ptr, kAlignment, size == 0 ? 1 : size);
     if (err != 0) {
         ooms_.fetch_add(1, std::memory_order_relaxed);
         int64_t allocated = bytes_.current.load(std::memory_order_relaxed);
+        std::string why = too_big ? "larger than the " + std::to_string(physicalMemory()) + " bytes of physical memory"
+                                  : "posix_memalign failed: " + std::string(err == ENOMEM ? "ENOMEM" : "EINVAL") +
+                                        " (" + std::to_string(err) + ")";
         throw OutOfMemoryError("HostAllocator::allocate",
-                               "posix_memalign failed: " + std::string(err == ENOMEM ? "ENOMEM" : "EINVAL") + " (" +
-                                   std::to_string(err) + ") while allocating " + std::to_string(size) +
-                                   " bytes of host memory; " + std::to_string(allocated) + " bytes allocated",
+                               "cannot allocate " + std::to_string(size) + " bytes of host memory: " + why + "; " +
+                                   std::to_string(allocated) + " bytes allocated",
                                size, static_cast<size_t>(allocated), 0, 0);
     }
     allocs_.fetch_add(1, std::memory_order_relaxed);
