@@ -543,7 +543,7 @@ void DeviceCachingAllocator::releaseLocked(Block *block) {
     insertFreeLocked(block);
 }
 
-size_t DeviceCachingAllocator::releaseSegmentsLocked(int64_t needed) {
+void DeviceCachingAllocator::releaseSegmentsLocked(int64_t needed) {
     std::vector<Block *> whole;
     for (FreeSet *set : {&small_free_, &large_free_}) {
         for (Block *block : *set) {
@@ -568,7 +568,6 @@ size_t DeviceCachingAllocator::releaseSegmentsLocked(int64_t needed) {
         released += block->size;
         delete block;
     }
-    return released;
 }
 
 // ---- streams, trim, statistics --------------------------------------------------------------

@@ -128,7 +128,7 @@ private:
     void releaseLocked(Block *block);
     void processEventsLocked(bool wait);
     // Gives unused whole segments back to the device, smallest first, until `needed` bytes are.
-    size_t releaseSegmentsLocked(int64_t needed = INT64_MAX);
+    void releaseSegmentsLocked(int64_t needed = INT64_MAX);
     infinirtEvent_t eventLocked();
     void updatePoolPeaksLocked();
 
