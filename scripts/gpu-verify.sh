@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Verification on a GPU machine (not part of CI, which has no GPU): builds the tree, runs every
+# test (the conformance suite then covers the cuda device and any OpenCL platform), runs the
+# conformance suite again on NVIDIA's OpenCL alone, and runs every benchmark. Logs go to $1
+# (default ./gpu-verify-out). Needs CUDA 12+ headers and a driver; the PyTorch comparison in the
+# allocator benchmark is built when python3 can import torch.
+set -uo pipefail
+out="${1:-gpu-verify-out}"
+mkdir -p "$out"
+build=/tmp/infinirt-gpu-build
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFINIRT_WITH_CUDA=ON -DINFINIRT_WITH_OPENCL=ON \
+  > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build "$build" --parallel "$(nproc)" > "$out/build.log" 2>&1 || { grep -B2 -A8 error "$out/build.log" | head -60; exit 1; }
+"$build/bin/infinirt-info" | tee "$out/info.txt"
+"$build/bin/infinirt-quickstart" | tee -a "$out/info.txt"
+ctest --test-dir "$build" --output-on-failure --parallel 8 --timeout 300 > "$out/ctest.log" 2>&1
+tail -n 25 "$out/ctest.log"
+nv_ocl=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')
+[ -n "$nv_ocl" ] || nv_ocl=$(find / -name 'libnvidia-opencl.so.1*' 2>/dev/null | head -n 1)
+if [ -n "$nv_ocl" ]; then
+  OCL_ICD_FILENAMES="$nv_ocl" OCL_ICD_VENDORS=/nonexistent INFINIRT_BACKENDS=opencl \
+    "$build/bin/infinirt_conformance" > "$out/conformance-nvidia-opencl.log" 2>&1
+  echo "NVIDIA OpenCL conformance: $(grep -E '^\[  (PASSED|FAILED)  \]|tests? from .* ran' "$out/conformance-nvidia-opencl.log" | tr '\n' ' ')"
+fi
+{
+  INFINIRT_BENCH_BACKEND=cuda "$build/bin/infinirt-dispatch-bench" --benchmark_repetitions=3 2>&1 | tail -n 9
+  "$build/bin/cuda_dispatch_bench"
+  "$build/bin/infinicore_alloc_bench" 2>&1 | tail -n 40
+} > "$out/bench.txt" 2>&1
+cat "$out/bench.txt"
