@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <shared_mutex>
 #include <unistd.h>
 #include <vector>
@@ -81,9 +82,24 @@ int deviceOwning(const void *ptr) {
     return allocations().find(ptr, &found) && !found.allocation.host ? found.allocation.device : -1;
 }
 
+// SVM allocation and release are serialised: NVIDIA's implementation returned NULL for small
+// allocations made by 16 threads at once (seen on an H200), and they are not a hot path.
+std::mutex &svmMutex() {
+    static std::mutex *m = new std::mutex();
+    return *m;
+}
+
+void *svmAllocLocked(Device &dev, size_t size) {
+    std::lock_guard<std::mutex> lock(svmMutex());
+    return api().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, size, 0);
+}
+
 infiniStatus_t svmAlloc(int device, void **ptr, size_t size) {
     Device &dev = infinirt::opencl::device(device);
-    void *p = size <= dev.max_alloc ? api().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, size, 0) : nullptr;
+    void *p = size <= dev.max_alloc ? svmAllocLocked(dev, size) : nullptr;
+    if (!p && size <= dev.max_alloc && deviceSynchronize(device) == INFINI_STATUS_SUCCESS) {
+        p = svmAllocLocked(dev, size); // once more, after queued frees (clEnqueueSVMFree) have run
+    }
     if (!p) {
         return fail(INFINI_STATUS_OUT_OF_MEMORY,
                     "clSVMAlloc returned NULL allocating " + formatBytes(size) + " on " + deviceLabel(device) +
@@ -94,6 +110,7 @@ infiniStatus_t svmAlloc(int device, void **ptr, size_t size) {
     try {
         allocations().insert(p, Allocation{device, size, false});
     } catch (...) {
+        std::lock_guard<std::mutex> lock(svmMutex());
         api().clSVMFree(dev.context, p);
         throw;
     }
@@ -298,7 +315,10 @@ infiniStatus_t freeDevice(int device, void *ptr) {
         return notOurs("free", ptr, device); // freed by another thread meanwhile
     }
     Device &dev = infinirt::opencl::device(device);
-    api().clSVMFree(dev.context, ptr);
+    {
+        std::lock_guard<std::mutex> lock(svmMutex());
+        api().clSVMFree(dev.context, ptr);
+    }
     dev.allocated.fetch_sub(removed.size, std::memory_order_relaxed);
     return INFINI_STATUS_SUCCESS;
 }
