@@ -5,12 +5,14 @@
 #include "opencl_error.h"
 #include "opencl_stream.h"
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <shared_mutex>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -82,8 +84,10 @@ int deviceOwning(const void *ptr) {
     return allocations().find(ptr, &found) && !found.allocation.host ? found.allocation.device : -1;
 }
 
-// SVM allocation and release are serialised: NVIDIA's implementation returned NULL for small
-// allocations made by 16 threads at once (seen on an H200), and they are not a hot path.
+// SVM allocation and release are serialised, and a NULL from clSVMAlloc is retried a few times
+// after the device's queued frees have run: NVIDIA's implementation (seen on an H200) returns
+// NULL now and then for small allocations while other threads are busy on the same context,
+// with plenty of memory free. Neither is a hot path.
 std::mutex &svmMutex() {
     static std::mutex *m = new std::mutex();
     return *m;
@@ -97,8 +101,12 @@ void *svmAllocLocked(Device &dev, size_t size) {
 infiniStatus_t svmAlloc(int device, void **ptr, size_t size) {
     Device &dev = infinirt::opencl::device(device);
     void *p = size <= dev.max_alloc ? svmAllocLocked(dev, size) : nullptr;
-    if (!p && size <= dev.max_alloc && deviceSynchronize(device) == INFINI_STATUS_SUCCESS) {
-        p = svmAllocLocked(dev, size); // once more, after queued frees (clEnqueueSVMFree) have run
+    for (int attempt = 0; !p && size <= dev.max_alloc && attempt < 6; ++attempt) {
+        if (deviceSynchronize(device) != INFINI_STATUS_SUCCESS) {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(20 << attempt));
+        p = svmAllocLocked(dev, size);
     }
     if (!p) {
         return fail(INFINI_STATUS_OUT_OF_MEMORY,
