@@ -1,18 +1,19 @@
 // Dispatch overhead of the loader: each hot call made through infinirt* against the same call
-// made directly on the plugin's own table (the plugin the loader loaded, same process, same
-// objects kind), printed side by side with the difference and the ratio.
+// made directly on the table of the same plugin (a second instance of its file, driven by this
+// program), printed side by side with the difference and the ratio.
 //
 // Backend: INFINIRT_BENCH_BACKEND=<name> (default: cpu). Target: under 10 ns added per call.
 #include "infinirt_plugin.h"
 
+#include "../common/paired.h"
+
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -65,12 +66,33 @@ void setUp() {
         std::fprintf(stderr, "dispatch_bench: backend %s is not loaded (see infinirt-info)\n", g.name.c_str());
         std::exit(1);
     }
-    // The loader already loaded and initialised this file; dlopen returns the same instance.
-    void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    // The direct side gets its own instance of the same plugin code: a copy of the file, loaded,
+    // negotiated and initialised by this program, so that it never disturbs the instance the
+    // loader owns (its host services, its state).
+    char copy[] = "/tmp/infinirt-dispatch-bench-XXXXXX";
+    const int fd = mkstemp(copy);
+    FILE *in = std::fopen(path.c_str(), "rb");
+    FILE *out = fd >= 0 ? fdopen(fd, "wb") : nullptr;
+    if (in == nullptr || out == nullptr) {
+        std::fprintf(stderr, "dispatch_bench: cannot copy %s\n", path.c_str());
+        std::exit(1);
+    }
+    std::vector<char> buf(1 << 16);
+    for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), in)) > 0;) {
+        std::fwrite(buf.data(), 1, n, out);
+    }
+    std::fclose(in);
+    std::fclose(out);
+    void *lib = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
+    std::remove(copy);
     auto query = lib != nullptr ? reinterpret_cast<infinirtPluginQueryFn>(dlsym(lib, INFINIRT_PLUGIN_ENTRY_NAME)) : nullptr;
+    static const infinirtPluginHost_t host = {sizeof(infinirtPluginHost_t), INFINIRT_PLUGIN_INTERFACE_VERSION,
+                                              [](const char *m) { std::fprintf(stderr, "plugin: %s\n", m); },
+                                              [](infinirtLogLevel_t, const char *) {}};
     uint32_t version = 0;
-    if (query == nullptr || query(INFINIRT_PLUGIN_INTERFACE_VERSION, nullptr, &version, &g.table) != INFINI_STATUS_SUCCESS) {
-        std::fprintf(stderr, "dispatch_bench: cannot reach the plugin table of %s\n", path.c_str());
+    if (query == nullptr || query(INFINIRT_PLUGIN_INTERFACE_VERSION, &host, &version, &g.table) != INFINI_STATUS_SUCCESS ||
+        g.table->init() != INFINI_STATUS_SUCCESS) {
+        std::fprintf(stderr, "dispatch_bench: cannot load a second instance of %s\n", path.c_str());
         std::exit(1);
     }
     check("infinirtSetDevice", infinirtSetDevice(g.type, 0));
@@ -87,103 +109,38 @@ void drain() {
     g.table->stream_synchronize(0, g.native_stream);
 }
 
-// Measures the call through infinirt (A) and directly on the plugin (B) in alternating batches
-// inside one benchmark, so both see the same machine state (plugin worker threads share the
-// cores), and reports the median per-call time of each as counters.
-template <typename A, typename B> void pairBenchmark(benchmark::State &state, A through_infinirt, B direct) {
-    constexpr int kBatch = 64;
-    std::vector<double> a_ns;
-    std::vector<double> b_ns;
-    bool a_first = true;
-    for (auto _ : state) {
-        // Alternate which side goes first, so neither always meets the other's leftovers.
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < kBatch; ++i) {
-            benchmark::DoNotOptimize(a_first ? through_infinirt() : direct());
-        }
-        const auto t1 = std::chrono::steady_clock::now();
-        for (int i = 0; i < kBatch; ++i) {
-            benchmark::DoNotOptimize(a_first ? direct() : through_infinirt());
-        }
-        const auto t2 = std::chrono::steady_clock::now();
-        const double first = std::chrono::duration<double, std::nano>(t1 - t0).count() / kBatch;
-        const double second = std::chrono::duration<double, std::nano>(t2 - t1).count() / kBatch;
-        a_ns.push_back(a_first ? first : second);
-        b_ns.push_back(a_first ? second : first);
-        a_first = !a_first;
-    }
-    drain();
-    auto median = [](std::vector<double> &v) {
-        std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-        return v.empty() ? 0.0 : v[v.size() / 2];
-    };
-    const double a = median(a_ns);
-    const double b = median(b_ns);
-    state.counters["infinirt_ns"] = a;
-    state.counters["plugin_ns"] = b;
-    state.counters["added_ns"] = a - b;
-}
+using infinirt_bench::pairBenchmark;
+const auto kNothing = [] {};
 
 void BM_EventQuery(benchmark::State &s) {
     infinirtEventStatus_t st;
     pairBenchmark(
         s, [&] { return infinirtEventQuery(g.event, &st); },
-        [&] { return g.table->event_query(0, g.native_event, &st); });
+        [&] { return g.table->event_query(0, g.native_event, &st); }, kNothing);
 }
 void BM_StreamQuery(benchmark::State &s) {
     drain();
     pairBenchmark(
-        s, [] { return infinirtStreamQuery(g.stream); }, [] { return g.table->stream_query(0, g.native_stream); });
+        s, [] { return infinirtStreamQuery(g.stream); }, [] { return g.table->stream_query(0, g.native_stream); },
+        kNothing);
 }
 void BM_EventRecord(benchmark::State &s) {
     pairBenchmark(
         s, [] { return infinirtEventRecord(g.event, g.stream); },
-        [] { return g.table->event_record(0, g.native_event, g.native_stream); });
+        [] { return g.table->event_record(0, g.native_event, g.native_stream); }, kNothing);
+    drain();
 }
 void BM_MemcpyAsync64B(benchmark::State &s) {
     pairBenchmark(
         s, [] { return infinirtMemcpyAsync(g.dev, g.host, 64, INFINIRT_MEMCPY_H2D, g.stream); },
-        [] { return g.table->memcpy_async(0, g.dev, g.host, 64, INFINIRT_MEMCPY_H2D, g.native_stream); });
+        [] { return g.table->memcpy_async(0, g.dev, g.host, 64, INFINIRT_MEMCPY_H2D, g.native_stream); }, kNothing);
+    drain();
 }
 void BM_SetDevice(benchmark::State &s) {
     pairBenchmark(
         s, [] { return infinirtSetDevice(g.type, 0); },
-        [] { return g.table->set_device != nullptr ? g.table->set_device(0) : INFINI_STATUS_SUCCESS; });
+        [] { return g.table->set_device != nullptr ? g.table->set_device(0) : INFINI_STATUS_SUCCESS; }, kNothing);
 }
-
-// Prints every pair side by side at the end, with the difference and the ratio.
-class PairReporter : public benchmark::ConsoleReporter {
-public:
-    void ReportRuns(const std::vector<Run> &runs) override {
-        for (const Run &r : runs) {
-            if (r.run_type == Run::RT_Iteration) {
-                rows_.push_back({r.run_name.function_name.substr(3), r.counters.at("infinirt_ns").value,
-                                 r.counters.at("plugin_ns").value});
-            }
-        }
-        ConsoleReporter::ReportRuns(runs);
-    }
-    void printPairs() const {
-        std::printf("\nDispatch overhead, backend %s (target: under 10 ns added per call)\n", g.name.c_str());
-        std::printf("%-16s %14s %14s %12s %8s\n", "call", "infinirt (ns)", "plugin (ns)", "added (ns)", "ratio");
-        int over = 0;
-        for (const Row &r : rows_) {
-            const double added = r.infinirt - r.plugin;
-            over += added > 10.0;
-            std::printf("%-16s %14.2f %14.2f %12.2f %8.3f\n", r.call.c_str(), r.infinirt, r.plugin, added,
-                        r.plugin > 0 ? r.infinirt / r.plugin : 0.0);
-        }
-        std::printf("%s\n", over == 0 ? "all calls within target" : "some calls above target");
-    }
-
-private:
-    struct Row {
-        std::string call;
-        double infinirt;
-        double plugin;
-    };
-    std::vector<Row> rows_;
-};
 
 } // namespace
 
@@ -196,9 +153,11 @@ BENCHMARK(BM_SetDevice);
 int main(int argc, char **argv) {
     benchmark::Initialize(&argc, argv);
     setUp();
-    PairReporter reporter;
+    infinirt_bench::PairReporter reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter);
-    reporter.printPairs();
+    const int over = reporter.print("Dispatch overhead, backend " + g.name + " (target: under 10 ns added per call)",
+                                    "plugin (ns)", 10.0);
+    std::printf("%s\n", over == 0 ? "all calls within target" : "some calls above target");
     benchmark::Shutdown();
     return 0;
 }

@@ -11,6 +11,8 @@
 
 #include "infinirt.h"
 
+#include "../common/paired.h"
+
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 
@@ -127,37 +129,11 @@ void setUp() {
     checkCl("clFinish", g.cl.clFinish(g.queue));
 }
 
-// Measures the call through infinirt (A) and the raw OpenCL equivalent (B) in alternating
-// batches inside one benchmark, so both see the same machine and queue state; the queue is
-// drained between batches, outside the timed part, so that neither side pays for a long queue.
+// Both sides run in alternating batches on the same queue, drained between batches outside the
+// timed part so that neither side pays for a long queue.
 template <int kBatch = 32, typename A, typename B>
 void pairBenchmark(benchmark::State &state, A through_infinirt, B raw) {
-    std::vector<double> a_ns, b_ns;
-    for (auto _ : state) {
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < kBatch; ++i) {
-            benchmark::DoNotOptimize(through_infinirt());
-        }
-        const auto t1 = std::chrono::steady_clock::now();
-        g.cl.clFinish(g.queue);
-        const auto t2 = std::chrono::steady_clock::now();
-        for (int i = 0; i < kBatch; ++i) {
-            benchmark::DoNotOptimize(raw());
-        }
-        const auto t3 = std::chrono::steady_clock::now();
-        g.cl.clFinish(g.queue);
-        a_ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kBatch);
-        b_ns.push_back(std::chrono::duration<double, std::nano>(t3 - t2).count() / kBatch);
-    }
-    auto median = [](std::vector<double> &v) {
-        if (v.empty()) {
-            return 0.0;
-        }
-        std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-        return v[v.size() / 2];
-    };
-    state.counters["infinirt_ns"] = median(a_ns);
-    state.counters["opencl_ns"] = median(b_ns);
+    infinirt_bench::pairBenchmark<kBatch>(state, through_infinirt, raw, [] { g.cl.clFinish(g.queue); });
 }
 
 void BM_EventRecord(benchmark::State &s) {
@@ -283,39 +259,6 @@ void BM_MemcpyD2H64MiBPinned(benchmark::State &s) {
         });
 }
 
-class PairReporter : public benchmark::ConsoleReporter {
-  public:
-    void ReportRuns(const std::vector<Run> &runs) override {
-        for (const Run &r : runs) {
-            if (r.run_type == Run::RT_Iteration) {
-                rows_.push_back({r.run_name.function_name.substr(3), r.counters.at("infinirt_ns").value,
-                                 r.counters.at("opencl_ns").value});
-            }
-        }
-        ConsoleReporter::ReportRuns(runs);
-    }
-    void printPairs() const {
-        std::printf("\nopencl backend dispatch, device opencl:%d %s\n", g.device, g.device_name.c_str());
-        std::printf("%-24s %14s %14s %12s %8s\n", "call", "infinirt (ns)", "raw cl (ns)", "added (ns)", "ratio");
-        for (const Row &r : rows_) {
-            std::printf("%-24s %14.1f %14.1f %12.1f %8.3f", r.call.c_str(), r.infinirt, r.raw, r.infinirt - r.raw,
-                        r.raw > 0 ? r.infinirt / r.raw : 0.0);
-            if (r.call.find("64MiB") != std::string::npos && r.infinirt > 0 && r.raw > 0) {
-                std::printf("   %.1f vs %.1f GB/s", kBigCopy / r.infinirt, kBigCopy / r.raw);
-            }
-            std::printf("\n");
-        }
-    }
-
-  private:
-    struct Row {
-        std::string call;
-        double infinirt;
-        double raw;
-    };
-    std::vector<Row> rows_;
-};
-
 } // namespace
 
 BENCHMARK(BM_EventRecord);
@@ -332,9 +275,17 @@ BENCHMARK(BM_MemcpyD2H64MiBPinned);
 int main(int argc, char **argv) {
     benchmark::Initialize(&argc, argv);
     setUp();
-    PairReporter reporter;
+    infinirt_bench::PairReporter reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter);
-    reporter.printPairs();
+    reporter.print("opencl backend dispatch, device opencl:" + std::to_string(g.device) + " " + g.device_name,
+                   "raw cl (ns)", -1.0, [](const infinirt_bench::PairReporter::Row &r) {
+                       if (r.call.find("64MiB") == std::string::npos || r.ours <= 0 || r.reference <= 0) {
+                           return std::string();
+                       }
+                       char text[64];
+                       std::snprintf(text, sizeof text, "   %.1f vs %.1f GB/s", kBigCopy / r.ours, kBigCopy / r.reference);
+                       return std::string(text);
+                   });
     benchmark::Shutdown();
     return 0;
 }
