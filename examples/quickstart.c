@@ -28,9 +28,16 @@ int main(void) {
     infinirtEvent_t start, stop;
     float ms = 0.0f;
     size_t i;
+    infinirtDeviceProperties_t props;
+    static const char *const type_names[INFINI_DEVICE_TYPE_COUNT] = {
+        "cpu", "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
+        "kunlun", "hygon", "qy", "ali", "amd", "opencl"};
 
     CHECK(infinirtInit());
     CHECK(infinirtGetDevice(&type, &id));
+    memset(&props, 0, sizeof props);
+    props.struct_size = sizeof props;
+    CHECK(infinirtGetDeviceProperties(type, id, &props));
     CHECK(infinirtMallocHost((void **)&host_in, n));
     CHECK(infinirtMallocHost((void **)&host_out, n));
     CHECK(infinirtMalloc(&dev_a, n));
@@ -55,8 +62,8 @@ int main(void) {
         fprintf(stderr, "data mismatch after the round trip\n");
         return 1;
     }
-    printf("device %d:%d: 16 MiB H2D + D2D + D2H on a stream in %.3f ms (%.2f GB/s per copy), data verified\n",
-           (int)type, id, ms, ms > 0.0f ? 3.0 * (double)n / (ms * 1e6) : 0.0);
+    printf("%s:%d (%s): 16 MiB H2D + D2D + D2H on a stream in %.3f ms (%.2f GB/s per copy), data verified\n",
+           type_names[type], id, props.name, ms, ms > 0.0f ? 3.0 * (double)n / (ms * 1e6) : 0.0);
 
     CHECK(infinirtEventDestroy(start));
     CHECK(infinirtEventDestroy(stop));
