@@ -88,14 +88,7 @@ DeviceCachingAllocator::~DeviceCachingAllocator() {
     for (ThreadCache *cache : caches_) {
         delete cache;
     }
-    for (auto &[stream, queue] : pending_) {
-        for (PendingEvent &pending : queue) {
-            (void)device_->eventSynchronize(pending.event);
-        }
-    }
-    for (infinirtEvent_t event : all_events_) {
-        (void)device_->eventDestroy(event);
-    }
+    events_.waitAndDestroyLocked();
     for (auto &[address, head] : segments_) {
         (void)device_->free(head->ptr);
         for (Block *b = head; b != nullptr;) {
@@ -224,7 +217,7 @@ DeviceCachingAllocator::Block *DeviceCachingAllocator::allocateFromPool(ThreadCa
         releaseLocked(mine);
         mine = next;
     }
-    if (!pending_.empty()) {
+    if (!events_.emptyLocked()) {
         processEventsLocked(false);
     }
     Source source = Source::Pool;
@@ -349,26 +342,7 @@ void DeviceCachingAllocator::returnToPool(Block *chain) noexcept {
 
 void DeviceCachingAllocator::freeWithEvents(Block *block) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (infinirtStream_t stream : block->stream_uses) {
-        infinirtEvent_t event = eventLocked();
-        if (event == nullptr || device_->eventRecord(event, stream) != INFINI_STATUS_SUCCESS) {
-            // No event can guard this use (e.g. the stream is gone, and with it its work): wait
-            // for everything submitted to the device instead of risking a reuse.
-            if (event != nullptr) {
-                spare_events_.push_back(event);
-            }
-            (void)device_->synchronize();
-            continue;
-        }
-        try {
-            pending_[stream].push_back(PendingEvent{event, block});
-        } catch (...) {
-            (void)device_->eventSynchronize(event);
-            spare_events_.push_back(event);
-            continue;
-        }
-        ++block->pending_events;
-    }
+    events_.recordLocked(block, block->stream_uses);
     block->stream_uses.clear();
     if (block->pending_events == 0) {
         releaseLocked(block);
@@ -379,56 +353,11 @@ void DeviceCachingAllocator::freeWithEvents(Block *block) noexcept {
     active_peak_ = std::max(active_peak_, allocated_bytes_.published() + pending_bytes_);
 }
 
-infinirtEvent_t DeviceCachingAllocator::eventLocked() {
-    if (!spare_events_.empty()) {
-        infinirtEvent_t event = spare_events_.back();
-        spare_events_.pop_back();
-        return event;
-    }
-    infinirtEvent_t event = nullptr;
-    if (device_->eventCreate(&event) != INFINI_STATUS_SUCCESS) {
-        return nullptr;
-    }
-    try {
-        all_events_.push_back(event);
-        spare_events_.reserve(all_events_.size());
-    } catch (...) {
-        (void)device_->eventDestroy(event);
-        return nullptr;
-    }
-    return event;
-}
-
 void DeviceCachingAllocator::processEventsLocked(bool wait) {
-    for (auto it = pending_.begin(); it != pending_.end();) {
-        auto &queue = it->second;
-        while (!queue.empty()) {
-            PendingEvent &pending = queue.front();
-            bool complete = false;
-            if (wait) {
-                complete = true;
-                if (device_->eventSynchronize(pending.event) != INFINI_STATUS_SUCCESS) {
-                    (void)device_->synchronize();
-                }
-            } else if (device_->eventQuery(pending.event, &complete) != INFINI_STATUS_SUCCESS) {
-                // An event that cannot be queried cannot be trusted either way: wait for the
-                // whole device, after which its work has certainly run.
-                (void)device_->synchronize();
-                complete = true;
-            }
-            if (!complete) {
-                break; // later events of this in-order stream cannot be complete either
-            }
-            spare_events_.push_back(pending.event);
-            Block *block = pending.block;
-            queue.pop_front();
-            if (--block->pending_events == 0) {
-                pending_bytes_ -= static_cast<int64_t>(block->size);
-                releaseLocked(block);
-            }
-        }
-        it = queue.empty() ? pending_.erase(it) : std::next(it);
-    }
+    events_.processLocked(wait, [this](Block *block) {
+        pending_bytes_ -= static_cast<int64_t>(block->size);
+        releaseLocked(block);
+    });
 }
 
 void DeviceCachingAllocator::processEvents() {

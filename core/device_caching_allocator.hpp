@@ -36,10 +36,10 @@
 #include "infinicore/error.hpp"
 #include "infinicore/memory_stats.hpp"
 #include "raw_device.hpp"
+#include "stream_event_queues.hpp"
 #include "thread_cache.hpp"
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -100,10 +100,6 @@ private:
         }
     };
     using FreeSet = std::set<Block *, BlockOrder>;
-    struct PendingEvent {
-        infinirtEvent_t event;
-        Block *block;
-    };
     enum class Source { ThreadCache, Pool, Device };
 
     // The calling thread's cache; nullptr while the thread is exiting (its requests then go
@@ -126,10 +122,10 @@ private:
     void insertFreeLocked(Block *block);
     void eraseFreeLocked(Block *block);
     void releaseLocked(Block *block);
+    // Returns the blocks whose events have completed to the pool; with `wait`, waits for them all.
     void processEventsLocked(bool wait);
     // Gives unused whole segments back to the device, smallest first, until `needed` bytes are.
     void releaseSegmentsLocked(int64_t needed = INT64_MAX);
-    infinirtEvent_t eventLocked();
     void updatePoolPeaksLocked();
 
     void drainThreadCaches() noexcept;
@@ -157,9 +153,7 @@ private:
     FreeSet large_free_;
     std::unordered_map<void *, Block *> held_;      // every block not free in the pool
     std::map<uintptr_t, Block *> segments_;         // segment heads by address
-    std::unordered_map<infinirtStream_t, std::deque<PendingEvent>> pending_;
-    std::vector<infinirtEvent_t> spare_events_;
-    std::vector<infinirtEvent_t> all_events_;
+    StreamEventQueues<Block> events_{*device_}; // freed blocks that wait for other streams
     int64_t reserved_bytes_ = 0, reserved_peak_ = 0;
     int64_t segment_count_ = 0, segment_peak_ = 0;
     int64_t inactive_split_bytes_ = 0, inactive_split_peak_ = 0;

@@ -32,14 +32,7 @@ DevicePinnedHostAllocator::DevicePinnedHostAllocator(std::shared_ptr<RawDevice> 
     : device_(std::move(device)) {}
 
 DevicePinnedHostAllocator::~DevicePinnedHostAllocator() {
-    for (auto &[stream, queue] : pending_) {
-        for (PendingEvent &pending : queue) {
-            (void)device_->eventSynchronize(pending.event);
-        }
-    }
-    for (infinirtEvent_t event : all_events_) {
-        (void)device_->eventDestroy(event);
-    }
+    events_.waitAndDestroyLocked();
     for (auto &[address, block] : blocks_) {
         (void)device_->freeHost(block->ptr);
     }
@@ -57,7 +50,7 @@ DevicePinnedHostAllocator::Block *DevicePinnedHostAllocator::allocate(size_t siz
     {
         std::lock_guard<std::mutex> lock(mutex_);
         ++allocs_;
-        if (!pending_.empty()) {
+        if (!events_.emptyLocked()) {
             processEventsLocked(false);
         }
         if (!free_[cls].empty()) {
@@ -123,25 +116,7 @@ void DevicePinnedHostAllocator::deallocate(Block *block) noexcept {
     block->in_use = false;
     add(allocated_bytes_, -static_cast<int64_t>(block->size));
     add(allocations_, -1);
-    for (infinirtStream_t stream : block->streams) {
-        infinirtEvent_t event = eventLocked();
-        if (event == nullptr || device_->eventRecord(event, stream) != INFINI_STATUS_SUCCESS) {
-            // Nothing can guard this use: wait for everything the device was given instead.
-            if (event != nullptr) {
-                spare_events_.push_back(event);
-            }
-            (void)device_->synchronize();
-            continue;
-        }
-        try {
-            pending_[stream].push_back(PendingEvent{event, block});
-        } catch (...) {
-            (void)device_->eventSynchronize(event);
-            spare_events_.push_back(event);
-            continue;
-        }
-        ++block->pending_events;
-    }
+    events_.recordLocked(block, block->streams);
     block->streams.clear();
     if (block->pending_events == 0) {
         cacheLocked(block);
@@ -162,53 +137,8 @@ void DevicePinnedHostAllocator::cacheLocked(Block *block) {
     }
 }
 
-infinirtEvent_t DevicePinnedHostAllocator::eventLocked() {
-    if (!spare_events_.empty()) {
-        infinirtEvent_t event = spare_events_.back();
-        spare_events_.pop_back();
-        return event;
-    }
-    infinirtEvent_t event = nullptr;
-    if (device_->eventCreate(&event) != INFINI_STATUS_SUCCESS) {
-        return nullptr;
-    }
-    try {
-        all_events_.push_back(event);
-        spare_events_.reserve(all_events_.size());
-    } catch (...) {
-        (void)device_->eventDestroy(event);
-        return nullptr;
-    }
-    return event;
-}
-
 void DevicePinnedHostAllocator::processEventsLocked(bool wait) {
-    for (auto it = pending_.begin(); it != pending_.end();) {
-        auto &queue = it->second;
-        while (!queue.empty()) {
-            PendingEvent &pending = queue.front();
-            bool complete = false;
-            if (wait) {
-                complete = true;
-                if (device_->eventSynchronize(pending.event) != INFINI_STATUS_SUCCESS) {
-                    (void)device_->synchronize();
-                }
-            } else if (device_->eventQuery(pending.event, &complete) != INFINI_STATUS_SUCCESS) {
-                (void)device_->synchronize();
-                complete = true;
-            }
-            if (!complete) {
-                break; // this stream runs in order: its later events are not complete either
-            }
-            spare_events_.push_back(pending.event);
-            Block *block = pending.block;
-            queue.pop_front();
-            if (--block->pending_events == 0) {
-                cacheLocked(block);
-            }
-        }
-        it = queue.empty() ? pending_.erase(it) : std::next(it);
-    }
+    events_.processLocked(wait, [this](Block *block) { cacheLocked(block); });
 }
 
 void DevicePinnedHostAllocator::releaseCachedLocked() {

@@ -17,12 +17,11 @@
 #include "infinicore/error.hpp"
 #include "infinicore/memory_stats.hpp"
 #include "raw_device.hpp"
+#include "stream_event_queues.hpp"
 
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 namespace infinicore::detail {
@@ -61,23 +60,17 @@ public:
     void resetPeakStats();
 
 private:
-    struct PendingEvent {
-        infinirtEvent_t event;
-        Block *block;
-    };
-
+    // Called with mutex_ held. processEventsLocked returns the blocks whose events have completed
+    // to the cache; with `wait`, it waits for them all.
     void processEventsLocked(bool wait);
     void cacheLocked(Block *block);
     void releaseCachedLocked();
-    infinirtEvent_t eventLocked();
 
     const std::shared_ptr<RawDevice> device_;
     mutable std::mutex mutex_;
     std::vector<Block *> free_[64];              // by size class (log2 of the size)
     std::map<uintptr_t, std::unique_ptr<Block>> blocks_; // every block, by address
-    std::unordered_map<infinirtStream_t, std::deque<PendingEvent>> pending_;
-    std::vector<infinirtEvent_t> spare_events_;
-    std::vector<infinirtEvent_t> all_events_;
+    StreamEventQueues<Block> events_{*device_}; // freed blocks that wait for their streams
 
     MemoryStat allocated_bytes_, reserved_bytes_, active_bytes_, allocations_, segments_;
     uint64_t allocs_ = 0, frees_ = 0, cache_hits_ = 0, host_allocs_ = 0, host_frees_ = 0, retries_ = 0, ooms_ = 0;
