@@ -126,7 +126,6 @@ private:
     void processEventsLocked(bool wait);
     // Gives unused whole segments back to the device, smallest first, until `needed` bytes are.
     void releaseSegmentsLocked(int64_t needed = INT64_MAX);
-    void updatePoolPeaksLocked();
 
     void drainThreadCaches() noexcept;
     size_t threadCachedBytes() const;

@@ -134,11 +134,11 @@ private:
             return nullptr;
         }
         try {
+            // Room for every event first: giving one back never allocates.
+            spare_events_.reserve(all_events_.size() + 1);
             all_events_.push_back(event);
-            // Room for every event: giving one back never allocates.
-            spare_events_.reserve(all_events_.size());
         } catch (...) {
-            (void)device_.eventDestroy(event);
+            (void)device_.eventDestroy(event); // not listed anywhere yet
             return nullptr;
         }
         return event;
