@@ -23,7 +23,9 @@ if [ -n "$nv_ocl" ]; then
   echo "NVIDIA OpenCL conformance: $(grep -E '^\[  (PASSED|FAILED)  \]|tests? from .* ran' "$out/conformance-nvidia-opencl.log" | tr '\n' ' ')"
 fi
 {
-  INFINIRT_BENCH_BACKEND=cuda "$build/bin/infinirt-dispatch-bench" --benchmark_repetitions=3 2>&1 | tail -n 9
+  for backend in cuda opencl cpu; do
+    INFINIRT_BENCH_BACKEND=$backend "$build/bin/infinirt-dispatch-bench" 2>&1 | sed -n '/^Dispatch overhead/,$p'
+  done
   "$build/bin/cuda_dispatch_bench"
   "$build/bin/infinicore_alloc_bench" 2>&1 | tail -n 40
 } > "$out/bench.txt" 2>&1
