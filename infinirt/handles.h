@@ -19,15 +19,16 @@ enum class HandleKind : uint8_t { Stream = 1, Event = 2, Graph = 3, Exec = 4 };
 
 struct CaptureGraph; // capture.h
 
-struct HandleSlot {
+// One cache line per slot: a call validates and reads its handles with one line each.
+struct alignas(64) HandleSlot {
     std::atomic<uint32_t> gen{0}; // odd while live
-    HandleKind kind = HandleKind::Stream;
     int type = 0;                 // infiniDevice_t of the owning backend
     int device = 0;
-    void *native = nullptr;       // the plugin's object (or the loader's, for generic graphs)
     uint32_t flags = 0;           // event: creation flags; graph/exec: kGenericGraph
+    void *native = nullptr;       // the plugin's object (or the loader's, for generic graphs)
     // Streams under the loader's generic capture: the graph being recorded.
     std::atomic<CaptureGraph *> capture{nullptr};
+    HandleKind kind = HandleKind::Stream;
 };
 
 constexpr uint32_t kGenericGraph = 1u;
