@@ -53,8 +53,7 @@ __export infiniStatus_t infinirtSetDevice(infiniDevice_t device, int device_id) 
             return st; // the thread's current device stays as it was
         }
     }
-    t_current.type = static_cast<int>(device);
-    t_current.id = device_id;
+    setCurrentDevice(static_cast<int>(device), device_id);
     return INFINI_STATUS_SUCCESS;
 }
 

@@ -82,11 +82,8 @@ const char *typeName(int type);
 
 // ---- the thread's current device --------------------------------------------------------------
 
-struct CurrentDevice {
-    int type = -1; // -1: not chosen yet on this thread (takes the process default)
-    int id = 0;
-};
-extern thread_local CurrentDevice t_current;
+// Makes (type, id) the calling thread's current device; the caller validated it.
+void setCurrentDevice(int type, int id);
 
 // Resolves the calling thread's current device. Fails with DEVICE_NOT_FOUND when none exists.
 infiniStatus_t currentDevice(Backend *&backend, int &type, int &id);

@@ -18,9 +18,16 @@ namespace infinirt {
 
 std::atomic<int> g_state{static_cast<int>(LoaderState::Uninitialised)};
 Registry g_registry;
-thread_local CurrentDevice t_current;
 
 namespace {
+
+// The calling thread's current device. Initial-exec TLS: a plain %fs-relative access on the hot
+// path, not a __tls_get_addr call (8 bytes, well within the static TLS a dlopen may claim).
+struct CurrentDevice {
+    int type = -1; // -1: not chosen yet on this thread (takes the process default)
+    int id = 0;
+};
+thread_local CurrentDevice t_current __attribute__((tls_model("initial-exec")));
 
 const char *const kTypeNames[kTypeCount] = {"cpu",    "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
                                             "kunlun", "hygon",  "qy",        "ali",    "amd",   "opencl"};
@@ -311,6 +318,11 @@ infiniStatus_t initSlow() {
         return initSlow();
     }
     return INFINI_STATUS_SUCCESS;
+}
+
+void setCurrentDevice(int type, int id) {
+    t_current.type = type;
+    t_current.id = id;
 }
 
 infiniStatus_t currentDevice(Backend *&backend, int &type, int &id) {
