@@ -21,13 +21,14 @@ Registry g_registry;
 
 namespace {
 
-// The calling thread's current device. Initial-exec TLS: a plain %fs-relative access on the hot
-// path, not a __tls_get_addr call (8 bytes, well within the static TLS a dlopen may claim).
+// The calling thread's current device. Kept in this file only, so that no other translation unit
+// goes through a TLS wrapper function; the library is built with TLS descriptors (see
+// CMakeLists.txt), which keep the access cheap and still let ctypes and others dlopen it.
 struct CurrentDevice {
     int type = -1; // -1: not chosen yet on this thread (takes the process default)
     int id = 0;
 };
-thread_local CurrentDevice t_current __attribute__((tls_model("initial-exec")));
+thread_local CurrentDevice t_current;
 
 const char *const kTypeNames[kTypeCount] = {"cpu",    "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
                                             "kunlun", "hygon",  "qy",        "ali",    "amd",   "opencl"};
