@@ -1,5 +1,6 @@
 // Events: status before and after completion, synchronisation, re-recording, timing and flags.
 #include "device_test.h"
+#include "resources.h"
 
 #include <cstring>
 
@@ -24,10 +25,9 @@ infiniStatus_t QueryAsStatus(infinirtEvent_t e) {
 }
 
 TEST_P(Event, NeverRecordedIsComplete) {
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreate(&e));
-    ASSERT_NE(e, nullptr);
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
+    ScopedEvent e;
+    ASSERT_OK(e.Create());
+    ASSERT_NE(e.get(), nullptr);
     infinirtEventStatus_t status = INFINIRT_EVENT_NOT_READY;
     ASSERT_OK(infinirtEventQuery(e, &status));
     EXPECT_EQ(status, INFINIRT_EVENT_COMPLETE);
@@ -35,25 +35,17 @@ TEST_P(Event, NeverRecordedIsComplete) {
 }
 
 TEST_P(Event, CompleteAfterSynchronize) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreate(&e));
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
-    void *h = nullptr;
-    ASSERT_OK(infinirtMallocHost(&h, kSize));
-    Defer free_h([&] { infinirtFreeHost(h); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    ScopedEvent e;
+    ASSERT_OK(e.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
+    PinnedBuffer h;
+    ASSERT_OK(h.MallocHost(kSize));
     std::memset(h, 0, kSize);
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(s);
-        FreeBusyWork(busy);
-    });
-    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    ScopedBusyWork busy(s);
+    ASSERT_TRUE(busy.Enqueue());
     ASSERT_OK(infinirtMemsetAsync(d, 0x2f, kSize, s));
     ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s));
     ASSERT_OK(infinirtEventRecord(e, s));
@@ -70,25 +62,17 @@ TEST_P(Event, CompleteAfterSynchronize) {
 
 // Once EventQuery reports COMPLETE, the work recorded before the event is visible to the host.
 TEST_P(Event, QueryCompleteMeansWorkIsDone) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreateWithFlags(&e, INFINIRT_EVENT_DISABLE_TIMING));
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
-    void *h = nullptr;
-    ASSERT_OK(infinirtMallocHost(&h, kSize));
-    Defer free_h([&] { infinirtFreeHost(h); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    ScopedEvent e;
+    ASSERT_OK(e.CreateWithFlags(INFINIRT_EVENT_DISABLE_TIMING));
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
+    PinnedBuffer h;
+    ASSERT_OK(h.MallocHost(kSize));
     std::memset(h, 0, kSize);
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(s);
-        FreeBusyWork(busy);
-    });
-    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    ScopedBusyWork busy(s);
+    ASSERT_TRUE(busy.Enqueue());
     ASSERT_OK(infinirtMemsetAsync(d, 0x4e, kSize, s));
     ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s));
     ASSERT_OK(infinirtEventRecord(e, s));
@@ -98,15 +82,12 @@ TEST_P(Event, QueryCompleteMeansWorkIsDone) {
 }
 
 TEST_P(Event, RecordOnDefaultStream) {
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreate(&e));
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
-    void *h = nullptr;
-    ASSERT_OK(infinirtMallocHost(&h, kSize));
-    Defer free_h([&] { infinirtFreeHost(h); });
+    ScopedEvent e;
+    ASSERT_OK(e.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
+    PinnedBuffer h;
+    ASSERT_OK(h.MallocHost(kSize));
     std::memset(h, 0, kSize);
     Defer drain([&] { infinirtStreamSynchronize(nullptr); });
     ASSERT_OK(infinirtMemsetAsync(d, 0x15, kSize, nullptr));
@@ -119,28 +100,20 @@ TEST_P(Event, RecordOnDefaultStream) {
 
 // Recording again moves the event to the new point in the stream.
 TEST_P(Event, ReRecordTracksTheLatestWork) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreate(&e));
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
-    void *h = nullptr;
-    ASSERT_OK(infinirtMallocHost(&h, kSize));
-    Defer free_h([&] { infinirtFreeHost(h); });
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(s);
-        FreeBusyWork(busy);
-    });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    ScopedEvent e;
+    ASSERT_OK(e.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
+    PinnedBuffer h;
+    ASSERT_OK(h.MallocHost(kSize));
+    ScopedBusyWork busy(s);
     ASSERT_OK(infinirtMemsetAsync(d, 0x01, kSize, s));
     ASSERT_OK(infinirtEventRecord(e, s));
     ASSERT_OK(infinirtEventSynchronize(e));
     std::memset(h, 0, kSize);
-    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    ASSERT_TRUE(busy.Enqueue());
     ASSERT_OK(infinirtMemsetAsync(d, 0x02, kSize, s));
     ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s));
     ASSERT_OK(infinirtEventRecord(e, s));
@@ -151,22 +124,15 @@ TEST_P(Event, ReRecordTracksTheLatestWork) {
 
 TEST_P(Event, ElapsedTimeOfOrderedEvents) {
     SKIP_IF_BACKEND_LACKS(backend(), Feature::kEventTiming);
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    infinirtEvent_t start = nullptr;
-    infinirtEvent_t end = nullptr;
-    ASSERT_OK(infinirtEventCreate(&start));
-    Defer destroy_start([&] { infinirtEventDestroy(start); });
-    ASSERT_OK(infinirtEventCreateWithFlags(&end, INFINIRT_EVENT_DEFAULT));
-    Defer destroy_end([&] { infinirtEventDestroy(end); });
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(s);
-        FreeBusyWork(busy);
-    });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    ScopedEvent start;
+    ScopedEvent end;
+    ASSERT_OK(start.Create());
+    ASSERT_OK(end.CreateWithFlags(INFINIRT_EVENT_DEFAULT));
+    ScopedBusyWork busy(s);
     ASSERT_OK(infinirtEventRecord(start, s));
-    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds / 4, &busy));
+    ASSERT_TRUE(busy.Enqueue(kBusyBytes, kBusyRounds / 4));
     ASSERT_OK(infinirtEventRecord(end, s));
     ASSERT_OK(infinirtEventSynchronize(end));
     float ms = -1.0f;
@@ -175,12 +141,10 @@ TEST_P(Event, ElapsedTimeOfOrderedEvents) {
 }
 
 TEST_P(Event, ElapsedTimeRefusesDisableTiming) {
-    infinirtEvent_t timed = nullptr;
-    infinirtEvent_t untimed = nullptr;
-    ASSERT_OK(infinirtEventCreate(&timed));
-    Defer destroy_timed([&] { infinirtEventDestroy(timed); });
-    ASSERT_OK(infinirtEventCreateWithFlags(&untimed, INFINIRT_EVENT_DISABLE_TIMING));
-    Defer destroy_untimed([&] { infinirtEventDestroy(untimed); });
+    ScopedEvent timed;
+    ScopedEvent untimed;
+    ASSERT_OK(timed.Create());
+    ASSERT_OK(untimed.CreateWithFlags(INFINIRT_EVENT_DISABLE_TIMING));
     ASSERT_OK(infinirtEventRecord(timed, nullptr));
     ASSERT_OK(infinirtEventRecord(untimed, nullptr));
     ASSERT_OK(infinirtStreamSynchronize(nullptr));
@@ -191,12 +155,10 @@ TEST_P(Event, ElapsedTimeRefusesDisableTiming) {
 }
 
 TEST_P(Event, ElapsedTimeRefusesNeverRecorded) {
-    infinirtEvent_t recorded = nullptr;
-    infinirtEvent_t never = nullptr;
-    ASSERT_OK(infinirtEventCreate(&recorded));
-    Defer destroy_recorded([&] { infinirtEventDestroy(recorded); });
-    ASSERT_OK(infinirtEventCreate(&never));
-    Defer destroy_never([&] { infinirtEventDestroy(never); });
+    ScopedEvent recorded;
+    ScopedEvent never;
+    ASSERT_OK(recorded.Create());
+    ASSERT_OK(never.Create());
     ASSERT_OK(infinirtEventRecord(recorded, nullptr));
     ASSERT_OK(infinirtEventSynchronize(recorded));
     float ms = -42.0f;
@@ -224,9 +186,8 @@ TEST_P(Event, InvalidFlagsAreRefused) {
 }
 
 TEST_P(Event, NativeHandleIsSuccessOrNotImplemented) {
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreate(&e));
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
+    ScopedEvent e;
+    ASSERT_OK(e.Create());
     void *native = nullptr;
     const infiniStatus_t status = infinirtEventGetNativeHandle(e, &native);
     EXPECT_TRUE(status == INFINI_STATUS_SUCCESS || status == INFINI_STATUS_NOT_IMPLEMENTED)

@@ -1,0 +1,115 @@
+// Owners of the resources conformance tests set up, so a failed ASSERT does not leak them into
+// later tests. Each is made by the infinirt call it is named after, whose status the test asserts:
+//
+//     ScopedStream s;
+//     ASSERT_OK(s.Create());
+//     DeviceBuffer d;
+//     ASSERT_OK(d.Malloc(kSize));
+//
+// and converts to its handle or pointer, so it is passed to infinirt calls as is. The destructor
+// releases only what was made, with the matching infinirt call, ignoring its status.
+#ifndef INFINIRT_TESTS_RESOURCES_H
+#define INFINIRT_TESTS_RESOURCES_H
+
+#include "device_test.h"
+
+#include <gtest/gtest.h>
+#include <infinirt.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+namespace infinirt_test {
+
+// A handle or pointer released by `Release` when the scope ends, if the call that made it succeeded.
+template <infiniStatus_t (*Release)(void *)>
+class Owned {
+public:
+    Owned() = default;
+    Owned(const Owned &) = delete;
+    Owned &operator=(const Owned &) = delete;
+    ~Owned() {
+        if (owned_) {
+            Release(p_);
+        }
+    }
+
+    void *get() const { return p_; }
+    operator void *() const { return p_; }
+
+    // The test releases it itself (to check that call's status); the destructor will not.
+    void Disown() { owned_ = false; }
+
+protected:
+    infiniStatus_t Own(infiniStatus_t status) {
+        owned_ = status == INFINI_STATUS_SUCCESS;
+        return status;
+    }
+    void *p_ = nullptr;
+
+private:
+    bool owned_ = false;
+};
+
+// infinirtStreamCreate / infinirtStreamDestroy.
+class ScopedStream : public Owned<infinirtStreamDestroy> {
+public:
+    infiniStatus_t Create() { return Own(infinirtStreamCreate(&p_)); }
+};
+
+// infinirtEventCreate or infinirtEventCreateWithFlags / infinirtEventDestroy.
+class ScopedEvent : public Owned<infinirtEventDestroy> {
+public:
+    infiniStatus_t Create() { return Own(infinirtEventCreate(&p_)); }
+    infiniStatus_t CreateWithFlags(uint32_t flags) { return Own(infinirtEventCreateWithFlags(&p_, flags)); }
+};
+
+// infinirtMalloc / infinirtFree.
+class DeviceBuffer : public Owned<infinirtFree> {
+public:
+    infiniStatus_t Malloc(size_t size) { return Own(infinirtMalloc(&p_, size)); }
+};
+
+// infinirtMallocHost / infinirtFreeHost.
+class PinnedBuffer : public Owned<infinirtFreeHost> {
+public:
+    infiniStatus_t MallocHost(size_t size) { return Own(infinirtMallocHost(&p_, size)); }
+};
+
+// Busy work (see EnqueueBusyWork) enqueued on `stream`. When the scope ends, `stream` and then
+// each of `also_synchronize` is synchronized, and the scratch buffers are freed.
+class ScopedBusyWork {
+public:
+    explicit ScopedBusyWork(infinirtStream_t stream, std::initializer_list<infinirtStream_t> also_synchronize = {})
+        : stream_(stream), also_synchronize_(also_synchronize) {}
+    ScopedBusyWork(const ScopedBusyWork &) = delete;
+    ScopedBusyWork &operator=(const ScopedBusyWork &) = delete;
+    ~ScopedBusyWork() {
+        infinirtStreamSynchronize(stream_);
+        for (infinirtStream_t s : also_synchronize_) {
+            infinirtStreamSynchronize(s);
+        }
+        FreeBusyWork(work_);
+    }
+
+    ::testing::AssertionResult Enqueue(size_t size = kBusyBytes, int rounds = kBusyRounds) {
+        return EnqueueBusyWork(stream_, size, rounds, &work_);
+    }
+
+    // Frees the scratch buffers now (the caller has synchronized the stream), e.g. before enqueueing again.
+    void Free() {
+        FreeBusyWork(work_);
+        work_ = BusyWork{};
+    }
+
+private:
+    infinirtStream_t stream_;
+    std::vector<infinirtStream_t> also_synchronize_;
+    BusyWork work_;
+};
+
+} // namespace infinirt_test
+
+#endif // INFINIRT_TESTS_RESOURCES_H
