@@ -1,6 +1,7 @@
 // Streams: in-order execution, query, synchronisation, destruction waiting for work, and ordering
 // across streams through StreamWaitEvent.
 #include "device_test.h"
+#include "resources.h"
 
 #include <chrono>
 #include <cstring>
@@ -38,11 +39,10 @@ TEST_P(Stream, ManyStreamsAtOnce) {
     for (int i = 0; i + 1 < kStreams; ++i) {
         EXPECT_NE(streams[i], streams[i + 1]);
     }
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kStreams * 64));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kStreams * 64));
     for (int i = 0; i < kStreams; ++i) {
-        ASSERT_OK(infinirtMemsetAsync(static_cast<uint8_t *>(d) + i * 64, i, 64, streams[i]));
+        ASSERT_OK(infinirtMemsetAsync(static_cast<uint8_t *>(d.get()) + i * 64, i, 64, streams[i]));
     }
     for (auto s : streams) {
         ASSERT_OK(infinirtStreamSynchronize(s));
@@ -55,15 +55,10 @@ TEST_P(Stream, ManyStreamsAtOnce) {
 }
 
 TEST_P(Stream, QueryIsSuccessAfterSynchronize) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(s);
-        FreeBusyWork(busy);
-    });
-    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    ScopedBusyWork busy(s);
+    ASSERT_TRUE(busy.Enqueue());
     const infiniStatus_t pending = infinirtStreamQuery(s);
     EXPECT_TRUE(pending == INFINI_STATUS_SUCCESS || pending == INFINI_STATUS_NOT_READY)
         << infinirtGetErrorName(pending);
@@ -72,9 +67,8 @@ TEST_P(Stream, QueryIsSuccessAfterSynchronize) {
 }
 
 TEST_P(Stream, DefaultStreamQueryAndSynchronize) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
     ASSERT_OK(infinirtMemsetAsync(d, 1, kSize, nullptr));
     ASSERT_OK(infinirtStreamSynchronize(nullptr));
     EXPECT_OK(infinirtStreamQuery(nullptr));
@@ -83,22 +77,15 @@ TEST_P(Stream, DefaultStreamQueryAndSynchronize) {
 // Once StreamQuery reports SUCCESS, the stream's copies into pinned memory are visible to the
 // host without any further call.
 TEST_P(Stream, QuerySuccessMeansWorkIsDone) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
-    void *h = nullptr;
-    ASSERT_OK(infinirtMallocHost(&h, kSize));
-    Defer free_h([&] { infinirtFreeHost(h); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
+    PinnedBuffer h;
+    ASSERT_OK(h.MallocHost(kSize));
     std::memset(h, 0, kSize);
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(s);
-        FreeBusyWork(busy);
-    });
-    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    ScopedBusyWork busy(s);
+    ASSERT_TRUE(busy.Enqueue());
     ASSERT_OK(infinirtMemsetAsync(d, 0x7d, kSize, s));
     ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s));
     ASSERT_TRUE(PollUntilDone([&] { return infinirtStreamQuery(s); }));
@@ -110,12 +97,10 @@ TEST_P(Stream, QuerySuccessMeansWorkIsDone) {
 TEST_P(Stream, DestroyWaitsForPendingWork) {
     infinirtStream_t s = nullptr;
     ASSERT_OK(infinirtStreamCreate(&s));
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
-    void *h = nullptr;
-    ASSERT_OK(infinirtMallocHost(&h, kSize));
-    Defer free_h([&] { infinirtFreeHost(h); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
+    PinnedBuffer h;
+    ASSERT_OK(h.MallocHost(kSize));
     std::memset(h, 0, kSize);
     BusyWork busy;
     Defer free_busy([&] { FreeBusyWork(busy); });
@@ -133,31 +118,21 @@ TEST_P(Stream, DestroyWaitsForPendingWork) {
 // Stream A is kept busy and then writes `value`; B waits on an event recorded after that write
 // and copies the buffer out. Without the wait B would copy before A's write has run.
 TEST_P(Stream, WaitEventOrdersAcrossStreams) {
-    infinirtStream_t a = nullptr;
-    infinirtStream_t b = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&a));
-    Defer destroy_a([&] { infinirtStreamDestroy(a); });
-    ASSERT_OK(infinirtStreamCreate(&b));
-    Defer destroy_b([&] { infinirtStreamDestroy(b); });
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreateWithFlags(&e, INFINIRT_EVENT_DISABLE_TIMING));
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
-    void *h = nullptr;
-    ASSERT_OK(infinirtMallocHost(&h, kSize));
-    Defer free_h([&] { infinirtFreeHost(h); });
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(a);
-        infinirtStreamSynchronize(b);
-        FreeBusyWork(busy);
-    });
+    ScopedStream a;
+    ScopedStream b;
+    ASSERT_OK(a.Create());
+    ASSERT_OK(b.Create());
+    ScopedEvent e;
+    ASSERT_OK(e.CreateWithFlags(INFINIRT_EVENT_DISABLE_TIMING));
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
+    PinnedBuffer h;
+    ASSERT_OK(h.MallocHost(kSize));
+    ScopedBusyWork busy(a, /*also_synchronize=*/{b});
     ASSERT_OK(infinirtMemset(d, 0, kSize));
     for (int round = 1; round <= 3; ++round) {
         std::memset(h, 0, kSize);
-        ASSERT_TRUE(EnqueueBusyWork(a, kBusyBytes, kBusyRounds, &busy));
+        ASSERT_TRUE(busy.Enqueue());
         ASSERT_OK(infinirtMemsetAsync(d, 0x30 + round, kSize, a));
         ASSERT_OK(infinirtEventRecord(e, a));
         ASSERT_OK(infinirtStreamWaitEvent(b, e));
@@ -166,33 +141,23 @@ TEST_P(Stream, WaitEventOrdersAcrossStreams) {
         const std::vector<uint8_t> expected(kSize, static_cast<uint8_t>(0x30 + round));
         EXPECT_EQ(0, std::memcmp(h, expected.data(), kSize)) << "round " << round;
         ASSERT_OK(infinirtStreamSynchronize(a));
-        FreeBusyWork(busy);
-        busy = BusyWork{};
+        busy.Free();
     }
 }
 
 // The default stream can wait on an event of a created stream, and the other way round.
 TEST_P(Stream, WaitEventWithDefaultStream) {
-    infinirtStream_t a = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&a));
-    Defer destroy_a([&] { infinirtStreamDestroy(a); });
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreate(&e));
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
-    void *h = nullptr;
-    ASSERT_OK(infinirtMallocHost(&h, kSize));
-    Defer free_h([&] { infinirtFreeHost(h); });
+    ScopedStream a;
+    ASSERT_OK(a.Create());
+    ScopedEvent e;
+    ASSERT_OK(e.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
+    PinnedBuffer h;
+    ASSERT_OK(h.MallocHost(kSize));
     std::memset(h, 0, kSize);
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(a);
-        infinirtStreamSynchronize(nullptr);
-        FreeBusyWork(busy);
-    });
-    ASSERT_TRUE(EnqueueBusyWork(a, kBusyBytes, kBusyRounds, &busy));
+    ScopedBusyWork busy(a, /*also_synchronize=*/{nullptr});
+    ASSERT_TRUE(busy.Enqueue());
     ASSERT_OK(infinirtMemsetAsync(d, 0x44, kSize, a));
     ASSERT_OK(infinirtEventRecord(e, a));
     ASSERT_OK(infinirtStreamWaitEvent(nullptr, e));
@@ -204,12 +169,10 @@ TEST_P(Stream, WaitEventWithDefaultStream) {
 
 // Waiting on an event that was never recorded does not block (such an event is COMPLETE).
 TEST_P(Stream, WaitOnNeverRecordedEventDoesNotBlock) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreate(&e));
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    ScopedEvent e;
+    ASSERT_OK(e.Create());
     ASSERT_OK(infinirtStreamWaitEvent(s, e));
     EXPECT_OK(infinirtStreamSynchronize(s));
 }
@@ -217,9 +180,8 @@ TEST_P(Stream, WaitOnNeverRecordedEventDoesNotBlock) {
 // DeviceSynchronize waits for every stream of the current device.
 TEST_P(Stream, DeviceSynchronizeWaitsForAllStreams) {
     constexpr int kStreams = 3;
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
     infinirtStream_t streams[kStreams] = {};
     void *hosts[kStreams] = {};
     BusyWork busy[kStreams];
@@ -249,10 +211,9 @@ TEST_P(Stream, DeviceSynchronizeWaitsForAllStreams) {
 }
 
 TEST_P(Stream, NativeHandleIsSuccessOrNotImplemented) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    for (infinirtStream_t stream : {s, static_cast<infinirtStream_t>(nullptr)}) {
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    for (infinirtStream_t stream : {s.get(), static_cast<infinirtStream_t>(nullptr)}) {
         void *native = nullptr;
         const infiniStatus_t status = infinirtStreamGetNativeHandle(stream, &native);
         EXPECT_TRUE(status == INFINI_STATUS_SUCCESS || status == INFINI_STATUS_NOT_IMPLEMENTED)
