@@ -1,5 +1,6 @@
 // Copies of every kind, synchronous and asynchronous, with the data checked on the host.
 #include "device_test.h"
+#include "resources.h"
 
 #include <cstring>
 
@@ -18,9 +19,8 @@ TEST_P(Memcpy, HostToHost) {
 }
 
 TEST_P(Memcpy, HostToDeviceToHost) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
     const std::vector<uint8_t> src = Pattern(kSize, 2);
     std::vector<uint8_t> back(kSize, 0);
     ASSERT_OK(infinirtMemcpy(d, src.data(), kSize, INFINIRT_MEMCPY_H2D));
@@ -29,12 +29,10 @@ TEST_P(Memcpy, HostToDeviceToHost) {
 }
 
 TEST_P(Memcpy, DeviceToDevice) {
-    void *a = nullptr;
-    void *b = nullptr;
-    ASSERT_OK(infinirtMalloc(&a, kSize));
-    Defer free_a([&] { infinirtFree(a); });
-    ASSERT_OK(infinirtMalloc(&b, kSize));
-    Defer free_b([&] { infinirtFree(b); });
+    DeviceBuffer a;
+    DeviceBuffer b;
+    ASSERT_OK(a.Malloc(kSize));
+    ASSERT_OK(b.Malloc(kSize));
     const std::vector<uint8_t> src = Pattern(kSize, 3);
     std::vector<uint8_t> back(kSize, 0);
     ASSERT_OK(infinirtMemcpy(a, src.data(), kSize, INFINIRT_MEMCPY_H2D));
@@ -44,12 +42,11 @@ TEST_P(Memcpy, DeviceToDevice) {
 }
 
 TEST_P(Memcpy, InteriorPointersAndPartialSizes) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
     const std::vector<uint8_t> src = Pattern(kSize, 4);
     ASSERT_OK(infinirtMemset(d, 0, kSize));
-    auto *base = static_cast<uint8_t *>(d);
+    auto *base = static_cast<uint8_t *>(d.get());
     const size_t offset = 4093; // deliberately unaligned
     const size_t length = 12345;
     ASSERT_OK(infinirtMemcpy(base + offset, src.data(), length, INFINIRT_MEMCPY_H2D));
@@ -62,12 +59,10 @@ TEST_P(Memcpy, InteriorPointersAndPartialSizes) {
 }
 
 TEST_P(Memcpy, DefaultKindInfersDirection) {
-    void *a = nullptr;
-    void *b = nullptr;
-    ASSERT_OK(infinirtMalloc(&a, kSize));
-    Defer free_a([&] { infinirtFree(a); });
-    ASSERT_OK(infinirtMalloc(&b, kSize));
-    Defer free_b([&] { infinirtFree(b); });
+    DeviceBuffer a;
+    DeviceBuffer b;
+    ASSERT_OK(a.Malloc(kSize));
+    ASSERT_OK(b.Malloc(kSize));
     const std::vector<uint8_t> src = Pattern(kSize, 5);
     std::vector<uint8_t> back(kSize, 0);
     std::vector<uint8_t> host_copy(kSize, 0);
@@ -80,9 +75,8 @@ TEST_P(Memcpy, DefaultKindInfersDirection) {
 }
 
 TEST_P(Memcpy, SizeZeroIsANoOp) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, 64));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(64));
     std::vector<uint8_t> host(64, 0x77);
     EXPECT_OK(infinirtMemcpy(d, host.data(), 0, INFINIRT_MEMCPY_H2D));
     EXPECT_OK(infinirtMemcpy(host.data(), d, 0, INFINIRT_MEMCPY_D2H));
@@ -92,21 +86,16 @@ TEST_P(Memcpy, SizeZeroIsANoOp) {
 }
 
 TEST_P(Memcpy, AsyncEveryKindWithPinnedHost) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    void *pinned_src = nullptr;
-    void *pinned_dst = nullptr;
-    ASSERT_OK(infinirtMallocHost(&pinned_src, kSize));
-    Defer free_src([&] { infinirtFreeHost(pinned_src); });
-    ASSERT_OK(infinirtMallocHost(&pinned_dst, kSize));
-    Defer free_dst([&] { infinirtFreeHost(pinned_dst); });
-    void *a = nullptr;
-    void *b = nullptr;
-    ASSERT_OK(infinirtMalloc(&a, kSize));
-    Defer free_a([&] { infinirtFree(a); });
-    ASSERT_OK(infinirtMalloc(&b, kSize));
-    Defer free_b([&] { infinirtFree(b); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    PinnedBuffer pinned_src;
+    PinnedBuffer pinned_dst;
+    ASSERT_OK(pinned_src.MallocHost(kSize));
+    ASSERT_OK(pinned_dst.MallocHost(kSize));
+    DeviceBuffer a;
+    DeviceBuffer b;
+    ASSERT_OK(a.Malloc(kSize));
+    ASSERT_OK(b.Malloc(kSize));
 
     const std::vector<uint8_t> src = Pattern(kSize, 6);
     std::memcpy(pinned_src, src.data(), kSize);
@@ -124,12 +113,10 @@ TEST_P(Memcpy, AsyncEveryKindWithPinnedHost) {
 }
 
 TEST_P(Memcpy, AsyncDefaultKindAndPageableHost) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
     const std::vector<uint8_t> src = Pattern(kSize, 7);
     std::vector<uint8_t> back(kSize, 0);
     Defer drain([&] { infinirtStreamSynchronize(s); });
@@ -140,9 +127,8 @@ TEST_P(Memcpy, AsyncDefaultKindAndPageableHost) {
 }
 
 TEST_P(Memcpy, AsyncOnDefaultStream) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
     const std::vector<uint8_t> src = Pattern(kSize, 8);
     std::vector<uint8_t> back(kSize, 0);
     Defer drain([&] { infinirtStreamSynchronize(nullptr); });
@@ -155,9 +141,8 @@ TEST_P(Memcpy, AsyncOnDefaultStream) {
 // Later copies on one stream must observe earlier ones: a is overwritten only after b took its
 // first content, so b and c end up holding different patterns.
 TEST_P(Memcpy, InOrderOnOneStream) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
     void *first = nullptr;
     void *second = nullptr;
     void *result_b = nullptr;
@@ -186,12 +171,8 @@ TEST_P(Memcpy, InOrderOnOneStream) {
     std::memcpy(first, p1.data(), kSize);
     std::memcpy(second, p2.data(), kSize);
 
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(s);
-        FreeBusyWork(busy);
-    });
-    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    ScopedBusyWork busy(s);
+    ASSERT_TRUE(busy.Enqueue());
     ASSERT_OK(infinirtMemcpyAsync(a, first, kSize, INFINIRT_MEMCPY_H2D, s));
     ASSERT_OK(infinirtMemcpyAsync(b, a, kSize, INFINIRT_MEMCPY_D2D, s));
     ASSERT_OK(infinirtMemcpyAsync(a, second, kSize, INFINIRT_MEMCPY_H2D, s));
@@ -205,15 +186,10 @@ TEST_P(Memcpy, InOrderOnOneStream) {
 
 // A synchronous copy is ordered after work already queued on the device's default stream.
 TEST_P(Memcpy, SyncCopyWaitsForDefaultStream) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(nullptr);
-        FreeBusyWork(busy);
-    });
-    ASSERT_TRUE(EnqueueBusyWork(nullptr, kBusyBytes, kBusyRounds, &busy));
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
+    ScopedBusyWork busy(nullptr);
+    ASSERT_TRUE(busy.Enqueue());
     ASSERT_OK(infinirtMemsetAsync(d, 0x3c, kSize, nullptr));
     std::vector<uint8_t> back(kSize, 0);
     ASSERT_OK(infinirtMemcpy(back.data(), d, kSize, INFINIRT_MEMCPY_D2H));
