@@ -1,5 +1,6 @@
 // Memset and MemsetAsync: the value is converted to unsigned char; async ones are stream-ordered.
 #include "device_test.h"
+#include "resources.h"
 
 #include <cstring>
 
@@ -11,11 +12,10 @@ class Memset : public DeviceTest {};
 constexpr size_t kSize = 256 * 1024;
 
 TEST_P(Memset, SetsWholeAndPartialRanges) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
     ASSERT_OK(infinirtMemset(d, 0xab, kSize));
-    ASSERT_OK(infinirtMemset(static_cast<uint8_t *>(d) + 1001, 0x11, 999));
+    ASSERT_OK(infinirtMemset(static_cast<uint8_t *>(d.get()) + 1001, 0x11, 999));
     std::vector<uint8_t> back(kSize, 0);
     ASSERT_OK(infinirtMemcpy(back.data(), d, kSize, INFINIRT_MEMCPY_D2H));
     for (size_t i = 0; i < kSize; ++i) {
@@ -24,12 +24,11 @@ TEST_P(Memset, SetsWholeAndPartialRanges) {
 }
 
 TEST_P(Memset, ValueIsConvertedToUnsignedChar) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, 64));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(64));
     std::vector<uint8_t> back(64, 0);
     ASSERT_OK(infinirtMemset(d, 0x1fe, 32));
-    ASSERT_OK(infinirtMemset(static_cast<uint8_t *>(d) + 32, -1, 32));
+    ASSERT_OK(infinirtMemset(static_cast<uint8_t *>(d.get()) + 32, -1, 32));
     ASSERT_OK(infinirtMemcpy(back.data(), d, 64, INFINIRT_MEMCPY_D2H));
     for (size_t i = 0; i < 64; ++i) {
         ASSERT_EQ(back[i], i < 32 ? 0xfe : 0xff) << "at byte " << i;
@@ -37,32 +36,24 @@ TEST_P(Memset, ValueIsConvertedToUnsignedChar) {
 }
 
 TEST_P(Memset, AsyncIsOrderedWithCopies) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
-    void *first = nullptr;
-    void *second = nullptr;
-    ASSERT_OK(infinirtMallocHost(&first, kSize));
-    Defer free_first([&] { infinirtFreeHost(first); });
-    ASSERT_OK(infinirtMallocHost(&second, kSize));
-    Defer free_second([&] { infinirtFreeHost(second); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
+    PinnedBuffer first;
+    PinnedBuffer second;
+    ASSERT_OK(first.MallocHost(kSize));
+    ASSERT_OK(second.MallocHost(kSize));
 
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(s);
-        FreeBusyWork(busy);
-    });
-    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    ScopedBusyWork busy(s);
+    ASSERT_TRUE(busy.Enqueue());
     ASSERT_OK(infinirtMemsetAsync(d, 0x21, kSize, s));
     ASSERT_OK(infinirtMemcpyAsync(first, d, kSize, INFINIRT_MEMCPY_D2H, s));
-    ASSERT_OK(infinirtMemsetAsync(static_cast<uint8_t *>(d) + 10, 0x42, 20, s));
+    ASSERT_OK(infinirtMemsetAsync(static_cast<uint8_t *>(d.get()) + 10, 0x42, 20, s));
     ASSERT_OK(infinirtMemcpyAsync(second, d, kSize, INFINIRT_MEMCPY_D2H, s));
     ASSERT_OK(infinirtStreamSynchronize(s));
-    const auto *f = static_cast<const uint8_t *>(first);
-    const auto *g = static_cast<const uint8_t *>(second);
+    const auto *f = static_cast<const uint8_t *>(first.get());
+    const auto *g = static_cast<const uint8_t *>(second.get());
     for (size_t i = 0; i < kSize; ++i) {
         ASSERT_EQ(f[i], 0x21) << "first copy, byte " << i;
         ASSERT_EQ(g[i], (i >= 10 && i < 30) ? 0x42 : 0x21) << "second copy, byte " << i;
@@ -70,9 +61,8 @@ TEST_P(Memset, AsyncIsOrderedWithCopies) {
 }
 
 TEST_P(Memset, AsyncOnDefaultStream) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
     ASSERT_OK(infinirtMemsetAsync(d, 0x5e, kSize, nullptr));
     ASSERT_OK(infinirtStreamSynchronize(nullptr));
     std::vector<uint8_t> back(kSize, 0);
