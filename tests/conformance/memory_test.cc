@@ -1,5 +1,6 @@
 // Allocation, pinned host memory, stream-ordered allocation, memory info and pointer attributes.
 #include "device_test.h"
+#include "resources.h"
 
 #include <cstddef>
 #include <cstring>
@@ -26,15 +27,13 @@ TEST_P(Memory, FreeNullIsANoOp) {
 }
 
 TEST_P(Memory, PinnedHostIsHostAccessibleAndCopies) {
-    void *h = nullptr;
-    ASSERT_OK(infinirtMallocHost(&h, kSize));
-    ASSERT_NE(h, nullptr);
-    Defer free_h([&] { infinirtFreeHost(h); });
+    PinnedBuffer h;
+    ASSERT_OK(h.MallocHost(kSize));
+    ASSERT_NE(h.get(), nullptr);
     const std::vector<uint8_t> src = Pattern(kSize, 21);
     std::memcpy(h, src.data(), kSize);
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
     ASSERT_OK(infinirtMemcpy(d, h, kSize, INFINIRT_MEMCPY_H2D));
     std::memset(h, 0, kSize);
     ASSERT_OK(infinirtMemcpy(h, d, kSize, INFINIRT_MEMCPY_D2H));
@@ -46,9 +45,8 @@ TEST_P(Memory, PinnedHostIsHostAccessibleAndCopies) {
 // that was queued before the free.
 TEST_P(Memory, MallocAsyncFreeAsyncAreStreamOrdered) {
     SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamOrderedAlloc);
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
     void *src = nullptr;
     void *out1 = nullptr;
     void *out2 = nullptr;
@@ -65,12 +63,8 @@ TEST_P(Memory, MallocAsyncFreeAsyncAreStreamOrdered) {
     std::memset(out1, 0, kSize);
     std::memset(out2, 0xff, kSize);
 
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(s);
-        FreeBusyWork(busy);
-    });
-    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    ScopedBusyWork busy(s);
+    ASSERT_TRUE(busy.Enqueue());
     void *p = nullptr;
     ASSERT_OK(infinirtMallocAsync(&p, kSize, s));
     ASSERT_NE(p, nullptr);
@@ -103,9 +97,8 @@ TEST_P(Memory, MallocAsyncOnDefaultStreamFreedSynchronously) {
 // Free waits for the owning device's pending work: a copy queued from the buffer has run by the
 // time Free returns (checked without synchronising the stream).
 TEST_P(Memory, FreeWaitsForPendingWork) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
     void *h = nullptr;
     ASSERT_OK(infinirtMallocHost(&h, kSize));
     Defer free_h([&] {
@@ -115,12 +108,8 @@ TEST_P(Memory, FreeWaitsForPendingWork) {
     std::memset(h, 0, kSize);
     void *d = nullptr;
     ASSERT_OK(infinirtMalloc(&d, kSize));
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(s);
-        FreeBusyWork(busy);
-    });
-    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    ScopedBusyWork busy(s);
+    ASSERT_TRUE(busy.Enqueue());
     ASSERT_OK(infinirtMemsetAsync(d, 0x3a, kSize, s));
     ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s));
     ASSERT_OK(infinirtFree(d));
@@ -149,26 +138,24 @@ TEST_P(Memory, ResourceSnapshotHasMemoryCapacity) {
 }
 
 TEST_P(Memory, PointerAttributesOfDeviceMemory) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
     for (size_t offset : {size_t{0}, size_t{1}, kSize / 2, kSize - 1}) {
         infinirtPointerAttributes_t attr{};
         attr.struct_size = sizeof(attr);
-        ASSERT_OK(infinirtPointerGetAttributes(&attr, static_cast<uint8_t *>(d) + offset));
+        ASSERT_OK(infinirtPointerGetAttributes(&attr, static_cast<uint8_t *>(d.get()) + offset));
         EXPECT_EQ(attr.kind, INFINIRT_MEMORY_DEVICE) << "offset " << offset;
         EXPECT_EQ(attr.device_type, type()) << "offset " << offset;
         EXPECT_EQ(attr.device_id, id()) << "offset " << offset;
-        EXPECT_EQ(attr.base, d) << "offset " << offset;
+        EXPECT_EQ(attr.base, d.get()) << "offset " << offset;
         EXPECT_EQ(attr.size, kSize) << "offset " << offset;
     }
 }
 
 // A caller built against a shorter infinirtPointerAttributes_t (without base and size).
 TEST_P(Memory, PointerAttributesRespectsAShorterStructSize) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
     infinirtPointerAttributes_t attr;
     std::memset(&attr, 0xcd, sizeof(attr));
     attr.struct_size = offsetof(infinirtPointerAttributes_t, base);
@@ -185,14 +172,13 @@ TEST_P(Memory, PointerAttributesRespectsAShorterStructSize) {
 }
 
 TEST_P(Memory, PointerAttributesOfPinnedHostMemory) {
-    void *h = nullptr;
-    ASSERT_OK(infinirtMallocHost(&h, kSize));
-    Defer free_h([&] { infinirtFreeHost(h); });
+    PinnedBuffer h;
+    ASSERT_OK(h.MallocHost(kSize));
     infinirtPointerAttributes_t attr{};
     attr.struct_size = sizeof(attr);
-    ASSERT_OK(infinirtPointerGetAttributes(&attr, static_cast<uint8_t *>(h) + 100));
+    ASSERT_OK(infinirtPointerGetAttributes(&attr, static_cast<uint8_t *>(h.get()) + 100));
     EXPECT_EQ(attr.kind, INFINIRT_MEMORY_PINNED_HOST);
-    EXPECT_EQ(attr.base, h);
+    EXPECT_EQ(attr.base, h.get());
     EXPECT_EQ(attr.size, kSize);
 }
 
