@@ -1,6 +1,7 @@
 // Stream capture: work on a capturing stream is recorded, not run; an instantiated graph replays
 // it in stream order as many times as it is launched, reading the sources as they are at launch.
 #include "device_test.h"
+#include "resources.h"
 
 #include <cstring>
 
@@ -15,27 +16,20 @@ constexpr size_t kMemsetLength = 3000;
 
 TEST_P(Graph, CaptureInstantiateAndReplay) {
     SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
-    infinirtStream_t s = nullptr;
-    infinirtStream_t other = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    ASSERT_OK(infinirtStreamCreate(&other));
-    Defer destroy_other([&] { infinirtStreamDestroy(other); });
-    infinirtEvent_t done = nullptr;
-    ASSERT_OK(infinirtEventCreate(&done));
-    Defer destroy_done([&] { infinirtEventDestroy(done); });
-    void *src = nullptr;
-    void *dst = nullptr;
-    ASSERT_OK(infinirtMallocHost(&src, kSize));
-    Defer free_src([&] { infinirtFreeHost(src); });
-    ASSERT_OK(infinirtMallocHost(&dst, kSize));
-    Defer free_dst([&] { infinirtFreeHost(dst); });
-    void *a = nullptr;
-    void *b = nullptr;
-    ASSERT_OK(infinirtMalloc(&a, kSize));
-    Defer free_a([&] { infinirtFree(a); });
-    ASSERT_OK(infinirtMalloc(&b, kSize));
-    Defer free_b([&] { infinirtFree(b); });
+    ScopedStream s;
+    ScopedStream other;
+    ASSERT_OK(s.Create());
+    ASSERT_OK(other.Create());
+    ScopedEvent done;
+    ASSERT_OK(done.Create());
+    PinnedBuffer src;
+    PinnedBuffer dst;
+    ASSERT_OK(src.MallocHost(kSize));
+    ASSERT_OK(dst.MallocHost(kSize));
+    DeviceBuffer a;
+    DeviceBuffer b;
+    ASSERT_OK(a.Malloc(kSize));
+    ASSERT_OK(b.Malloc(kSize));
     Defer drain([&] {
         infinirtStreamSynchronize(s);
         infinirtStreamSynchronize(other);
@@ -44,7 +38,7 @@ TEST_P(Graph, CaptureInstantiateAndReplay) {
     std::memset(dst, 0xcc, kSize);
     ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
     ASSERT_OK(infinirtMemcpyAsync(a, src, kSize, INFINIRT_MEMCPY_H2D, s));
-    ASSERT_OK(infinirtMemsetAsync(static_cast<uint8_t *>(a) + kMemsetOffset, 0xee, kMemsetLength, s));
+    ASSERT_OK(infinirtMemsetAsync(static_cast<uint8_t *>(a.get()) + kMemsetOffset, 0xee, kMemsetLength, s));
     ASSERT_OK(infinirtMemcpyAsync(b, a, kSize, INFINIRT_MEMCPY_D2D, s));
     ASSERT_OK(infinirtMemcpyAsync(dst, b, kSize, INFINIRT_MEMCPY_D2H, s));
     ASSERT_OK(infinirtEventRecord(done, s));
@@ -97,20 +91,13 @@ TEST_P(Graph, CaptureInstantiateAndReplay) {
 // Launches are stream-ordered with the work around them.
 TEST_P(Graph, LaunchIsOrderedWithSurroundingWork) {
     SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, kSize));
-    Defer free_d([&] { infinirtFree(d); });
-    void *h = nullptr;
-    ASSERT_OK(infinirtMallocHost(&h, kSize));
-    Defer free_h([&] { infinirtFreeHost(h); });
-    BusyWork busy;
-    Defer free_busy([&] {
-        infinirtStreamSynchronize(s);
-        FreeBusyWork(busy);
-    });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(kSize));
+    PinnedBuffer h;
+    ASSERT_OK(h.MallocHost(kSize));
+    ScopedBusyWork busy(s);
     ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_THREAD_LOCAL));
     ASSERT_OK(infinirtMemsetAsync(d, 0x71, kSize, s));
     infinirtGraph_t graph = nullptr;
@@ -122,7 +109,7 @@ TEST_P(Graph, LaunchIsOrderedWithSurroundingWork) {
 
     std::memset(h, 0, kSize);
     ASSERT_OK(infinirtMemset(d, 0, kSize));
-    ASSERT_TRUE(EnqueueBusyWork(s, kBusyBytes, kBusyRounds, &busy));
+    ASSERT_TRUE(busy.Enqueue());
     ASSERT_OK(infinirtGraphLaunch(exec, s));
     ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s));
     ASSERT_OK(infinirtStreamSynchronize(s));
@@ -132,12 +119,10 @@ TEST_P(Graph, LaunchIsOrderedWithSurroundingWork) {
 
 TEST_P(Graph, EveryCaptureModeIsAccepted) {
     SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, 64));
-    Defer free_d([&] { infinirtFree(d); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(64));
     for (infinirtStreamCaptureMode_t mode : {INFINIRT_STREAM_CAPTURE_MODE_GLOBAL, INFINIRT_STREAM_CAPTURE_MODE_THREAD_LOCAL,
                                              INFINIRT_STREAM_CAPTURE_MODE_RELAXED}) {
         ASSERT_OK(infinirtStreamBeginCapture(s, mode));
@@ -160,9 +145,8 @@ TEST_P(Graph, DefaultStreamCannotBeCaptured) {
     SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
     EXPECT_REFUSED(infinirtStreamBeginCapture(nullptr, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
     // The default stream still runs work normally.
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, 64));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(64));
     EXPECT_OK(infinirtMemsetAsync(d, 1, 64, nullptr));
     EXPECT_OK(infinirtStreamSynchronize(nullptr));
 }
@@ -171,12 +155,10 @@ TEST_P(Graph, DefaultStreamCannotBeCaptured) {
 // stream is usable normally afterwards.
 TEST_P(Graph, SynchronizeWhileCapturingIsRefused) {
     SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, 64));
-    Defer free_d([&] { infinirtFree(d); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(64));
     ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
     ASSERT_OK(infinirtMemsetAsync(d, 9, 64, s));
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtStreamSynchronize(s));
