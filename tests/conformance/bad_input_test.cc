@@ -2,6 +2,7 @@
 // are left untouched, and nothing crashes.
 #include "device_test.h"
 #include "out_of_range_enums.h"
+#include "resources.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -26,12 +27,10 @@ const std::vector<void *> &GarbageHandles() {
 void *const kSentinel = reinterpret_cast<void *>(0x5e17);
 
 TEST_P(BadInput, NullOutputPointers) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreate(&e));
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    ScopedEvent e;
+    ASSERT_OK(e.Create());
     infiniDevice_t t;
     int i;
     size_t bytes;
@@ -62,9 +61,8 @@ TEST_P(BadInput, NullOutputPointers) {
 
 TEST_P(BadInput, NullGraphOutputEndsCaptureRefused) {
     SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
     ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
     EXPECT_STATUS(INFINI_STATUS_NULL_POINTER, infinirtStreamEndCapture(s, nullptr));
     infinirtGraph_t graph = nullptr;
@@ -74,9 +72,8 @@ TEST_P(BadInput, NullGraphOutputEndsCaptureRefused) {
 }
 
 TEST_P(BadInput, NullDataPointersWithNonZeroSize) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, 64));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(64));
     EXPECT_REFUSED(infinirtMemcpy(nullptr, d, 64, INFINIRT_MEMCPY_D2H));
     EXPECT_REFUSED(infinirtMemcpy(d, nullptr, 64, INFINIRT_MEMCPY_H2D));
     EXPECT_REFUSED(infinirtMemcpyAsync(nullptr, d, 64, INFINIRT_MEMCPY_D2H, nullptr));
@@ -89,12 +86,10 @@ TEST_P(BadInput, DestroyedStream) {
     infinirtStream_t s = nullptr;
     ASSERT_OK(infinirtStreamCreate(&s));
     ASSERT_OK(infinirtStreamDestroy(s));
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreate(&e));
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, 64));
-    Defer free_d([&] { infinirtFree(d); });
+    ScopedEvent e;
+    ASSERT_OK(e.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(64));
     std::vector<uint8_t> host(64, 0);
     EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtStreamDestroy(s));
     EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtStreamSynchronize(s));
@@ -116,9 +111,8 @@ TEST_P(BadInput, DestroyedEvent) {
     infinirtEvent_t e = nullptr;
     ASSERT_OK(infinirtEventCreate(&e));
     ASSERT_OK(infinirtEventDestroy(e));
-    infinirtEvent_t live = nullptr;
-    ASSERT_OK(infinirtEventCreate(&live));
-    Defer destroy_live([&] { infinirtEventDestroy(live); });
+    ScopedEvent live;
+    ASSERT_OK(live.Create());
     ASSERT_OK(infinirtEventRecord(live, nullptr));
     ASSERT_OK(infinirtEventSynchronize(live));
     infinirtEventStatus_t status = INFINIRT_EVENT_NOT_READY;
@@ -148,12 +142,10 @@ TEST_P(BadInput, DestroyedHandlesStayInvalidAfterReuse) {
         dead_streams.push_back(s);
         dead_events.push_back(e);
     }
-    infinirtStream_t live = nullptr;
-    infinirtEvent_t live_event = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&live));
-    Defer destroy_live([&] { infinirtStreamDestroy(live); });
-    ASSERT_OK(infinirtEventCreate(&live_event));
-    Defer destroy_live_event([&] { infinirtEventDestroy(live_event); });
+    ScopedStream live;
+    ScopedEvent live_event;
+    ASSERT_OK(live.Create());
+    ASSERT_OK(live_event.Create());
     infinirtEventStatus_t status;
     for (size_t i = 0; i < dead_streams.size(); ++i) {
         EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtStreamQuery(dead_streams[i])) << i;
@@ -164,12 +156,10 @@ TEST_P(BadInput, DestroyedHandlesStayInvalidAfterReuse) {
 }
 
 TEST_P(BadInput, GarbageHandles) {
-    infinirtEvent_t live = nullptr;
-    ASSERT_OK(infinirtEventCreate(&live));
-    Defer destroy_live([&] { infinirtEventDestroy(live); });
-    infinirtStream_t live_stream = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&live_stream));
-    Defer destroy_live_stream([&] { infinirtStreamDestroy(live_stream); });
+    ScopedEvent live;
+    ASSERT_OK(live.Create());
+    ScopedStream live_stream;
+    ASSERT_OK(live_stream.Create());
     infinirtEventStatus_t status;
     float ms;
     void *native;
@@ -202,12 +192,10 @@ TEST_P(BadInput, GarbageHandles) {
 
 // A valid handle of one kind passed where another kind is expected.
 TEST_P(BadInput, WrongKindHandles) {
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreate(&e));
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    ScopedEvent e;
+    ASSERT_OK(e.Create());
     infinirtEventStatus_t status;
     float ms;
     EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtEventRecord(s, nullptr));
@@ -231,12 +219,10 @@ TEST_P(BadInput, WrongKindHandles) {
 
 TEST_P(BadInput, GraphAndExecHandlesOfTheWrongKind) {
     SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, 64));
-    Defer free_d([&] { infinirtFree(d); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(64));
     ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
     ASSERT_OK(infinirtMemsetAsync(d, 1, 64, s));
     infinirtGraph_t graph = nullptr;
@@ -263,13 +249,12 @@ TEST_P(BadInput, StreamDestroyOfDefaultStreamIsRefused) {
 }
 
 TEST_P(BadInput, DoubleForeignAndInteriorFrees) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, 4096));
-    Defer free_d([&] { infinirtFree(d); });
-    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtFree(static_cast<uint8_t *>(d) + 16));
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(4096));
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtFree(static_cast<uint8_t *>(d.get()) + 16));
     // The interior free released nothing: the allocation still works and frees once.
     ASSERT_OK(infinirtMemset(d, 0, 4096));
-    free_d.Cancel();
+    d.Disown();
     EXPECT_OK(infinirtFree(d));
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtFree(d));
 
@@ -284,12 +269,11 @@ TEST_P(BadInput, DoubleForeignAndInteriorFrees) {
 }
 
 TEST_P(BadInput, PinnedHostDoubleAndInteriorFrees) {
-    void *h = nullptr;
-    ASSERT_OK(infinirtMallocHost(&h, 4096));
-    Defer free_h([&] { infinirtFreeHost(h); });
-    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtFreeHost(static_cast<uint8_t *>(h) + 8));
-    static_cast<uint8_t *>(h)[4095] = 1; // still allocated
-    free_h.Cancel();
+    PinnedBuffer h;
+    ASSERT_OK(h.MallocHost(4096));
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtFreeHost(static_cast<uint8_t *>(h.get()) + 8));
+    static_cast<uint8_t *>(h.get())[4095] = 1; // still allocated
+    h.Disown();
     EXPECT_OK(infinirtFreeHost(h));
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtFreeHost(h));
 }
@@ -374,9 +358,8 @@ TEST_P(BadInput, HugeStreamOrderedAllocationIsOutOfMemory) {
 }
 
 TEST_P(BadInput, InvalidMemcpyKind) {
-    void *d = nullptr;
-    ASSERT_OK(infinirtMalloc(&d, 64));
-    Defer free_d([&] { infinirtFree(d); });
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(64));
     ASSERT_OK(infinirtMemset(d, 0, 64));
     const std::vector<uint8_t> src(64, 0xaa);
     for (int kind : {99, -1, 5}) {
