@@ -2,6 +2,7 @@
 // device is current. Runs once per device that has a partner (another device of the same type if
 // any, else a device of another type); on a cpu-only machine that needs INFINIRT_CPU_DEVICE_COUNT=2.
 #include "device_test.h"
+#include "resources.h"
 
 #include <cstring>
 
@@ -78,9 +79,8 @@ TEST_P(CrossDevice, HandlesWorkWhileAnotherDeviceIsCurrent) {
 
 TEST_P(CrossDevice, StreamOrderedFreeOfAnotherDevicesMemory) {
     SKIP_IF_BACKEND_LACKS(owner().backend, Feature::kStreamOrderedAlloc);
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    Defer destroy_s([&] { infinirtStreamDestroy(s); });
+    ScopedStream s;
+    ASSERT_OK(s.Create());
     void *p = nullptr;
     ASSERT_OK(infinirtMallocAsync(&p, kSize, s));
     ASSERT_OK(infinirtSetDevice(other().type, other().id));
@@ -92,13 +92,11 @@ TEST_P(CrossDevice, StreamOrderedFreeOfAnotherDevicesMemory) {
 
 // An event can only be recorded on a stream of its own device.
 TEST_P(CrossDevice, RecordOnAnotherDevicesStreamIsRefused) {
-    infinirtEvent_t e = nullptr;
-    ASSERT_OK(infinirtEventCreate(&e));
-    Defer destroy_e([&] { infinirtEventDestroy(e); });
+    ScopedEvent e;
+    ASSERT_OK(e.Create());
     ASSERT_OK(infinirtSetDevice(other().type, other().id));
-    infinirtStream_t foreign = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&foreign));
-    Defer destroy_foreign([&] { infinirtStreamDestroy(foreign); });
+    ScopedStream foreign;
+    ASSERT_OK(foreign.Create());
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtEventRecord(e, foreign));
     // NULL means the current device's default stream: here the other device's, so refused too.
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtEventRecord(e, nullptr));
