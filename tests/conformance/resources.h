@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <vector>
 
@@ -78,6 +79,21 @@ public:
     infiniStatus_t MallocHost(size_t size) { return Own(infinirtMallocHost(&p_, size)); }
 };
 
+// infinirtStreamEndCapture / infinirtGraphDestroy.
+class ScopedGraph : public Owned<infinirtGraphDestroy> {
+public:
+    infiniStatus_t EndCapture(infinirtStream_t stream) { return Own(infinirtStreamEndCapture(stream, &p_)); }
+};
+
+// infinirtGraphInstantiate / infinirtGraphExecDestroy.
+class ScopedGraphExec : public Owned<infinirtGraphExecDestroy> {
+public:
+    infiniStatus_t Instantiate(infinirtGraph_t graph, infinirtGraphNode_t *node = nullptr, char *log = nullptr,
+                               size_t log_size = 0) {
+        return Own(infinirtGraphInstantiate(&p_, graph, node, log, log_size));
+    }
+};
+
 // Busy work (see EnqueueBusyWork) enqueued on `stream`. When the scope ends, `stream` and then
 // each of `also_synchronize` is synchronized, and the scratch buffers are freed.
 class ScopedBusyWork {
@@ -108,6 +124,31 @@ private:
     infinirtStream_t stream_;
     std::vector<infinirtStream_t> also_synchronize_;
     BusyWork work_;
+};
+
+// Work whose result the host can see only once `stream` has run it: `host` is a zeroed pinned
+// buffer, and on `stream`, behind busy work, `device` is set to `value` and copied into `host`.
+// Enqueue asserts each step; call it inside ASSERT_NO_FATAL_FAILURE. When the scope ends the stream
+// is synchronized before anything is freed.
+class PendingCopy {
+public:
+    explicit PendingCopy(infinirtStream_t stream) : stream_(stream), busy_(stream) {}
+
+    void Enqueue(size_t size, int value) {
+        ASSERT_OK(device.Malloc(size));
+        ASSERT_OK(host.MallocHost(size));
+        std::memset(host, 0, size);
+        ASSERT_TRUE(busy_.Enqueue());
+        ASSERT_OK(infinirtMemsetAsync(device, value, size, stream_));
+        ASSERT_OK(infinirtMemcpyAsync(host, device, size, INFINIRT_MEMCPY_D2H, stream_));
+    }
+
+    DeviceBuffer device;
+    PinnedBuffer host;
+
+private:
+    infinirtStream_t stream_;
+    ScopedBusyWork busy_; // declared last: destroyed (synchronized, freed) first
 };
 
 } // namespace infinirt_test
