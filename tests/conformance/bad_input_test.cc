@@ -225,12 +225,10 @@ TEST_P(BadInput, GraphAndExecHandlesOfTheWrongKind) {
     ASSERT_OK(d.Malloc(64));
     ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
     ASSERT_OK(infinirtMemsetAsync(d, 1, 64, s));
-    infinirtGraph_t graph = nullptr;
-    ASSERT_OK(infinirtStreamEndCapture(s, &graph));
-    Defer destroy_graph([&] { infinirtGraphDestroy(graph); });
-    infinirtGraphExec_t exec = nullptr;
-    ASSERT_OK(infinirtGraphInstantiate(&exec, graph, nullptr, nullptr, 0));
-    Defer destroy_exec([&] { infinirtGraphExecDestroy(exec); });
+    ScopedGraph graph;
+    ASSERT_OK(graph.EndCapture(s));
+    ScopedGraphExec exec;
+    ASSERT_OK(exec.Instantiate(graph));
     infinirtGraphExec_t other = nullptr;
     EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphLaunch(graph, s));
     EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphExecDestroy(graph));

@@ -42,20 +42,18 @@ TEST_P(Graph, CaptureInstantiateAndReplay) {
     ASSERT_OK(infinirtMemcpyAsync(b, a, kSize, INFINIRT_MEMCPY_D2D, s));
     ASSERT_OK(infinirtMemcpyAsync(dst, b, kSize, INFINIRT_MEMCPY_D2H, s));
     ASSERT_OK(infinirtEventRecord(done, s));
-    infinirtGraph_t graph = nullptr;
-    ASSERT_OK(infinirtStreamEndCapture(s, &graph));
-    ASSERT_NE(graph, nullptr);
-    Defer destroy_graph([&] { infinirtGraphDestroy(graph); });
+    ScopedGraph graph;
+    ASSERT_OK(graph.EndCapture(s));
+    ASSERT_NE(graph.get(), nullptr);
 
     ASSERT_OK(infinirtStreamSynchronize(s));
     const std::vector<uint8_t> untouched(kSize, 0xcc);
     EXPECT_EQ(0, std::memcmp(dst, untouched.data(), kSize)) << "captured work ran during capture";
 
-    infinirtGraphExec_t exec = nullptr;
+    ScopedGraphExec exec;
     char log[256] = {};
-    ASSERT_OK(infinirtGraphInstantiate(&exec, graph, nullptr, log, sizeof(log))) << "log: " << log;
-    ASSERT_NE(exec, nullptr);
-    Defer destroy_exec([&] { infinirtGraphExecDestroy(exec); });
+    ASSERT_OK(exec.Instantiate(graph, nullptr, log, sizeof(log))) << "log: " << log;
+    ASSERT_NE(exec.get(), nullptr);
 
     for (int launch = 0; launch < 3; ++launch) {
         std::vector<uint8_t> expected = Pattern(kSize, static_cast<uint8_t>(40 + launch));
@@ -76,9 +74,9 @@ TEST_P(Graph, CaptureInstantiateAndReplay) {
         EXPECT_EQ(status, INFINIRT_EVENT_COMPLETE) << "launch " << launch;
     }
 
-    destroy_exec.Cancel();
+    exec.Disown();
     EXPECT_OK(infinirtGraphExecDestroy(exec));
-    destroy_graph.Cancel();
+    graph.Disown();
     EXPECT_OK(infinirtGraphDestroy(graph));
     EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphLaunch(exec, s));
     EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphExecDestroy(exec));
@@ -100,12 +98,10 @@ TEST_P(Graph, LaunchIsOrderedWithSurroundingWork) {
     ScopedBusyWork busy(s);
     ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_THREAD_LOCAL));
     ASSERT_OK(infinirtMemsetAsync(d, 0x71, kSize, s));
-    infinirtGraph_t graph = nullptr;
-    ASSERT_OK(infinirtStreamEndCapture(s, &graph));
-    Defer destroy_graph([&] { infinirtGraphDestroy(graph); });
-    infinirtGraphExec_t exec = nullptr;
-    ASSERT_OK(infinirtGraphInstantiate(&exec, graph, nullptr, nullptr, 0));
-    Defer destroy_exec([&] { infinirtGraphExecDestroy(exec); });
+    ScopedGraph graph;
+    ASSERT_OK(graph.EndCapture(s));
+    ScopedGraphExec exec;
+    ASSERT_OK(exec.Instantiate(graph));
 
     std::memset(h, 0, kSize);
     ASSERT_OK(infinirtMemset(d, 0, kSize));
