@@ -39,22 +39,15 @@ TEST_P(Event, CompleteAfterSynchronize) {
     ASSERT_OK(s.Create());
     ScopedEvent e;
     ASSERT_OK(e.Create());
-    DeviceBuffer d;
-    ASSERT_OK(d.Malloc(kSize));
-    PinnedBuffer h;
-    ASSERT_OK(h.MallocHost(kSize));
-    std::memset(h, 0, kSize);
-    ScopedBusyWork busy(s);
-    ASSERT_TRUE(busy.Enqueue());
-    ASSERT_OK(infinirtMemsetAsync(d, 0x2f, kSize, s));
-    ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s));
+    PendingCopy copy(s);
+    ASSERT_NO_FATAL_FAILURE(copy.Enqueue(kSize, 0x2f));
     ASSERT_OK(infinirtEventRecord(e, s));
     infinirtEventStatus_t before = INFINIRT_EVENT_COMPLETE;
     ASSERT_OK(infinirtEventQuery(e, &before));
     EXPECT_TRUE(before == INFINIRT_EVENT_COMPLETE || before == INFINIRT_EVENT_NOT_READY) << before;
     ASSERT_OK(infinirtEventSynchronize(e));
     const std::vector<uint8_t> expected(kSize, 0x2f);
-    EXPECT_EQ(0, std::memcmp(h, expected.data(), kSize));
+    EXPECT_EQ(0, std::memcmp(copy.host, expected.data(), kSize));
     infinirtEventStatus_t after = INFINIRT_EVENT_NOT_READY;
     ASSERT_OK(infinirtEventQuery(e, &after));
     EXPECT_EQ(after, INFINIRT_EVENT_COMPLETE);
@@ -66,19 +59,12 @@ TEST_P(Event, QueryCompleteMeansWorkIsDone) {
     ASSERT_OK(s.Create());
     ScopedEvent e;
     ASSERT_OK(e.CreateWithFlags(INFINIRT_EVENT_DISABLE_TIMING));
-    DeviceBuffer d;
-    ASSERT_OK(d.Malloc(kSize));
-    PinnedBuffer h;
-    ASSERT_OK(h.MallocHost(kSize));
-    std::memset(h, 0, kSize);
-    ScopedBusyWork busy(s);
-    ASSERT_TRUE(busy.Enqueue());
-    ASSERT_OK(infinirtMemsetAsync(d, 0x4e, kSize, s));
-    ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s));
+    PendingCopy copy(s);
+    ASSERT_NO_FATAL_FAILURE(copy.Enqueue(kSize, 0x4e));
     ASSERT_OK(infinirtEventRecord(e, s));
     ASSERT_TRUE(PollUntilDone([&] { return QueryAsStatus(e); }));
     const std::vector<uint8_t> expected(kSize, 0x4e);
-    EXPECT_EQ(0, std::memcmp(h, expected.data(), kSize));
+    EXPECT_EQ(0, std::memcmp(copy.host, expected.data(), kSize));
 }
 
 TEST_P(Event, RecordOnDefaultStream) {

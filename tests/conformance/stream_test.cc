@@ -79,18 +79,11 @@ TEST_P(Stream, DefaultStreamQueryAndSynchronize) {
 TEST_P(Stream, QuerySuccessMeansWorkIsDone) {
     ScopedStream s;
     ASSERT_OK(s.Create());
-    DeviceBuffer d;
-    ASSERT_OK(d.Malloc(kSize));
-    PinnedBuffer h;
-    ASSERT_OK(h.MallocHost(kSize));
-    std::memset(h, 0, kSize);
-    ScopedBusyWork busy(s);
-    ASSERT_TRUE(busy.Enqueue());
-    ASSERT_OK(infinirtMemsetAsync(d, 0x7d, kSize, s));
-    ASSERT_OK(infinirtMemcpyAsync(h, d, kSize, INFINIRT_MEMCPY_D2H, s));
+    PendingCopy copy(s);
+    ASSERT_NO_FATAL_FAILURE(copy.Enqueue(kSize, 0x7d));
     ASSERT_TRUE(PollUntilDone([&] { return infinirtStreamQuery(s); }));
     const std::vector<uint8_t> expected(kSize, 0x7d);
-    EXPECT_EQ(0, std::memcmp(h, expected.data(), kSize));
+    EXPECT_EQ(0, std::memcmp(copy.host, expected.data(), kSize));
 }
 
 // StreamDestroy waits for pending work before destroying.
