@@ -29,6 +29,7 @@ protected:
 };
 
 // Runs a cleanup when the scope ends, so a failed ASSERT does not leak handles into later tests.
+// Streams, events, buffers, graphs and busy work have owners of their own in resources.h.
 class Defer {
 public:
     explicit Defer(std::function<void()> fn) : fn_(std::move(fn)) {}
