@@ -51,8 +51,6 @@ bool takeAllocation(void *ptr, infinirtMemoryKind_t kind, Allocation &taken, All
     return false;
 }
 
-void restoreAllocation(const Allocation &a) { recordAllocation(a); }
-
 bool findAllocation(const void *ptr, Allocation &out) {
     Table &t = table();
     std::shared_lock<std::shared_mutex> lock(t.mutex);

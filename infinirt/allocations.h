@@ -17,12 +17,11 @@ struct Allocation {
     infinirtMemoryKind_t kind = INFINIRT_MEMORY_UNKNOWN;
 };
 
+// Records a live allocation (also: puts back one whose release failed in the plugin).
 void recordAllocation(const Allocation &a);
 // Removes the allocation starting exactly at `ptr` if it has kind `kind`; false otherwise, with
 // `found` describing the allocation holding `ptr` if any (to explain the refusal).
 bool takeAllocation(void *ptr, infinirtMemoryKind_t kind, Allocation &taken, Allocation &found, bool &holds);
-// Puts back an allocation whose release failed in the plugin.
-void restoreAllocation(const Allocation &a);
 // The allocation holding `ptr` (base <= ptr < base + size); false if none.
 bool findAllocation(const void *ptr, Allocation &out);
 

@@ -64,8 +64,8 @@ __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStrea
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtEventRecord: event belongs to %s:%d but the stream to %s:%d",
                     typeName(ev->type), ev->device, typeName(s.type), s.device);
     }
-    CaptureGraph *g = nullptr;
-    if (INFINIRT_UNLIKELY(capturingGraph(s, g) && g != nullptr)) {
+    CaptureGraph *g = captureOf(s);
+    if (INFINIRT_UNLIKELY(g != nullptr)) {
         CapturedOp op{CapturedOp::Kind::EventRecord};
         op.event = event;
         return captureAppend(g, op);

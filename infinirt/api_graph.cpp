@@ -162,8 +162,8 @@ __export infiniStatus_t infinirtGraphLaunch(infinirtGraphExec_t graph_exec, infi
         return INFINIRT_CALL(s.backend, graph_launch, s.device, s.device, e->native, s.native);
     }
     const CaptureGraph *exec = static_cast<const CaptureGraph *>(e->native);
-    CaptureGraph *g = nullptr;
-    if (capturingGraph(s, g) && g != nullptr) {
+    CaptureGraph *g = captureOf(s);
+    if (g != nullptr) {
         for (const CapturedOp &op : exec->ops) { // launching into a capture records the graph's work
             st = captureAppend(g, op);
             if (st != INFINI_STATUS_SUCCESS) {

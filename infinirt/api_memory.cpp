@@ -143,7 +143,7 @@ infiniStatus_t release(const char *function, infinirtMemoryKind_t kind, void *pt
     st = kind == INFINIRT_MEMORY_DEVICE ? INFINIRT_CALL(b, free_device, a.device, a.device, ptr)
                                         : INFINIRT_CALL(b, free_host, a.device, a.device, ptr);
     if (st != INFINI_STATUS_SUCCESS) {
-        restoreAllocation(a);
+        recordAllocation(a);
     }
     return st;
 }
@@ -210,8 +210,8 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
     if (kind == INFINIRT_MEMCPY_DEFAULT) {
         kind = inferKind(sideOf(dst), sideOf(src));
     }
-    CaptureGraph *g = nullptr;
-    if (INFINIRT_UNLIKELY(capturingGraph(r, g) && g != nullptr)) {
+    CaptureGraph *g = captureOf(r);
+    if (INFINIRT_UNLIKELY(g != nullptr)) {
         CapturedOp op{CapturedOp::Kind::Memcpy};
         op.dst = dst;
         op.src = src;
@@ -256,8 +256,8 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS) || count == 0) {
         return st;
     }
-    CaptureGraph *g = nullptr;
-    if (INFINIRT_UNLIKELY(capturingGraph(r, g) && g != nullptr)) {
+    CaptureGraph *g = captureOf(r);
+    if (INFINIRT_UNLIKELY(g != nullptr)) {
         CapturedOp op{CapturedOp::Kind::Memset};
         op.dst = ptr;
         op.size = count;
@@ -281,8 +281,8 @@ __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtS
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    CaptureGraph *g = nullptr;
-    if (capturingGraph(r, g) && g != nullptr) {
+    CaptureGraph *g = captureOf(r);
+    if (g != nullptr) {
         return captureInvalidate(g, "infinirtMallocAsync");
     }
     void *ptr = nullptr;
@@ -310,8 +310,8 @@ __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream) {
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    CaptureGraph *g = nullptr;
-    if (capturingGraph(r, g) && g != nullptr) {
+    CaptureGraph *g = captureOf(r);
+    if (g != nullptr) {
         return captureInvalidate(g, "infinirtFreeAsync");
     }
     Allocation a;
@@ -320,7 +320,7 @@ __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream) {
         return st;
     }
     if (a.type != r.type) {
-        restoreAllocation(a);
+        recordAllocation(a);
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtFreeAsync: %p belongs to %s:%d but the stream to %s:%d", ptr,
                     typeName(a.type), a.device, typeName(r.type), r.device);
     }
@@ -334,7 +334,7 @@ __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream) {
         }
     }
     if (st != INFINI_STATUS_SUCCESS) {
-        restoreAllocation(a);
+        recordAllocation(a);
     }
     return st;
 }

@@ -72,8 +72,8 @@ __export infiniStatus_t infinirtStreamSynchronize(infinirtStream_t stream) {
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return st;
     }
-    CaptureGraph *g = nullptr;
-    if (INFINIRT_UNLIKELY(capturingGraph(s, g) && g != nullptr)) {
+    CaptureGraph *g = captureOf(s);
+    if (INFINIRT_UNLIKELY(g != nullptr)) {
         return captureInvalidate(g, "infinirtStreamSynchronize");
     }
     return INFINIRT_CALL(s.backend, stream_synchronize, s.device, s.device, s.native);
@@ -86,8 +86,8 @@ __export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream) {
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return st;
     }
-    CaptureGraph *g = nullptr;
-    if (INFINIRT_UNLIKELY(capturingGraph(s, g) && g != nullptr)) {
+    CaptureGraph *g = captureOf(s);
+    if (INFINIRT_UNLIKELY(g != nullptr)) {
         return captureInvalidate(g, "infinirtStreamQuery");
     }
     if (INFINIRT_UNLIKELY(s.backend->table.stream_query == nullptr)) {
@@ -109,8 +109,8 @@ __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinir
     if (INFINIRT_UNLIKELY(ev == nullptr)) {
         return invalidHandle("infinirtStreamWaitEvent", "event", event);
     }
-    CaptureGraph *g = nullptr;
-    if (INFINIRT_UNLIKELY(capturingGraph(s, g) && g != nullptr)) {
+    CaptureGraph *g = captureOf(s);
+    if (INFINIRT_UNLIKELY(g != nullptr)) {
         CapturedOp op{CapturedOp::Kind::WaitEvent};
         op.event = event;
         return captureAppend(g, op);

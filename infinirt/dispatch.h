@@ -84,9 +84,9 @@ inline infiniStatus_t resolveStream(const char *function, infinirtStream_t strea
     return INFINI_STATUS_SUCCESS;
 }
 
-inline HandleSlot *capturingGraph(const StreamRef &r, CaptureGraph *&graph) {
-    graph = r.slot != nullptr ? r.slot->capture.load(std::memory_order_acquire) : nullptr;
-    return r.slot;
+// The graph the loader is recording for this stream, or nullptr when it is not capturing.
+inline CaptureGraph *captureOf(const StreamRef &r) {
+    return r.slot != nullptr ? r.slot->capture.load(std::memory_order_acquire) : nullptr;
 }
 
 // Extensible structs (first field struct_size): the caller says how much room it has.

@@ -305,20 +305,19 @@ const char *typeName(int type) { return type >= 0 && type < kTypeCount ? kTypeNa
 
 infiniStatus_t initSlow() {
     static std::once_flag once;
-    if (g_state.load(std::memory_order_acquire) == static_cast<int>(LoaderState::ForkedChild)) {
-        return fail(INFINI_STATUS_DEVICE_NOT_INITIALIZED,
-                    "infinirt was initialised in the parent process; it cannot be used in a forked child "
-                    "(exec a new program, or initialise only after fork)");
+    if (g_state.load(std::memory_order_acquire) != static_cast<int>(LoaderState::ForkedChild)) {
+        std::call_once(once, [] {
+            loadAll();
+            pthread_atfork(nullptr, nullptr, onForkChild);
+            g_state.store(static_cast<int>(LoaderState::Ready), std::memory_order_release);
+        });
     }
-    std::call_once(once, [] {
-        loadAll();
-        pthread_atfork(nullptr, nullptr, onForkChild);
-        g_state.store(static_cast<int>(LoaderState::Ready), std::memory_order_release);
-    });
-    if (g_state.load(std::memory_order_acquire) != static_cast<int>(LoaderState::Ready)) {
-        return initSlow();
+    if (g_state.load(std::memory_order_acquire) == static_cast<int>(LoaderState::Ready)) {
+        return INFINI_STATUS_SUCCESS;
     }
-    return INFINI_STATUS_SUCCESS;
+    return fail(INFINI_STATUS_DEVICE_NOT_INITIALIZED,
+                "infinirt was initialised in the parent process; it cannot be used in a forked child "
+                "(exec a new program, or initialise only after fork)");
 }
 
 void setCurrentDevice(int type, int id) {
