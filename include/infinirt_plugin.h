@@ -57,6 +57,50 @@ typedef struct infinirtPluginHost {
     void (*log)(infinirtLogLevel_t level, const char *message);
 } infinirtPluginHost_t;
 
+/* ---- entry types ------------------------------------------------------------------------
+ * One function type per table entry (function types, not pointers), so a plugin declares its
+ * entries with them instead of retyping each signature:
+ *     infinirtPluginStreamCreateFn streamCreate;      (declares: infiniStatus_t streamCreate(int, void **))
+ * The contract of each entry is at its field in infinirtPluginTable_t below. */
+typedef infiniStatus_t infinirtPluginInitFn(void);
+typedef infiniStatus_t infinirtPluginGetDeviceCountFn(int *count, char *reason, size_t reason_size);
+typedef infiniStatus_t infinirtPluginGetDevicePropertiesFn(int device, infinirtDeviceProperties_t *props);
+typedef infiniStatus_t infinirtPluginSetDeviceFn(int device);
+typedef infiniStatus_t infinirtPluginDeviceSynchronizeFn(int device);
+typedef infiniStatus_t infinirtPluginGetMemInfoFn(int device, size_t *free_bytes, size_t *total_bytes);
+typedef infiniStatus_t infinirtPluginGetResourceSnapshotFn(int device, infinirtDeviceResourceSnapshot_t *snapshot);
+typedef infiniStatus_t infinirtPluginStreamCreateFn(int device, void **stream);
+typedef infiniStatus_t infinirtPluginStreamDestroyFn(int device, void *stream);
+typedef infiniStatus_t infinirtPluginStreamSynchronizeFn(int device, void *stream);
+typedef infiniStatus_t infinirtPluginStreamQueryFn(int device, void *stream);
+typedef infiniStatus_t infinirtPluginStreamWaitEventFn(int device, void *stream, void *event);
+typedef infiniStatus_t infinirtPluginEventCreateFn(int device, uint32_t flags, void **event);
+typedef infiniStatus_t infinirtPluginEventDestroyFn(int device, void *event);
+typedef infiniStatus_t infinirtPluginEventRecordFn(int device, void *event, void *stream);
+typedef infiniStatus_t infinirtPluginEventQueryFn(int device, void *event, infinirtEventStatus_t *status);
+typedef infiniStatus_t infinirtPluginEventSynchronizeFn(int device, void *event);
+typedef infiniStatus_t infinirtPluginEventElapsedTimeFn(int device, float *ms, void *start, void *end);
+typedef infiniStatus_t infinirtPluginMallocDeviceFn(int device, void **ptr, size_t size);
+typedef infiniStatus_t infinirtPluginFreeDeviceFn(int device, void *ptr);
+typedef infiniStatus_t infinirtPluginMallocHostFn(int device, void **ptr, size_t size);
+typedef infiniStatus_t infinirtPluginFreeHostFn(int device, void *ptr);
+typedef infiniStatus_t infinirtPluginMemcpySyncFn(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
+typedef infiniStatus_t infinirtPluginMemcpyAsyncFn(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, void *stream);
+typedef infiniStatus_t infinirtPluginMemsetSyncFn(int device, void *ptr, int value, size_t count);
+typedef infiniStatus_t infinirtPluginMemsetAsyncFn(int device, void *ptr, int value, size_t count, void *stream);
+typedef infiniStatus_t infinirtPluginMallocAsyncFn(int device, void **ptr, size_t size, void *stream);
+typedef infiniStatus_t infinirtPluginFreeAsyncFn(int device, void *ptr, void *stream);
+typedef infiniStatus_t infinirtPluginStreamBeginCaptureFn(int device, void *stream, infinirtStreamCaptureMode_t mode);
+typedef infiniStatus_t infinirtPluginStreamEndCaptureFn(int device, void *stream, void **graph);
+typedef infiniStatus_t infinirtPluginGraphDestroyFn(int device, void *graph);
+typedef infiniStatus_t infinirtPluginGraphInstantiateFn(int device, void **exec, void *graph, char *log, size_t log_size);
+typedef infiniStatus_t infinirtPluginGraphExecDestroyFn(int device, void *exec);
+typedef infiniStatus_t infinirtPluginGraphLaunchFn(int device, void *exec, void *stream);
+typedef infiniStatus_t infinirtPluginStreamGetNativeFn(int device, void *stream, void **native);
+typedef infiniStatus_t infinirtPluginEventGetNativeFn(int device, void *event, void **native);
+typedef infiniStatus_t infinirtPluginDeviceGetNativeContextFn(int device, void **native);
+typedef infiniStatus_t infinirtPluginPointerGetAttributesFn(const void *ptr, infinirtPointerAttributes_t *attributes);
+
 typedef struct infinirtPluginTable {
     size_t struct_size;      /* sizeof(infinirtPluginTable_t) as the plugin was built */
     uint32_t version;        /* interface version the table follows */
@@ -68,75 +112,74 @@ typedef struct infinirtPluginTable {
     /* Called once, before anything else. A failure marks the plugin FAILED (reason from
      * set_error). A missing vendor library is NOT a failure: init succeeds and
      * get_device_count reports 0 with the reason. */
-    infiniStatus_t (*init)(void);
+    infinirtPluginInitFn *init;
     /* Never fails for a missing driver: *count = 0 and `reason` (size reason_size) says why.
      * `reason` is "" when devices were found. */
-    infiniStatus_t (*get_device_count)(int *count, char *reason, size_t reason_size);
+    infinirtPluginGetDeviceCountFn *get_device_count;
     /* props->struct_size is sizeof(infinirtDeviceProperties_t) of this header; the loader
      * pre-fills unknown fields (-1 / 0 / ""). */
-    infiniStatus_t (*get_device_properties)(int device, infinirtDeviceProperties_t *props);
+    infinirtPluginGetDevicePropertiesFn *get_device_properties;
     /* Optional. Called when a thread makes this device current (infinirtSetDevice), so that
      * native per-thread state (e.g. the CUDA current context) can follow. Failure leaves the
      * thread's current device unchanged. */
-    infiniStatus_t (*set_device)(int device);
-    infiniStatus_t (*device_synchronize)(int device);
-    infiniStatus_t (*get_mem_info)(int device, size_t *free_bytes, size_t *total_bytes);
+    infinirtPluginSetDeviceFn *set_device;
+    infinirtPluginDeviceSynchronizeFn *device_synchronize;
+    infinirtPluginGetMemInfoFn *get_mem_info;
     /* Optional; without it the loader fills the memory fields from get_mem_info. */
-    infiniStatus_t (*get_resource_snapshot)(int device, infinirtDeviceResourceSnapshot_t *snapshot);
+    infinirtPluginGetResourceSnapshotFn *get_resource_snapshot;
 
     /* ---- streams ------------------------------------------------------------------------ */
-    infiniStatus_t (*stream_create)(int device, void **stream);
+    infinirtPluginStreamCreateFn *stream_create;
     /* Waits for pending work, then destroys. */
-    infiniStatus_t (*stream_destroy)(int device, void *stream);
-    infiniStatus_t (*stream_synchronize)(int device, void *stream);
+    infinirtPluginStreamDestroyFn *stream_destroy;
+    infinirtPluginStreamSynchronizeFn *stream_synchronize;
     /* SUCCESS when idle, INFINI_STATUS_NOT_READY when work is pending. */
-    infiniStatus_t (*stream_query)(int device, void *stream);
-    infiniStatus_t (*stream_wait_event)(int device, void *stream, void *event);
+    infinirtPluginStreamQueryFn *stream_query;
+    infinirtPluginStreamWaitEventFn *stream_wait_event;
 
     /* ---- events ------------------------------------------------------------------------- */
-    infiniStatus_t (*event_create)(int device, uint32_t flags, void **event);
-    infiniStatus_t (*event_destroy)(int device, void *event);
-    infiniStatus_t (*event_record)(int device, void *event, void *stream);
-    infiniStatus_t (*event_query)(int device, void *event, infinirtEventStatus_t *status);
-    infiniStatus_t (*event_synchronize)(int device, void *event);
+    infinirtPluginEventCreateFn *event_create;
+    infinirtPluginEventDestroyFn *event_destroy;
+    infinirtPluginEventRecordFn *event_record;
+    infinirtPluginEventQueryFn *event_query;
+    infinirtPluginEventSynchronizeFn *event_synchronize;
     /* Both events belong to `device`. Same error rules as infinirtEventElapsedTime. */
-    infiniStatus_t (*event_elapsed_time)(int device, float *ms, void *start, void *end);
+    infinirtPluginEventElapsedTimeFn *event_elapsed_time;
 
     /* ---- memory ------------------------------------------------------------------------- */
     /* size > 0 (the loader refuses 0). Failure to allocate is INFINI_STATUS_OUT_OF_MEMORY. */
-    infiniStatus_t (*malloc_device)(int device, void **ptr, size_t size);
+    infinirtPluginMallocDeviceFn *malloc_device;
     /* Like cudaFree: waits for the device's pending work first, so memory still in use by queued
      * work is never released under it. */
-    infiniStatus_t (*free_device)(int device, void *ptr);
-    infiniStatus_t (*malloc_host)(int device, void **ptr, size_t size);
-    infiniStatus_t (*free_host)(int device, void *ptr);
+    infinirtPluginFreeDeviceFn *free_device;
+    infinirtPluginMallocHostFn *malloc_host;
+    infinirtPluginFreeHostFn *free_host;
     /* kind is H2H/H2D/D2H/D2D, or DEFAULT when the loader could not tell a pointer's side
      * (memory infinirt did not allocate); size > 0. Synchronous copies are ordered after work
      * already submitted to the device's default stream and complete before returning. */
-    infiniStatus_t (*memcpy_sync)(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
-    infiniStatus_t (*memcpy_async)(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
-                                   void *stream);
-    infiniStatus_t (*memset_sync)(int device, void *ptr, int value, size_t count);
-    infiniStatus_t (*memset_async)(int device, void *ptr, int value, size_t count, void *stream);
-    infiniStatus_t (*malloc_async)(int device, void **ptr, size_t size, void *stream);
-    infiniStatus_t (*free_async)(int device, void *ptr, void *stream);
+    infinirtPluginMemcpySyncFn *memcpy_sync;
+    infinirtPluginMemcpyAsyncFn *memcpy_async;
+    infinirtPluginMemsetSyncFn *memset_sync;
+    infinirtPluginMemsetAsyncFn *memset_async;
+    infinirtPluginMallocAsyncFn *malloc_async;
+    infinirtPluginFreeAsyncFn *free_async;
 
     /* ---- graphs (all optional: when stream_begin_capture is NULL the loader records the calls
      * made on a capturing stream and replays them through the entries above) ------------- */
-    infiniStatus_t (*stream_begin_capture)(int device, void *stream, infinirtStreamCaptureMode_t mode);
-    infiniStatus_t (*stream_end_capture)(int device, void *stream, void **graph);
-    infiniStatus_t (*graph_destroy)(int device, void *graph);
-    infiniStatus_t (*graph_instantiate)(int device, void **exec, void *graph, char *log, size_t log_size);
-    infiniStatus_t (*graph_exec_destroy)(int device, void *exec);
-    infiniStatus_t (*graph_launch)(int device, void *exec, void *stream);
+    infinirtPluginStreamBeginCaptureFn *stream_begin_capture;
+    infinirtPluginStreamEndCaptureFn *stream_end_capture;
+    infinirtPluginGraphDestroyFn *graph_destroy;
+    infinirtPluginGraphInstantiateFn *graph_instantiate;
+    infinirtPluginGraphExecDestroyFn *graph_exec_destroy;
+    infinirtPluginGraphLaunchFn *graph_launch;
 
     /* ---- native interop (optional) ------------------------------------------------------ */
-    infiniStatus_t (*stream_get_native)(int device, void *stream, void **native);
-    infiniStatus_t (*event_get_native)(int device, void *event, void **native);
-    infiniStatus_t (*device_get_native_context)(int device, void **native);
+    infinirtPluginStreamGetNativeFn *stream_get_native;
+    infinirtPluginEventGetNativeFn *event_get_native;
+    infinirtPluginDeviceGetNativeContextFn *device_get_native_context;
     /* For pointers infinirt did not allocate: SUCCESS and attributes filled if the backend
      * recognises the pointer (e.g. cuPointerGetAttributes), anything else otherwise. */
-    infiniStatus_t (*pointer_get_attributes)(const void *ptr, infinirtPointerAttributes_t *attributes);
+    infinirtPluginPointerGetAttributesFn *pointer_get_attributes;
 } infinirtPluginTable_t;
 
 /* The entry point. `loader_version` is the newest version the loader speaks; the plugin writes

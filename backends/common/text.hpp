@@ -1,0 +1,50 @@
+// text.hpp - bounded string copies and human-readable sizes for messages and properties. Part of
+// the header-only plugin-support layer (backends/common/, namespace infinirt::common).
+#ifndef INFINIRT_COMMON_TEXT_HPP
+#define INFINIRT_COMMON_TEXT_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace infinirt::common {
+
+// Copies `src` into `dst` (capacity `capacity` bytes, NUL included), truncating; always
+// terminates when capacity > 0; NULL `src` copies "". Returns dst.
+inline char *copyString(char *dst, size_t capacity, const char *src) noexcept {
+    if (dst != nullptr && capacity > 0) {
+        std::snprintf(dst, capacity, "%s", src != nullptr ? src : "");
+    }
+    return dst;
+}
+inline char *copyString(char *dst, size_t capacity, const std::string &src) noexcept {
+    return copyString(dst, capacity, src.c_str());
+}
+
+// A size as messages print it: "512 B", "1.5 KiB", "2.0 TiB". Fits in 16 bytes.
+struct ByteText {
+    char text[16];
+    const char *c_str() const noexcept { return text; }
+};
+
+inline ByteText formatBytes(uint64_t bytes) noexcept {
+    static const char *const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    ByteText out{};
+    if (bytes < 1024) {
+        std::snprintf(out.text, sizeof out.text, "%llu B", static_cast<unsigned long long>(bytes));
+        return out;
+    }
+    double value = static_cast<double>(bytes);
+    size_t unit = 0;
+    while (value >= 1024.0 && unit + 1 < sizeof kUnits / sizeof kUnits[0]) {
+        value /= 1024.0;
+        ++unit;
+    }
+    std::snprintf(out.text, sizeof out.text, "%.1f %s", value, kUnits[unit]);
+    return out;
+}
+
+} // namespace infinirt::common
+
+#endif // INFINIRT_COMMON_TEXT_HPP
