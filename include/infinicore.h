@@ -28,28 +28,47 @@
  * that use __C as a parameter name (e.g. gcc's <emmintrin.h>) when included after this one. */
 
 typedef enum {
-    /* Success */
+    /* What each status means when an infinirt call returns it (infinirt.h says which call gives
+     * which); infinirtGetLastErrorMessage() has the detail of every failure. */
+    /* The call did what it says; its outputs are written. */
     INFINI_STATUS_SUCCESS = 0,
     /* General errors */
+    /* A fault inside infinirt or a plugin (an unexpected exception, a broken backend). */
     INFINI_STATUS_INTERNAL_ERROR = 1,
+    /* The backend serving the device lacks this operation (e.g. native handles on cpu). */
     INFINI_STATUS_NOT_IMPLEMENTED = 2,
+    /* An argument is refused: size 0, bad enum/flags, foreign pointer, wrong device, capture. */
     INFINI_STATUS_BAD_PARAM = 3,
+    /* A required pointer argument (an output, or a copy's or memset's data) is NULL. */
     INFINI_STATUS_NULL_POINTER = 4,
+    /* The infiniDevice_t value is outside [0, INFINI_DEVICE_TYPE_COUNT). */
     INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED = 5,
+    /* No such device: the type has no devices, the id is out of range, or there is no device. */
     INFINI_STATUS_DEVICE_NOT_FOUND = 6,
+    /* A child forked after init (infinirt cannot serve it), or cuda/hip: driver not initialised. */
     INFINI_STATUS_DEVICE_NOT_INITIALIZED = 7,
+    /* The driver has no code for this device's architecture (cuda/hip). */
     INFINI_STATUS_DEVICE_ARCHITECTURE_NOT_SUPPORTED = 8,
-    /* Operator errors */
+    /* Operator errors: never returned by infinirt calls */
+    /* A tensor's data type is not supported by the operator. */
     INFINI_STATUS_BAD_TENSOR_DTYPE = 10,
+    /* A tensor's shape is not supported by the operator. */
     INFINI_STATUS_BAD_TENSOR_SHAPE = 11,
+    /* A tensor's strides are not supported by the operator. */
     INFINI_STATUS_BAD_TENSOR_STRIDES = 12,
+    /* The workspace given to the operator is too small. */
     INFINI_STATUS_INSUFFICIENT_WORKSPACE = 13,
     /* infinirt extensions (from 100 up) */
-    INFINI_STATUS_OUT_OF_MEMORY = 100,       /* an allocation could not be satisfied */
-    INFINI_STATUS_INVALID_HANDLE = 101,      /* destroyed, never-created or wrong-kind handle */
-    INFINI_STATUS_NOT_READY = 102,           /* asynchronous work still pending (StreamQuery) */
-    INFINI_STATUS_BACKEND_UNAVAILABLE = 103, /* plugin present but its vendor library/driver is not */
-    INFINI_STATUS_DRIVER_ERROR = 104         /* a native call failed in a way no other code describes */
+    /* Device, host or loader memory (16M live handles at most) could not be allocated. */
+    INFINI_STATUS_OUT_OF_MEMORY = 100,
+    /* A handle is destroyed, never created or of another kind (or the driver refused one). */
+    INFINI_STATUS_INVALID_HANDLE = 101,
+    /* Work still pending: StreamQuery's answer (not a failure); EventElapsedTime's refusal. */
+    INFINI_STATUS_NOT_READY = 102,
+    /* A native call found the vendor library or driver unusable (stub library, mismatch). */
+    INFINI_STATUS_BACKEND_UNAVAILABLE = 103,
+    /* A native call failed in a way no other code describes. */
+    INFINI_STATUS_DRIVER_ERROR = 104
 } infiniStatus_t;
 
 typedef enum {

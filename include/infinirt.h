@@ -4,19 +4,43 @@
  * Source-compatible with the published InfiniCore infinirt.h: same names, parameters and enum
  * values. Everything marked "extension" is ours and only appends.
  *
- * General contract (every function):
- *  - returns an infiniStatus_t; output parameters are written only on success;
- *  - on failure, infinirtGetLastErrorMessage() gives the calling thread's detail of it;
- *  - the first call of any function loads the backend plugins, once, thread-safely;
- *  - a NULL stream means the current device's default stream;
- *  - streams, events, graphs and graph execs remember their backend and device: they can be used
- *    and destroyed whatever the calling thread's current device is. A destroyed, never-created or
- *    wrong-kind handle gives INFINI_STATUS_INVALID_HANDLE;
- *  - the current device is per thread. A new thread starts on the process default device: the
- *    one named by INFINICORE_DEFAULT_DEVICE=type:index if set and present, else the first device
- *    of the first non-cpu type that has one (in infiniDevice_t order), else cpu:0;
- *  - after fork() in a process that had initialised infinirt, the child gets
- *    INFINI_STATUS_DEVICE_NOT_INITIALIZED from every call (no hang, no re-use of the parent's state).
+ * Rules for every function (a declaration's own comment states only what differs or adds):
+ *  - Status: every function but the three error-text ones returns an infiniStatus_t (meanings in
+ *    infinicore.h). Outputs are written only on SUCCESS; on failure they keep their values.
+ *  - Last error: a call that returns a failure status sets the calling thread's last-error
+ *    message; nothing else does (see infinirtGetLastErrorMessage).
+ *  - Threads: every function may be called from any thread, concurrently, also on the same
+ *    handle (several threads may submit to one stream: their work runs in the order the calls
+ *    take effect). Not allowed: destroying a handle or freeing memory while another thread may
+ *    still pass it to a call; only calls that start after the destroy or free has returned are
+ *    guaranteed INVALID_HANDLE / BAD_PARAM. Of two racing destroys (frees) of one handle
+ *    (pointer), exactly one succeeds.
+ *  - Loading: the first call of any function except the three error-text ones loads the backend
+ *    plugins, once; concurrent first calls wait for it. A plugin that fails to load fails no
+ *    call: its device type just has no devices (infinirtGetBackendInfo tells why).
+ *  - Current device: per thread. A new thread starts on the process default device: the one
+ *    named by INFINICORE_DEFAULT_DEVICE=type:index if set and present, else device 0 of the first
+ *    non-cpu type that has devices (in infiniDevice_t order), else cpu:0. If no backend reports
+ *    any device, every call that needs a device gives DEVICE_NOT_FOUND.
+ *  - Explicit devices: functions taking (device, device_id) neither use nor change the current
+ *    device. A type outside [0, INFINI_DEVICE_TYPE_COUNT) gives DEVICE_TYPE_NOT_SUPPORTED; a type
+ *    with no devices or an id outside [0, count) gives DEVICE_NOT_FOUND.
+ *  - Streams: a NULL stream means the calling thread's current device's default stream (one per
+ *    device, created on first use, never destroyed). Every stream is in-order. Created streams
+ *    are not implicitly ordered with the default stream nor with each other: order them with
+ *    events.
+ *  - Handles (streams, events, graphs, graph execs) remember their backend and device: they are
+ *    used and destroyed whatever the thread's current device is, and using them never changes
+ *    it. Any value passed as a handle is checked without being dereferenced: a destroyed,
+ *    never-created, garbage or wrong-kind handle gives INVALID_HANDLE. Creating one gives
+ *    OUT_OF_MEMORY when 16M handles are live. Data pointers are not checked beyond NULL unless a
+ *    comment below says so.
+ *  - Blocking: a function waits for device work only where its comment says so.
+ *  - Backends: cpu and opencl get graphs from the loader's record/replay, cuda and hip capture
+ *    natively; where a comment names backends, the behaviour is theirs, not a guarantee.
+ *  - After fork() in a process that had initialised infinirt, the child gets
+ *    INFINI_STATUS_DEVICE_NOT_INITIALIZED from every function that returns a status (no hang, no
+ *    re-use of the parent's state).
  */
 #ifndef __INFINIRT_API_H__
 #define __INFINIRT_API_H__
@@ -65,32 +89,75 @@ typedef struct {
     uint64_t communication_bytes;
 } infinirtDeviceResourceSnapshot_t;
 
+/* Loads the plugins if no call has done so yet (every function does it itself); idempotent.
+ * SUCCESS even when some or all plugins failed to load (their types then have no devices);
+ * DEVICE_NOT_INITIALIZED in a child forked after the parent initialised. Blocks only while
+ * another thread's first call is loading the plugins. */
 __export infiniStatus_t infinirtInit(void);
 
 /* ---- Device ---------------------------------------------------------------------------- */
 
-/* count_array must hold INFINI_DEVICE_TYPE_COUNT ints; types without a backend get 0. */
+/* Writes count_array[t] for every t < INFINI_DEVICE_TYPE_COUNT of this header (13 ints: an
+ * array sized with a header that knows fewer types is overrun). Types without a loaded backend,
+ * or whose backend found no device, get 0. NULL -> NULL_POINTER. Never fails because a driver
+ * is missing. */
 __export infiniStatus_t infinirtGetAllDeviceCount(int *count_array);
-/* Never fails because a driver is missing: such a type has 0 devices. */
+/* *count: the devices of that type; 0 (SUCCESS) when its backend is missing, failed or found
+ * none. NULL count -> NULL_POINTER (checked first); a type out of range ->
+ * DEVICE_TYPE_NOT_SUPPORTED. Never fails because a driver is missing. */
 __export infiniStatus_t infinirtGetDeviceCount(infiniDevice_t device, int *count);
-/* DEVICE_TYPE_NOT_SUPPORTED for a type out of range, DEVICE_NOT_FOUND for an id out of range or
- * a type with no devices. On any failure the thread's current device is left as it was. */
+/* Makes (device, device_id) the calling thread's current device; other threads keep theirs.
+ * DEVICE_TYPE_NOT_SUPPORTED for a type out of range, DEVICE_NOT_FOUND for an id out of range or
+ * a type with no devices; a failure of the backend's own device switch returns its status. On
+ * any failure the thread's current device is left as it was. cuda/hip also make the device
+ * current for the thread's native runtime (the primary context; hipSetDevice), as cudaSetDevice
+ * does; no other infinirt call changes the thread's native state. Does not block. */
 __export infiniStatus_t infinirtSetDevice(infiniDevice_t device, int device_id);
+/* The calling thread's current device (the process default on a thread that never set one).
+ * NULL device_ptr or device_id_ptr -> NULL_POINTER (nothing written); DEVICE_NOT_FOUND when no
+ * backend reports any device. */
 __export infiniStatus_t infinirtGetDevice(infiniDevice_t *device_ptr, int *device_id_ptr);
+/* Free and total bytes of the named device. NULL free_bytes or total_bytes -> NULL_POINTER
+ * (checked before the device). "free" is the backend's figure: the driver's (cuda/hip);
+ * MemAvailable, or the INFINIRT_CPU_MEMORY_LIMIT budget (cpu); an estimate where OpenCL has no
+ * query (opencl). Does not block on queued work. */
 __export infiniStatus_t infinirtGetMemInfo(infiniDevice_t device, int device_id, size_t *free_bytes, size_t *total_bytes);
+/* Overwrites the whole struct (it has no struct_size) for the named device; only fields whose
+ * bit is in valid_fields mean anything, the others are 0. Every backend sets MEMORY_CAPACITY
+ * (free, total, used = total - free); cuda/hip also fill reserved_bytes (the stream-ordered
+ * pool); no backend fills the utilisation or communication fields yet. NULL snapshot ->
+ * NULL_POINTER (checked before the device). */
 __export infiniStatus_t infinirtGetDeviceResourceSnapshot(infiniDevice_t device, int device_id,
                                                           infinirtDeviceResourceSnapshot_t *snapshot);
-/* Waits for all work on every stream of the current device. */
+/* Blocks until all work submitted before the call to every stream of the calling thread's
+ * current device, its default stream included, has completed. Other devices are not waited
+ * for. DEVICE_NOT_FOUND when there is no device. */
 __export infiniStatus_t infinirtDeviceSynchronize(void);
 
 /* ---- Stream ---------------------------------------------------------------------------- */
 
-/* Creates an in-order stream on the current device. */
+/* Creates an in-order stream on the current device (never NULL on success), independent of the
+ * default stream and of other streams (cuda/hip: a non-blocking stream). NULL stream_ptr ->
+ * NULL_POINTER; DEVICE_NOT_FOUND without a device; OUT_OF_MEMORY when the backend or the handle
+ * table is full. Does not block. */
 __export infiniStatus_t infinirtStreamCreate(infinirtStream_t *stream_ptr);
-/* Waits for the stream's pending work, then destroys it. NULL (the default stream) is refused. */
+/* Blocks until the stream's pending work has completed, then destroys it; events recorded on it
+ * stay valid. NULL (the default stream) -> BAD_PARAM; a destroyed, garbage or non-stream handle
+ * -> INVALID_HANDLE. Under record/replay (cpu, opencl) an unfinished capture is discarded with
+ * the stream; on cuda/hip the drain is a native stream synchronize, which the driver refuses on
+ * a capturing stream (BAD_PARAM): end the capture first. */
 __export infiniStatus_t infinirtStreamDestroy(infinirtStream_t stream);
+/* Blocks until all work submitted to `stream` before the call has completed. NULL waits for the
+ * current device's default stream only, not for the device's other streams (that is
+ * infinirtDeviceSynchronize). INVALID_HANDLE for a bad handle. On a capturing stream: BAD_PARAM;
+ * record/replay also invalidates the capture (cuda/hip: as the driver does). */
 __export infiniStatus_t infinirtStreamSynchronize(infinirtStream_t stream);
-/* Work submitted to `stream` after this call runs after the work `event` captured. */
+/* Work submitted to `stream` after this call runs after the work that `event`'s latest
+ * recording (as of this call) captured; recording the event again later changes nothing, and an
+ * event never recorded imposes no wait. Same device: only enqueued. Event of another device or
+ * backend: the caller blocks until the event has completed. INVALID_HANDLE for a bad stream
+ * (checked first) or event. On a stream capturing under record/replay the wait is recorded and
+ * looks up the event's latest recording at each launch. */
 __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinirtEvent_t event);
 
 /* ---- Event ----------------------------------------------------------------------------- */
@@ -106,18 +173,39 @@ typedef enum {
     INFINIRT_EVENT_BLOCKING_SYNC = 0x2
 } infinirtEventFlags_t;
 
-/* Events are created on the current device. An event never recorded is COMPLETE. */
+/* Creates an event on the current device; an event never recorded is COMPLETE. NULL event_ptr ->
+ * NULL_POINTER; DEVICE_NOT_FOUND without a device; OUT_OF_MEMORY as for streams. Does not block.
+ * infinirtEventCreate(e) is infinirtEventCreateWithFlags(e, INFINIRT_EVENT_DEFAULT). */
 __export infiniStatus_t infinirtEventCreate(infinirtEvent_t *event_ptr);
-/* flags: a combination of infinirtEventFlags_t; unknown bits give BAD_PARAM. */
+/* flags: a combination of infinirtEventFlags_t; unknown bits -> BAD_PARAM (checked before the
+ * device). DISABLE_TIMING: the event cannot be timed. BLOCKING_SYNC: cuda/hip make waiting
+ * threads sleep instead of spin; cpu and opencl accept it and ignore it. */
 __export infiniStatus_t infinirtEventCreateWithFlags(infinirtEvent_t *event_ptr, uint32_t flags);
-/* The stream must belong to the event's device (BAD_PARAM otherwise); NULL is the current
- * device's default stream. */
+/* Makes the event capture all work submitted to `stream` so far, replacing any earlier
+ * recording; does not block. The stream must belong to the event's device, else BAD_PARAM
+ * (also for NULL while another device is current: NULL is the current device's default
+ * stream). INVALID_HANDLE for a bad event (checked first) or stream. On a capturing stream the
+ * record becomes part of the graph: each launch records the event (record/replay, cuda; hip:
+ * HIP's own rules). */
 __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStream_t stream);
+/* Never blocks. *status_ptr = COMPLETE once the latest recording's work has completed (or if
+ * never recorded), else NOT_READY; both are SUCCESS and NOT_READY writes no last error.
+ * INVALID_HANDLE for a bad event; NULL status_ptr -> NULL_POINTER (checked after the handle). */
 __export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventStatus_t *status_ptr);
+/* Blocks until the work of the event's latest recording has completed; returns at once if the
+ * event was never recorded. INVALID_HANDLE for a bad event. */
 __export infiniStatus_t infinirtEventSynchronize(infinirtEvent_t event);
+/* Does not wait: an event whose recording is still pending may be destroyed; the recorded work
+ * and StreamWaitEvent calls already made on it are unaffected. NULL, destroyed, garbage or
+ * non-event handles -> INVALID_HANDLE. A record/replay graph that recorded or waited on this
+ * event fails at its next launch with INVALID_HANDLE. */
 __export infiniStatus_t infinirtEventDestroy(infinirtEvent_t event);
-/* Milliseconds between two completed recordings. BAD_PARAM if either event was created with
- * DISABLE_TIMING, NOT_READY if either has not completed, BAD_PARAM if either was never recorded. */
+/* Milliseconds between the completion of start's and end's latest recordings; never waits.
+ * Checked in this order: NULL ms_ptr -> NULL_POINTER; bad start, then bad end ->
+ * INVALID_HANDLE; either created with DISABLE_TIMING, or the two on different devices ->
+ * BAD_PARAM; either never recorded -> BAD_PARAM; either still pending -> NOT_READY (a failure
+ * here: the last error is written). Negative when end's recording completed first (cpu,
+ * opencl). */
 __export infiniStatus_t infinirtEventElapsedTime(float *ms_ptr, infinirtEvent_t start, infinirtEvent_t end);
 
 /* ---- Memory ---------------------------------------------------------------------------- */
@@ -130,32 +218,71 @@ typedef enum {
     INFINIRT_MEMCPY_DEFAULT = 4 /* extension: direction inferred from the pointers */
 } infinirtMemcpyKind_t;
 
-/* Device memory on the current device. size 0 gives BAD_PARAM; an allocation the device cannot
- * satisfy gives OUT_OF_MEMORY (never SUCCESS with NULL). */
+/* Device memory on the current device, uninitialised. Does not wait for queued work (opencl
+ * does before retrying an allocation the driver refused). NULL p_ptr -> NULL_POINTER; size 0 ->
+ * BAD_PARAM; DEVICE_NOT_FOUND without a device; a size the device cannot satisfy (SIZE_MAX, more
+ * than the memory) -> OUT_OF_MEMORY, never SUCCESS with NULL. The loader records the block
+ * (owner device, size, kind) for frees, copies and infinirtPointerGetAttributes. */
 __export infiniStatus_t infinirtMalloc(void **p_ptr, size_t size);
-/* Page-locked host memory usable for asynchronous copies with the current device. */
+/* Host memory for copies with the current device, usable by the host at once; statuses as for
+ * infinirtMalloc. Page-locked on cuda/hip, and on opencl where the implementation maps a
+ * CL_MEM_ALLOC_HOST_PTR buffer (else page-aligned ordinary memory); ordinary aligned memory on
+ * cpu. */
 __export infiniStatus_t infinirtMallocHost(void **p_ptr, size_t size);
-/* Frees memory from infinirtMalloc/MallocAsync, whatever device is current, after the owning
- * device's pending work has finished (as cudaFree does). NULL is a no-op
- * (SUCCESS). A pointer not allocated by infinirt, an interior pointer or a double free gives
- * BAD_PARAM. */
+/* Frees memory from infinirtMalloc/MallocAsync of any device, whatever device is current.
+ * Blocks until all work queued on every stream of the owning device has completed, then frees
+ * (as cudaFree does). NULL is a no-op (SUCCESS). A pointer infinirt did not allocate, one
+ * already freed, an interior pointer or memory from infinirtMallocHost -> BAD_PARAM, and
+ * nothing is freed. */
 __export infiniStatus_t infinirtFree(void *ptr);
-/* Frees memory from infinirtMallocHost; the same rules as infinirtFree. */
+/* Frees memory from infinirtMallocHost, whatever device is current. NULL is a no-op; foreign,
+ * already freed and interior pointers, and device memory -> BAD_PARAM. Waiting differs: cpu
+ * and opencl first wait for all work queued on the owning device; cuda/hip call
+ * cuMemFreeHost/hipHostFree without a wait of their own. Make sure no queued copy still uses
+ * the memory. */
 __export infiniStatus_t infinirtFreeHost(void *ptr);
 
-/* Copies are routed to the device owning the device-side pointer (the current device when
- * neither pointer is known to infinirt). size 0 is a no-op. */
+/* Copies. Both: a kind out of range -> BAD_PARAM; NULL dst or src -> NULL_POINTER (also with
+ * size 0); then size 0 is a no-op (SUCCESS). Neither the ranges nor the kind are checked against
+ * the pointers; DEFAULT is resolved from the loader's allocation record when both pointers are
+ * infinirt memory, else by the backend. Host memory may be pageable or from MallocHost.
+ * infinirtMemcpy runs on the device owning the device-side pointer (src's when both are device
+ * memory; the current device when neither is infinirt device memory), after the work already
+ * queued on that device's default stream, and blocks until the copy is complete. It is not
+ * ordered with the device's other streams. */
 __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
+/* Enqueues on `stream`, on the stream's device whatever the pointers' owners; INVALID_HANDLE for
+ * a bad stream (checked before the size-0 no-op). Returns without waiting, except that opencl
+ * stages a D2D/DEFAULT copy between two devices' memory through the host and completes it
+ * first, and cuda/hip may block while the driver stages pageable memory. Keep both buffers
+ * valid, and a host source unchanged, until the stream has run the copy (cpu and opencl access
+ * pageable memory only then). On a capturing stream the copy is recorded, not run. */
 __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
                                             infinirtStream_t stream);
 
-/* Stream-ordered allocation: the memory may be used by work on `stream` submitted after this
- * call; FreeAsync releases it once the stream's earlier work has run. */
+/* Stream-ordered allocation on the stream's device (NULL: the current device's default stream):
+ * usable by work submitted to `stream` after the call (on other streams, order with an event).
+ * Waits only as infinirtMalloc does; cpu, opencl allocate at once, cuda/hip from the pool.
+ * NULL p_ptr -> NULL_POINTER; size 0 -> BAD_PARAM (both before the stream); bad stream ->
+ * INVALID_HANDLE; OUT_OF_MEMORY as for infinirtMalloc. infinirtFree also frees the block. On a
+ * stream capturing under record/replay: BAD_PARAM, and the capture is invalidated. */
 __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtStream_t stream);
+/* Frees `ptr` (from infinirtMallocAsync) once the work submitted to `stream` before the call
+ * has run; does not block. NULL ptr -> SUCCESS, the stream unchecked. Then: bad stream ->
+ * INVALID_HANDLE; capturing under record/replay -> BAD_PARAM (capture invalidated); foreign,
+ * already freed, interior or MallocHost pointers, or memory of another device type than the
+ * stream's -> BAD_PARAM. Memory of another device of the stream's type: backend-dependent (cpu
+ * frees it; opencl refuses, BAD_PARAM). On failure the memory stays allocated. */
 __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream);
 
-/* Sets `count` bytes of device memory to (unsigned char)value. */
+/* Sets `count` bytes at ptr to (unsigned char)value. NULL ptr -> NULL_POINTER (also with count
+ * 0); then count 0 is a no-op (SUCCESS). ptr should be device memory: opencl refuses other
+ * memory and ranges past the allocation's end (BAD_PARAM); other backends do not check.
+ * infinirtMemset runs on the device owning ptr (the current device for memory infinirt did not
+ * allocate), after the work queued on that device's default stream, and blocks until done. */
 __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count);
+/* Enqueues on `stream`'s device and returns without waiting; INVALID_HANDLE for a bad stream
+ * (checked before the count-0 no-op). Recorded when the stream captures. */
 __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, infinirtStream_t stream);
 
 /* ---- Graph ----------------------------------------------------------------------------- */
@@ -166,29 +293,61 @@ typedef enum {
     INFINIRT_STREAM_CAPTURE_MODE_RELAXED = 2
 } infinirtStreamCaptureMode_t;
 
-/* Work submitted to a capturing stream is recorded, not run. Synchronising calls on it give
- * BAD_PARAM and end the capture as invalid. The default (NULL) stream cannot be captured. */
+/* Work submitted to a capturing stream is recorded, not run; neither call blocks. cuda/hip
+ * capture natively (modes as in CUDA). cpu and opencl use the loader's record/replay: it records
+ * MemcpyAsync, MemsetAsync, EventRecord, StreamWaitEvent and GraphLaunch, accepts every mode
+ * without telling them apart, and refuses StreamSynchronize, StreamQuery, MallocAsync and
+ * FreeAsync on the stream with BAD_PARAM, invalidating the capture. Synchronous Memcpy/Memset
+ * are not captured (they use the default stream). BeginCapture: NULL stream or a mode out of
+ * range -> BAD_PARAM (before the handle check); bad handle -> INVALID_HANDLE; already capturing
+ * -> BAD_PARAM. */
 __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infinirtStreamCaptureMode_t mode);
+/* Ends the capture and returns its graph. NULL graph_ptr -> NULL_POINTER (the capture goes on);
+ * NULL stream -> BAD_PARAM; bad handle -> INVALID_HANDLE; a stream not capturing, or a capture
+ * that was invalidated -> BAD_PARAM, and the capture is over either way. */
 __export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infinirtGraph_t *graph_ptr);
+/* Destroys a graph; execs instantiated from it stay valid. Does not block. NULL, destroyed,
+ * garbage or non-graph handles -> INVALID_HANDLE. */
 __export infiniStatus_t infinirtGraphDestroy(infinirtGraph_t graph);
-/* node_ptr and log_buffer may be NULL. On failure the log (if given) holds the reason. */
+/* Makes an executable graph of `graph`, which stays valid and may be instantiated again; does
+ * not block. NULL graph_exec_ptr -> NULL_POINTER; bad graph -> INVALID_HANDLE; a failed native
+ * instantiation returns its status. log_buffer (may be NULL; buffer_size bytes) gets "" on
+ * success and a NUL-terminated reason on those failures; *node_ptr (node_ptr may be NULL) is
+ * set to NULL on success. */
 __export infiniStatus_t infinirtGraphInstantiate(infinirtGraphExec_t *graph_exec_ptr, infinirtGraph_t graph,
                                                  infinirtGraphNode_t *node_ptr, char *log_buffer,
                                                  size_t buffer_size);
+/* Destroys an exec without waiting: launches already made still run to completion. NULL,
+ * destroyed, garbage or non-exec handles -> INVALID_HANDLE. */
 __export infiniStatus_t infinirtGraphExecDestroy(infinirtGraphExec_t graph_exec);
-/* Runs the recorded work on `stream`, in stream order, as many times as it is launched. */
+/* Enqueues the recorded work on `stream`, in stream order, as many times as it is launched;
+ * does not block. INVALID_HANDLE for a bad exec (checked first) or stream; a stream of another
+ * device than the graph's -> BAD_PARAM. Copies read their sources as they are when the launch
+ * runs. Record/replay checks recorded events again: a destroyed one gives INVALID_HANDLE after
+ * the operations before it were enqueued. Launching into a capturing stream records the work. */
 __export infiniStatus_t infinirtGraphLaunch(infinirtGraphExec_t graph_exec, infinirtStream_t stream);
-/* The published (misspelled) name, kept for source compatibility; same as infinirtGraphLaunch. */
+/* The published (misspelled) name, kept for source compatibility; identical to
+ * infinirtGraphLaunch. */
 __export infiniStatus_t infinirtGraphLuanch(infinirtGraphExec_t graph_exec, infinirtStream_t stream);
 
 /* ---- Extensions: errors ---------------------------------------------------------------- */
 
-/* "INFINI_STATUS_SUCCESS" etc.; never NULL; static storage. Unknown codes give "INFINI_STATUS_UNKNOWN". */
+/* "INFINI_STATUS_SUCCESS" etc.; "INFINI_STATUS_UNKNOWN" for a value that is no status. Never
+ * NULL; static storage, valid for the life of the process. Thread-safe; loads no plugin and
+ * never touches the last error. */
 __export const char *infinirtGetErrorName(infiniStatus_t status);
-/* A one-line English description; never NULL; static storage. */
+/* A one-line English description; "unknown status code" for a value that is no status. Never
+ * NULL; static storage; otherwise as infinirtGetErrorName. */
 __export const char *infinirtGetErrorString(infiniStatus_t status);
-/* Detail of the calling thread's last failed call ("" if none): backend, native call, native
- * error name and number, figures. Valid until the thread's next infinirt call. */
+/* The calling thread's last-error message: the detail of this thread's latest call that
+ * returned a failure status ("" if none did yet): backend:device, the native call, the native
+ * error name and number and figures where the backend gives them, else the loader's reason. It
+ * is written only by a call of this thread that returns a failure status, and describes that
+ * failure; successful calls, other threads and background work (plugin loading) never set it.
+ * StreamQuery answering NOT_READY, and EventQuery reporting NOT_READY, are not failures and
+ * write nothing. Never NULL: a thread-local buffer (at most 1023 characters, longer text is
+ * cut), valid until the thread exits; its text changes at the thread's next failing call.
+ * Loads no plugin. */
 __export const char *infinirtGetLastErrorMessage(void);
 
 /* ---- Extensions: backends and devices -------------------------------------------------- */
@@ -196,7 +355,7 @@ __export const char *infinirtGetLastErrorMessage(void);
 typedef enum {
     INFINIRT_BACKEND_LOADED = 0,      /* negotiated and serving its device type */
     INFINIRT_BACKEND_UNAVAILABLE = 1, /* loaded but reports no devices (reason says why) */
-    INFINIRT_BACKEND_FAILED = 2,      /* dlopen, entry symbol, version or init failed */
+    INFINIRT_BACKEND_FAILED = 2,      /* dlopen, entry symbol, version or init failed, or excluded */
     INFINIRT_BACKEND_SHADOWED = 3     /* an earlier plugin already serves its device type */
 } infinirtBackendState_t;
 
@@ -204,16 +363,21 @@ typedef enum {
 typedef struct {
     size_t struct_size;
     char name[64];            /* "cpu", "cuda", ... or the file name if it never told us */
-    infiniDevice_t device_type;
+    infiniDevice_t device_type; /* INFINI_DEVICE_TYPE_COUNT if negotiation never got that far */
     char path[1024];          /* the plugin file */
     uint32_t interface_version; /* negotiated version, 0 if negotiation failed */
-    int device_count;
+    int device_count;         /* 0 unless LOADED */
     infinirtBackendState_t state;
     char reason[512];         /* why it is not LOADED; "" otherwise */
 } infinirtBackendInfo_t;
 
-/* Every plugin found, in search order, whatever its state. */
+/* Every plugin file found, in search order, whatever its state; fixed once loaded. Files that
+ * INFINIRT_BACKENDS excludes by file name are not listed (those excluded by their declared name
+ * are, as FAILED). NULL count -> NULL_POINTER. */
 __export infiniStatus_t infinirtGetBackendCount(int *count);
+/* NULL info -> NULL_POINTER; info->struct_size <= sizeof(size_t) or > 1 MiB -> BAD_PARAM;
+ * index outside [0, count) -> BAD_PARAM. Writes at most struct_size bytes and leaves
+ * struct_size as the caller set it; strings are NUL-terminated, cut to their fields. */
 __export infiniStatus_t infinirtGetBackendInfo(int index, infinirtBackendInfo_t *info);
 
 /* Extensible: set struct_size = sizeof(infinirtDeviceProperties_t) before the call. Fields a
@@ -227,17 +391,22 @@ typedef struct {
     size_t total_memory;          /* bytes */
     int compute_capability_major; /* -1 if not applicable */
     int compute_capability_minor; /* -1 if not applicable */
-    char architecture[64];        /* "sm_90", "gfx90a", "x86_64", ... */
+    char architecture[64];        /* "sm_90", "x86_64", ...; "" if unknown (hip) */
     int multiprocessor_count;     /* SMs, CUs, compute units or cores; 0 if unknown */
     unsigned char uuid[16];
     int has_uuid;
     char pci_bus_id[32];          /* "0000:3b:00.0"; "" if none */
 } infinirtDeviceProperties_t;
 
+/* Properties of the named device. NULL props -> NULL_POINTER; struct_size <= sizeof(size_t)
+ * or > 1 MiB -> BAD_PARAM; then the device checks. Writes at most struct_size bytes and leaves
+ * struct_size as the caller set it. Does not block. */
 __export infiniStatus_t infinirtGetDeviceProperties(infiniDevice_t device, int device_id,
                                                     infinirtDeviceProperties_t *props);
 
-/* SUCCESS if all work on the stream has completed, INFINI_STATUS_NOT_READY otherwise. */
+/* Never blocks. SUCCESS if all work submitted to the stream has completed, NOT_READY otherwise
+ * (an answer, not a failure: no last error is written). INVALID_HANDLE for a bad handle. On a
+ * capturing stream: BAD_PARAM, and record/replay invalidates the capture. */
 __export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream);
 
 typedef enum {
@@ -257,15 +426,27 @@ typedef struct {
     size_t size; /* its size in bytes; 0 if unknown */
 } infinirtPointerAttributes_t;
 
-/* Works on interior pointers. An unknown pointer succeeds with kind UNKNOWN. */
+/* Works on interior pointers; never blocks. Memory from infinirt: its kind, owner, base and
+ * size. Otherwise the backends are asked (cuda knows memory of the CUDA runtime and driver);
+ * else SUCCESS with kind UNKNOWN, device_type INFINI_DEVICE_CPU, device_id 0, base NULL, size 0
+ * (also for a NULL ptr). NULL attributes -> NULL_POINTER; struct_size as for
+ * infinirtGetBackendInfo (BAD_PARAM); at most struct_size bytes are written. */
 __export infiniStatus_t infinirtPointerGetAttributes(infinirtPointerAttributes_t *attributes, const void *ptr);
 
-/* Native handles (extension): the backend's own object behind a handle, e.g. a CUstream, a
- * CUevent, a cl_command_queue; for the device, its context (CUcontext, cl_context). Valid as
- * long as the infinirt handle (or the process, for the device context) lives. NOT_IMPLEMENTED
- * if the backend has no such object. A NULL stream gives the device's default stream's handle. */
+/* Native handles (extension): the backend's own object behind a handle, for interop; it stays
+ * infinirt's (do not destroy it). NULL native -> NULL_POINTER (checked first); then
+ * INVALID_HANDLE for a bad handle, or the device checks; NOT_IMPLEMENTED where the backend has
+ * no such object (cpu). Never block.
+ * Stream: CUstream, hipStream_t, cl_command_queue, valid while the stream lives; NULL gives the
+ * current device's default stream (cuda: CU_STREAM_LEGACY; hip: NULL, its null stream; opencl:
+ * its default queue, valid for the life of the process). */
 __export infiniStatus_t infinirtStreamGetNativeHandle(infinirtStream_t stream, void **native);
+/* CUevent or hipEvent_t, valid while the event lives. opencl: the cl_event of the latest
+ * recording (before the first, an already complete user event), which the plugin releases at
+ * the event's next EventRecord or EventDestroy: clRetainEvent it to keep it longer. */
 __export infiniStatus_t infinirtEventGetNativeHandle(infinirtEvent_t event, void **native);
+/* The device's context, valid for the life of the process: cuda, its primary CUcontext; hip,
+ * its primary context (retained on the first call); opencl, its cl_context. */
 __export infiniStatus_t infinirtDeviceGetNativeContext(infiniDevice_t device, int device_id, void **native);
 
 #ifdef __cplusplus
