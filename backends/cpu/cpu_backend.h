@@ -1,5 +1,6 @@
-// Private declarations shared by the files of the cpu backend. Nothing here crosses the plugin
-// boundary: the loader sees only the table built in cpu_plugin.cpp.
+// Private declarations shared by the files of the cpu backend (namespace infinirt::cpu). Nothing
+// here crosses the plugin boundary: the loader sees only the table built in cpu_plugin.cpp, where
+// every entry declared below is installed inside the exception guard of backends/common.
 //
 // Lifetime rule for the whole backend: global state (configuration, devices, streams that were
 // never destroyed) is created with `new` and never deleted. Worker threads may still be blocked
@@ -10,53 +11,52 @@
 #include "infinirt_plugin.h"
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <memory>
 #include <mutex>
-#include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
-namespace infinirt_cpu {
+namespace infinirt::cpu {
 
 class Stream;
+class Event;
 
 constexpr int kMaxDevices = 64;
 // Alignment of every block malloc_device/malloc_host return: a cache line, enough for any
 // vector load the host can do.
 constexpr size_t kAlignment = 64;
 
-// ---- loader services (cpu_plugin.cpp) -------------------------------------------------------
+// ---- failures (cpu_errors.cpp) --------------------------------------------------------------
+// The cpu has no native error codes: what fails is an allocation (an errno from posix_memalign,
+// a budget or the physical memory exceeded). Other failures are reported with common::fail, and
+// exceptions (std::bad_alloc, std::system_error from a worker's start) by the entry guard.
 
-// Formats the message and hands it to host->set_error (the loader copies it and prefixes the
-// backend name). Thread-safe; a no-op when the loader gave no host table.
-void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
-// Logs through host->log; same rules as report().
-void log_message(infinirtLogLevel_t level, const char *format, ...) __attribute__((format(printf, 2, 3)));
+// A size as allocation messages print it: "600000 bytes (585.9 KiB)", exact for the reader who
+// compares with a request, scaled (common::formatBytes) for the one who skims.
+struct SizeText {
+    char text[48];
+    const char *c_str() const noexcept { return text; }
+};
+SizeText sizeText(size_t bytes) noexcept;
 
-// Runs `body` and turns any exception into a status, so none crosses the C boundary:
-// std::bad_alloc -> OUT_OF_MEMORY, anything else -> INTERNAL_ERROR with its what() text.
-template <class Body>
-infiniStatus_t guarded(const char *entry, Body &&body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        report("%s: out of host memory (std::bad_alloc)", entry);
-        return INFINI_STATUS_OUT_OF_MEMORY;
-    } catch (const std::exception &e) {
-        report("%s: %s", entry, e.what());
-        return INFINI_STATUS_INTERNAL_ERROR;
-    } catch (...) {
-        report("%s: unknown exception", entry);
-        return INFINI_STATUS_INTERNAL_ERROR;
-    }
-}
+// Sets the thread's error detail "<entry>: cannot allocate <size> on cpu:<device>: <why>, <free>
+// free" and returns INFINI_STATUS_OUT_OF_MEMORY.
+infiniStatus_t outOfMemory(const char *entry, int device, size_t size, size_t free_bytes, const char *why_format,
+                           ...) noexcept __attribute__((format(printf, 5, 6)));
+
+// An allocation call (posix_memalign) that failed with errno value `err`: outOfMemory's detail
+// with the why "<call> failed: <NAME> (<err>)" and the system's free memory, and the status the
+// errno maps to.
+infiniStatus_t allocationFailure(const char *entry, const char *call, int err, int device, size_t size) noexcept;
 
 // ---- devices (cpu_device.cpp) ---------------------------------------------------------------
 
-// Read once by init() from the environment; constant afterwards.
+// Read once by initDevices() from the environment; constant afterwards.
 struct Config {
     int device_count = 1;       // INFINIRT_CPU_DEVICE_COUNT, 1..kMaxDevices
     size_t memory_limit = 0;    // INFINIRT_CPU_MEMORY_LIMIT in bytes per device; 0 = no limit
@@ -76,61 +76,202 @@ struct Device {
     // Every live stream of the device, the default one included, for device_synchronize.
     std::mutex streams_mutex;
     std::vector<std::shared_ptr<Stream>> streams;
-    // Created on first use (default_stream() in cpu_stream.cpp), then never destroyed.
+    // Created on first use (resolveStream() in cpu_stream.cpp), then never destroyed.
     std::atomic<Stream *> default_stream{nullptr};
     std::mutex default_stream_mutex;
 };
 
-// Reads the environment and the system once; later calls do nothing. Thread-safe.
-// Failure (out of memory) leaves the state unset and returns the status.
-infiniStatus_t init_devices() noexcept;
-// Valid after init_devices(); device must be < config().device_count (the loader checks).
+// Valid after initDevices(); device must be < config().device_count (the loader checks).
 const Config &config() noexcept;
-Device &device_state(int device) noexcept;
+Device &deviceState(int device) noexcept;
+// Bytes left of the device's INFINIRT_CPU_MEMORY_LIMIT budget; only meaningful under a limit.
+size_t budgetLeft(int device) noexcept;
 // MemAvailable from /proc/meminfo (sysinfo freeram if unreadable), in bytes.
-size_t system_available_memory() noexcept;
+size_t systemAvailableMemory() noexcept;
 
-infiniStatus_t get_device_count(int *count, char *reason, size_t reason_size);
-infiniStatus_t get_device_properties(int device, infinirtDeviceProperties_t *props);
-infiniStatus_t set_device(int device);
-infiniStatus_t device_synchronize(int device);
-infiniStatus_t get_mem_info(int device, size_t *free_bytes, size_t *total_bytes);
+// The table's init: reads the environment and the system once; later calls do nothing.
+// Thread-safe. Failure (out of memory) leaves the state unset.
+infinirtPluginInitFn initDevices;
+infinirtPluginGetDeviceCountFn getDeviceCount;
+infinirtPluginGetDevicePropertiesFn getDeviceProperties;
+infinirtPluginSetDeviceFn setDevice;
+infinirtPluginDeviceSynchronizeFn deviceSynchronize;
+infinirtPluginGetMemInfoFn getMemInfo;
 
 // ---- memory (cpu_memory.cpp) ----------------------------------------------------------------
 
 // Frees a block from malloc_device/malloc_host/malloc_async and returns its bytes to its
 // device's budget. Also run by stream workers for free_async. Never fails.
-void release_block(void *ptr) noexcept;
+void releaseBlock(void *ptr) noexcept;
 
-infiniStatus_t malloc_device(int device, void **ptr, size_t size);
-infiniStatus_t free_device(int device, void *ptr);
-infiniStatus_t malloc_host(int device, void **ptr, size_t size);
-infiniStatus_t free_host(int device, void *ptr);
-infiniStatus_t memcpy_sync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
-infiniStatus_t memcpy_async(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
-                            void *stream);
-infiniStatus_t memset_sync(int device, void *ptr, int value, size_t count);
-infiniStatus_t memset_async(int device, void *ptr, int value, size_t count, void *stream);
-infiniStatus_t malloc_async(int device, void **ptr, size_t size, void *stream);
-infiniStatus_t free_async(int device, void *ptr, void *stream);
+infinirtPluginMallocDeviceFn mallocDevice;
+infinirtPluginFreeDeviceFn freeDevice;
+infinirtPluginMallocHostFn mallocHost;
+infinirtPluginFreeHostFn freeHost;
+infinirtPluginMemcpySyncFn memcpySync;
+infinirtPluginMemcpyAsyncFn memcpyAsync;
+infinirtPluginMemsetSyncFn memsetSync;
+infinirtPluginMemsetAsyncFn memsetAsync;
+infinirtPluginMallocAsyncFn mallocAsync;
+infinirtPluginFreeAsyncFn freeAsync;
 
 // ---- streams (cpu_stream.cpp) ---------------------------------------------------------------
+// A cpu stream: an in-order queue of tasks run by one worker thread of its own.
+//
+// Progress is tracked with two counters: submit() numbers each task (1, 2, ...) and the worker
+// publishes how many have completed. "Everything up to task n has run" is then one atomic
+// comparison, which is what event_query, stream_query and cross-stream waits need.
 
-infiniStatus_t stream_create(int device, void **stream);
-infiniStatus_t stream_destroy(int device, void *stream);
-infiniStatus_t stream_synchronize(int device, void *stream);
-infiniStatus_t stream_query(int device, void *stream);
-infiniStatus_t stream_wait_event(int device, void *stream, void *event);
+// One unit of stream work. Holds references that keep the event it marks or the stream it
+// waits for alive until it has run.
+struct Task {
+    enum class Kind : uint8_t { Copy, Fill, Release, Mark, Wait };
+    Kind kind = Kind::Copy;
+    void *dst = nullptr;       // Copy, Fill, Release: the destination / block
+    const void *src = nullptr; // Copy
+    size_t size = 0;           // Copy, Fill
+    int value = 0;             // Fill
+    uint64_t number = 0;       // Mark: the event's recording generation; Wait: the task awaited
+    std::shared_ptr<Event> event;   // Mark
+    std::shared_ptr<Stream> stream; // Wait: the stream whose task `number` must have run
+};
+
+// Thread-safe: any member may be called from any thread, except that shutdown() is called once
+// (by stream_destroy) and nothing may be submitted during or after it. Owned through
+// shared_ptr: by its device's stream list while it is alive, and by events recorded on it and
+// wait tasks that refer to it.
+class Stream : public std::enable_shared_from_this<Stream> {
+public:
+    explicit Stream(int device) : device_(device) {}
+    Stream(const Stream &) = delete;
+    Stream &operator=(const Stream &) = delete;
+    // The worker was joined by shutdown() or never started: a stream is only released by
+    // stream_destroy, and default streams never are.
+    ~Stream() = default;
+
+    int device() const noexcept { return device_; }
+
+    // Enqueues `task` and returns its number. Starts the worker on first use. Throws
+    // std::bad_alloc / std::system_error (the task is not queued then).
+    uint64_t submit(Task &&task);
+
+    // True once every task up to `number` has run.
+    bool reached(uint64_t number) const noexcept { return completed_.load(std::memory_order_acquire) >= number; }
+    bool idle() const noexcept {
+        return completed_.load(std::memory_order_acquire) >= submitted_.load(std::memory_order_acquire);
+    }
+    // Blocks until every task up to `number` has run.
+    void wait(uint64_t number);
+    // Blocks until every task submitted before the call has run.
+    void synchronize() { wait(submitted_.load(std::memory_order_acquire)); }
+    // Drains the queue, then stops and joins the worker.
+    void shutdown();
+
+private:
+    void run() noexcept;
+    void push(Task &&task);
+    Task pop() noexcept;
+
+    const int device_;
+    std::mutex mutex_;
+    std::condition_variable work_ready_; // worker sleeps here while the queue is empty
+    std::condition_variable progress_;   // wait() sleeps here
+    // Ring buffer of pending tasks (grown by doubling, never shrunk, so steady submission does
+    // not allocate). Guarded by mutex_.
+    std::vector<Task> ring_;
+    size_t head_ = 0;
+    size_t count_ = 0;
+    bool worker_sleeping_ = false;
+    bool stopping_ = false;
+    int waiters_ = 0;
+    std::thread worker_;
+    // Written under mutex_, read without it.
+    std::atomic<uint64_t> submitted_{0};
+    std::atomic<uint64_t> completed_{0};
+};
+
+// The stream a plugin call names: `stream` itself, or the device's default stream (created on
+// first use) when it is NULL. Throws std::bad_alloc.
+Stream &resolveStream(int device, void *stream);
+// The device's default stream if it was ever created, else nullptr (then it has no work).
+Stream *existingDefaultStream(int device) noexcept;
+
+infinirtPluginStreamCreateFn streamCreate;
+infinirtPluginStreamDestroyFn streamDestroy;
+infinirtPluginStreamSynchronizeFn streamSynchronize;
+infinirtPluginStreamQueryFn streamQuery;
+infinirtPluginStreamWaitEventFn streamWaitEvent;
 
 // ---- events (cpu_event.cpp) -----------------------------------------------------------------
+// A cpu event: a marker task on a stream. Recording enqueues the marker and remembers which task
+// of which stream it is; the event is complete once that stream's worker has run it, and the
+// marker takes the event's timestamp (steady_clock) at that moment.
+//
+// Each recording gets a generation number, so a marker left over from an earlier recording
+// (re-recording while it was still queued) cannot overwrite the newer recording's timestamp.
 
-infiniStatus_t event_create(int device, uint32_t flags, void **event);
-infiniStatus_t event_destroy(int device, void *event);
-infiniStatus_t event_record(int device, void *event, void *stream);
-infiniStatus_t event_query(int device, void *event, infinirtEventStatus_t *status);
-infiniStatus_t event_synchronize(int device, void *event);
-infiniStatus_t event_elapsed_time(int device, float *ms, void *start, void *end);
+// Thread-safe. Owned through shared_ptr: by its handle (owner_, released by event_destroy) and
+// by the marker tasks still queued for it, so destroying an event with a pending recording is
+// safe.
+class Event : public std::enable_shared_from_this<Event> {
+public:
+    using Clock = std::chrono::steady_clock;
 
-} // namespace infinirt_cpu
+    // A recording: task `number` of `stream`. stream is null if the event was never recorded.
+    struct Recording {
+        std::shared_ptr<Stream> stream;
+        uint64_t number = 0;
+    };
+
+    // What event_elapsed_time needs, read in one lock.
+    struct Timing {
+        bool timed = false;    // created without DISABLE_TIMING
+        bool recorded = false; // recorded at least once
+        bool complete = false; // its last recording has run
+        Clock::time_point stamp;
+    };
+
+    Event(int device, uint32_t flags) : device_(device), flags_(flags) {}
+    Event(const Event &) = delete;
+    Event &operator=(const Event &) = delete;
+
+    // Creates an event whose handle holds the owning reference; release it with
+    // destroyHandle(). Throws std::bad_alloc.
+    static Event *create(int device, uint32_t flags);
+    // Drops the handle's reference; the object lives on while markers for it are queued.
+    void destroyHandle() noexcept;
+
+    int device() const noexcept { return device_; }
+
+    // Makes the event's current recording a new marker on `stream`. Throws (bad_alloc,
+    // system_error) without changing the event.
+    void record(Stream &stream);
+    // True if never recorded or the last recording has run.
+    bool complete() const noexcept;
+    // Blocks until the recording current at the call has run.
+    void synchronize();
+    Recording current() const;
+    Timing timing() const noexcept;
+    // Called by the worker when the marker of recording `generation` runs.
+    void onMarker(uint64_t generation) noexcept;
+
+private:
+    const int device_;
+    const uint32_t flags_;
+    std::shared_ptr<Event> owner_; // the handle's reference
+    mutable std::mutex mutex_;
+    uint64_t generation_ = 0; // recordings made so far
+    Recording recording_;     // the last one
+    Clock::time_point stamp_; // set when the last recording's marker ran
+};
+
+infinirtPluginEventCreateFn eventCreate;
+infinirtPluginEventDestroyFn eventDestroy;
+infinirtPluginEventRecordFn eventRecord;
+infinirtPluginEventQueryFn eventQuery;
+infinirtPluginEventSynchronizeFn eventSynchronize;
+infinirtPluginEventElapsedTimeFn eventElapsedTime;
+
+} // namespace infinirt::cpu
 
 #endif // INFINIRT_CPU_BACKEND_H

@@ -1,9 +1,9 @@
-// Events: markers on streams (see cpu_event.h).
-#include "cpu_event.h"
+// Events: markers on streams (see Event in cpu_backend.h).
+#include "cpu_backend.h"
 
-#include "cpu_stream.h"
+#include "common/host_services.hpp"
 
-namespace infinirt_cpu {
+namespace infinirt::cpu {
 
 Event *Event::create(int device, uint32_t flags) {
     auto event = std::make_shared<Event>(device, flags);
@@ -12,7 +12,7 @@ Event *Event::create(int device, uint32_t flags) {
     return raw;
 }
 
-void Event::destroy_handle() noexcept {
+void Event::destroyHandle() noexcept {
     // Moved out first: dropping the last reference destroys *this, owner_ included.
     std::shared_ptr<Event> owner = std::move(owner_);
 }
@@ -20,10 +20,10 @@ void Event::destroy_handle() noexcept {
 void Event::record(Stream &stream) {
     std::lock_guard<std::mutex> lock(mutex_);
     Task task;
-    task.kind = Task::Kind::mark;
+    task.kind = Task::Kind::Mark;
     task.event = shared_from_this();
     task.number = generation_ + 1;
-    // The marker may run before submit() returns; it then waits for mutex_ in on_marker and
+    // The marker may run before submit() returns; it then waits for mutex_ in onMarker and
     // finds generation_ already updated below.
     uint64_t number = stream.submit(std::move(task));
     ++generation_;
@@ -58,7 +58,7 @@ Event::Timing Event::timing() const noexcept {
     return timing;
 }
 
-void Event::on_marker(uint64_t generation) noexcept {
+void Event::onMarker(uint64_t generation) noexcept {
     // Stamped before taking the lock so that a concurrent record() does not delay the time.
     Clock::time_point now = Clock::now();
     std::lock_guard<std::mutex> lock(mutex_);
@@ -75,52 +75,46 @@ constexpr uint32_t kKnownFlags = INFINIRT_EVENT_DISABLE_TIMING | INFINIRT_EVENT_
 
 } // namespace
 
-infiniStatus_t event_create(int device, uint32_t flags, void **event) {
+infiniStatus_t eventCreate(int device, uint32_t flags, void **event) {
     if ((flags & ~kKnownFlags) != 0) {
-        report("event_create: unknown flag bits 0x%x (known: 0x%x)", flags & ~kKnownFlags, kKnownFlags);
-        return INFINI_STATUS_BAD_PARAM;
+        return common::fail(INFINI_STATUS_BAD_PARAM, "event_create: unknown flag bits 0x%x (known: 0x%x)",
+                            flags & ~kKnownFlags, kKnownFlags);
     }
-    return guarded("event_create", [&] {
-        *event = Event::create(device, flags);
-        return INFINI_STATUS_SUCCESS;
-    });
-}
-
-infiniStatus_t event_destroy(int, void *event) {
-    static_cast<Event *>(event)->destroy_handle();
+    *event = Event::create(device, flags);
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t event_record(int device, void *event, void *stream) {
-    return guarded("event_record", [&] {
-        static_cast<Event *>(event)->record(resolve_stream(device, stream));
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t eventDestroy(int, void *event) {
+    static_cast<Event *>(event)->destroyHandle();
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t event_query(int, void *event, infinirtEventStatus_t *status) {
+infiniStatus_t eventRecord(int device, void *event, void *stream) {
+    static_cast<Event *>(event)->record(resolveStream(device, stream));
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventQuery(int, void *event, infinirtEventStatus_t *status) {
     *status = static_cast<Event *>(event)->complete() ? INFINIRT_EVENT_COMPLETE : INFINIRT_EVENT_NOT_READY;
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t event_synchronize(int, void *event) {
-    return guarded("event_synchronize", [&] {
-        static_cast<Event *>(event)->synchronize();
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t eventSynchronize(int, void *event) {
+    static_cast<Event *>(event)->synchronize();
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t event_elapsed_time(int, float *ms, void *start, void *end) {
+infiniStatus_t eventElapsedTime(int, float *ms, void *start, void *end) {
     Event::Timing first = static_cast<Event *>(start)->timing();
     Event::Timing last = static_cast<Event *>(end)->timing();
     if (!first.timed || !last.timed) {
-        report("event_elapsed_time: the %s event was created with INFINIRT_EVENT_DISABLE_TIMING",
-               !first.timed ? "start" : "end");
-        return INFINI_STATUS_BAD_PARAM;
+        return common::fail(INFINI_STATUS_BAD_PARAM,
+                            "event_elapsed_time: the %s event was created with INFINIRT_EVENT_DISABLE_TIMING",
+                            !first.timed ? "start" : "end");
     }
     if (!first.recorded || !last.recorded) {
-        report("event_elapsed_time: the %s event was never recorded", !first.recorded ? "start" : "end");
-        return INFINI_STATUS_BAD_PARAM;
+        return common::fail(INFINI_STATUS_BAD_PARAM, "event_elapsed_time: the %s event was never recorded",
+                            !first.recorded ? "start" : "end");
     }
     if (!first.complete || !last.complete) {
         return INFINI_STATUS_NOT_READY;
@@ -129,4 +123,4 @@ infiniStatus_t event_elapsed_time(int, float *ms, void *start, void *end) {
     return INFINI_STATUS_SUCCESS;
 }
 
-} // namespace infinirt_cpu
+} // namespace infinirt::cpu

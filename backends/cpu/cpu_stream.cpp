@@ -1,13 +1,13 @@
-// Streams: in-order queues run by one worker thread each (see cpu_stream.h).
-#include "cpu_stream.h"
+// Streams: in-order queues run by one worker thread each (see Stream in cpu_backend.h).
+#include "cpu_backend.h"
 
-#include "cpu_event.h"
+#include "common/host_services.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 
-namespace infinirt_cpu {
+namespace infinirt::cpu {
 
 namespace {
 
@@ -17,7 +17,7 @@ namespace {
 // single hardware thread, where polling only delays the thread being waited for.
 constexpr std::chrono::microseconds kSpin(20);
 
-inline void cpu_relax() noexcept {
+inline void cpuRelax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #elif defined(__aarch64__)
@@ -27,7 +27,7 @@ inline void cpu_relax() noexcept {
 
 // Polls `done` for up to kSpin; true if it became true.
 template <class Done>
-bool spin_until(Done done) noexcept {
+bool spinUntil(Done done) noexcept {
     if (config().hardware_threads < 2) {
         return false;
     }
@@ -37,7 +37,7 @@ bool spin_until(Done done) noexcept {
             if (done()) {
                 return true;
             }
-            cpu_relax();
+            cpuRelax();
         }
         if (std::chrono::steady_clock::now() >= deadline) {
             return false;
@@ -47,19 +47,19 @@ bool spin_until(Done done) noexcept {
 
 void execute(Task &task) noexcept {
     switch (task.kind) {
-    case Task::Kind::copy:
+    case Task::Kind::Copy:
         std::memmove(task.dst, task.src, task.size);
         break;
-    case Task::Kind::fill:
+    case Task::Kind::Fill:
         std::memset(task.dst, task.value, task.size);
         break;
-    case Task::Kind::release:
-        release_block(task.dst);
+    case Task::Kind::Release:
+        releaseBlock(task.dst);
         break;
-    case Task::Kind::mark:
-        task.event->on_marker(task.number);
+    case Task::Kind::Mark:
+        task.event->onMarker(task.number);
         break;
-    case Task::Kind::wait:
+    case Task::Kind::Wait:
         // Cannot deadlock: the awaited task was submitted before this one, so waits only ever
         // point back in time.
         task.stream->wait(task.number);
@@ -113,7 +113,7 @@ void Stream::run() noexcept {
     for (;;) {
         if (count_ == 0 && !stopping_) {
             lock.unlock();
-            spin_until([this] {
+            spinUntil([this] {
                 return submitted_.load(std::memory_order_acquire) > completed_.load(std::memory_order_relaxed);
             });
             lock.lock();
@@ -141,7 +141,7 @@ void Stream::run() noexcept {
 }
 
 void Stream::wait(uint64_t number) {
-    if (reached(number) || spin_until([&] { return reached(number); })) {
+    if (reached(number) || spinUntil([&] { return reached(number); })) {
         return;
     }
     std::unique_lock<std::mutex> lock(mutex_);
@@ -165,11 +165,11 @@ void Stream::shutdown() {
     }
 }
 
-Stream &resolve_stream(int device, void *stream) {
+Stream &resolveStream(int device, void *stream) {
     if (stream != nullptr) {
         return *static_cast<Stream *>(stream);
     }
-    Device &dev = device_state(device);
+    Device &dev = deviceState(device);
     Stream *existing = dev.default_stream.load(std::memory_order_acquire);
     if (existing != nullptr) {
         return *existing;
@@ -188,79 +188,71 @@ Stream &resolve_stream(int device, void *stream) {
     return *existing;
 }
 
-Stream *existing_default_stream(int device) noexcept {
-    return device_state(device).default_stream.load(std::memory_order_acquire);
+Stream *existingDefaultStream(int device) noexcept {
+    return deviceState(device).default_stream.load(std::memory_order_acquire);
 }
 
 // ---- entries -----------------------------------------------------------------------------
 
-infiniStatus_t stream_create(int device, void **stream) {
-    return guarded("stream_create", [&] {
-        auto created = std::make_shared<Stream>(device);
-        Device &dev = device_state(device);
-        {
-            std::lock_guard<std::mutex> lock(dev.streams_mutex);
-            dev.streams.push_back(created);
-        }
-        *stream = created.get();
-        return INFINI_STATUS_SUCCESS;
-    });
-}
-
-infiniStatus_t stream_destroy(int device, void *stream) {
-    return guarded("stream_destroy", [&] {
-        Device &dev = device_state(device);
-        std::shared_ptr<Stream> doomed;
-        {
-            std::lock_guard<std::mutex> lock(dev.streams_mutex);
-            auto it = std::find_if(dev.streams.begin(), dev.streams.end(),
-                                   [&](const std::shared_ptr<Stream> &s) { return s.get() == stream; });
-            if (it == dev.streams.end() || it->get() == dev.default_stream.load(std::memory_order_acquire)) {
-                report("stream_destroy: %p is not a stream of cpu:%d", stream, device);
-                return INFINI_STATUS_INVALID_HANDLE;
-            }
-            doomed = *it;
-        }
-        // Drained while still listed, so a concurrent device_synchronize waits for it too.
-        doomed->shutdown();
+infiniStatus_t streamCreate(int device, void **stream) {
+    auto created = std::make_shared<Stream>(device);
+    Device &dev = deviceState(device);
+    {
         std::lock_guard<std::mutex> lock(dev.streams_mutex);
-        dev.streams.erase(std::find(dev.streams.begin(), dev.streams.end(), doomed));
-        return INFINI_STATUS_SUCCESS;
-    });
+        dev.streams.push_back(created);
+    }
+    *stream = created.get();
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t stream_synchronize(int device, void *stream) {
-    return guarded("stream_synchronize", [&] {
-        Stream *target = stream != nullptr ? static_cast<Stream *>(stream) : existing_default_stream(device);
-        if (target != nullptr) {
-            target->synchronize();
+infiniStatus_t streamDestroy(int device, void *stream) {
+    Device &dev = deviceState(device);
+    std::shared_ptr<Stream> doomed;
+    {
+        std::lock_guard<std::mutex> lock(dev.streams_mutex);
+        auto it = std::find_if(dev.streams.begin(), dev.streams.end(),
+                               [&](const std::shared_ptr<Stream> &s) { return s.get() == stream; });
+        if (it == dev.streams.end() || it->get() == dev.default_stream.load(std::memory_order_acquire)) {
+            return common::fail(INFINI_STATUS_INVALID_HANDLE, "stream_destroy: %p is not a stream of cpu:%d",
+                                stream, device);
         }
-        return INFINI_STATUS_SUCCESS;
-    });
+        doomed = *it;
+    }
+    // Drained while still listed, so a concurrent device_synchronize waits for it too.
+    doomed->shutdown();
+    std::lock_guard<std::mutex> lock(dev.streams_mutex);
+    dev.streams.erase(std::find(dev.streams.begin(), dev.streams.end(), doomed));
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t stream_query(int device, void *stream) {
-    Stream *target = stream != nullptr ? static_cast<Stream *>(stream) : existing_default_stream(device);
+infiniStatus_t streamSynchronize(int device, void *stream) {
+    Stream *target = stream != nullptr ? static_cast<Stream *>(stream) : existingDefaultStream(device);
+    if (target != nullptr) {
+        target->synchronize();
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamQuery(int device, void *stream) {
+    Stream *target = stream != nullptr ? static_cast<Stream *>(stream) : existingDefaultStream(device);
     return target == nullptr || target->idle() ? INFINI_STATUS_SUCCESS : INFINI_STATUS_NOT_READY;
 }
 
-infiniStatus_t stream_wait_event(int device, void *stream, void *event) {
-    return guarded("stream_wait_event", [&] {
-        Event::Recording awaited = static_cast<Event *>(event)->current();
-        if (awaited.stream == nullptr || awaited.stream->reached(awaited.number)) {
-            return INFINI_STATUS_SUCCESS;
-        }
-        Stream &waiter = resolve_stream(device, stream);
-        if (&waiter == awaited.stream.get()) {
-            return INFINI_STATUS_SUCCESS; // in-order already
-        }
-        Task task;
-        task.kind = Task::Kind::wait;
-        task.stream = std::move(awaited.stream);
-        task.number = awaited.number;
-        waiter.submit(std::move(task));
+infiniStatus_t streamWaitEvent(int device, void *stream, void *event) {
+    Event::Recording awaited = static_cast<Event *>(event)->current();
+    if (awaited.stream == nullptr || awaited.stream->reached(awaited.number)) {
         return INFINI_STATUS_SUCCESS;
-    });
+    }
+    Stream &waiter = resolveStream(device, stream);
+    if (&waiter == awaited.stream.get()) {
+        return INFINI_STATUS_SUCCESS; // in-order already
+    }
+    Task task;
+    task.kind = Task::Kind::Wait;
+    task.stream = std::move(awaited.stream);
+    task.number = awaited.number;
+    waiter.submit(std::move(task));
+    return INFINI_STATUS_SUCCESS;
 }
 
-} // namespace infinirt_cpu
+} // namespace infinirt::cpu
