@@ -1,9 +1,10 @@
-#include "opencl_device.h"
+// opencl_device.cpp - device discovery (the ICD loader, platforms, devices usable through
+// coarse-grained SVM), properties, memory figures and the default streams.
+#include "opencl_backend.h"
 
-#include "opencl_api.h"
-#include "opencl_error.h"
-#include "opencl_error_table.h"
-#include "opencl_stream.h"
+#include "opencl_native_api.h"
+
+#include "common/text.hpp"
 
 #include <CL/cl_ext.h>
 
@@ -130,7 +131,7 @@ bool makeDevice(cl_platform_id platform, cl_device_id id, const std::string &pla
     cl_int err = CL_SUCCESS;
     dev.context = api().clCreateContext(props, 1, &id, nullptr, nullptr, &err);
     if (!dev.context) {
-        *why = label + ": clCreateContext failed: " + errorName(err) + " (" + std::to_string(err) + ")";
+        *why = label + ": clCreateContext failed: " + nativeErrorName(err) + " (" + std::to_string(err) + ")";
         return false;
     }
     return true;
@@ -138,20 +139,20 @@ bool makeDevice(cl_platform_id platform, cl_device_id id, const std::string &pla
 
 void discover() {
     g_devices = new std::vector<std::unique_ptr<Device>>();
-    if (!loadApi(&g_reason)) {
+    if (!loadNativeApi(&g_reason)) {
         return;
     }
     cl_uint platform_count = 0;
     cl_int err = api().clGetPlatformIDs(0, nullptr, &platform_count);
     if (err != CL_SUCCESS || platform_count == 0) {
-        g_reason = std::string("no OpenCL platform (clGetPlatformIDs: ") + errorName(err) + " (" +
+        g_reason = std::string("no OpenCL platform (clGetPlatformIDs: ") + nativeErrorName(err) + " (" +
                    std::to_string(err) + "); check the ICD files in /etc/OpenCL/vendors or OCL_ICD_VENDORS)";
         return;
     }
     std::vector<cl_platform_id> platforms(platform_count);
     err = api().clGetPlatformIDs(platform_count, platforms.data(), nullptr);
     if (err != CL_SUCCESS) {
-        g_reason = std::string("clGetPlatformIDs failed: ") + errorName(err) + " (" + std::to_string(err) + ")";
+        g_reason = std::string("clGetPlatformIDs failed: ") + nativeErrorName(err) + " (" + std::to_string(err) + ")";
         return;
     }
     std::string skipped;
@@ -172,7 +173,7 @@ void discover() {
                 dev->index = static_cast<int>(g_devices->size());
                 g_devices->push_back(std::move(dev));
             } else {
-                logMessage(INFINIRT_LOG_WARN, "opencl: skipping device " + why);
+                common::logMessage(INFINIRT_LOG_WARN, "opencl: skipping device %s", why.c_str());
                 skipped += (skipped.empty() ? "" : "; ") + why;
             }
         }
@@ -183,14 +184,10 @@ void discover() {
     }
 }
 
-void copyString(char *dst, size_t capacity, const std::string &src) {
-    std::snprintf(dst, capacity, "%s", src.c_str());
-}
-
 // Whether a marker's CL_PROFILING_COMMAND_END is a real timestamp here: it must be non-zero and
 // not earlier than the end of a real command enqueued before it.
 bool probeMarkerTimestamps(Device &dev, cl_command_queue queue) {
-    const Api &cl = api();
+    const NativeApi &cl = api();
     const unsigned char zero = 0;
     cl_event fill = nullptr, marker = nullptr;
     bool ok = cl.clEnqueueSVMMemFill(queue, dev.timing_scratch, &zero, 1, 1, 0, nullptr, &fill) == CL_SUCCESS &&
@@ -218,12 +215,17 @@ void discoverDevices() {
     std::call_once(once, discover);
 }
 
-int deviceCount(std::string *reason) {
+infiniStatus_t init() {
     discoverDevices();
-    if (g_devices->empty() && reason) {
-        *reason = g_reason;
-    }
-    return static_cast<int>(g_devices->size());
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t getDeviceCount(int *count, char *reason, size_t reason_size) {
+    discoverDevices();
+    const int n = static_cast<int>(g_devices->size());
+    common::copyString(reason, reason_size, n > 0 ? "" : g_reason.c_str());
+    *count = n;
+    return INFINI_STATUS_SUCCESS;
 }
 
 Device &device(int index) { return *(*g_devices)[static_cast<size_t>(index)]; }
@@ -239,8 +241,8 @@ infiniStatus_t defaultStream(int index, Stream **out) {
         if (!dev.timing_scratch) {
             dev.timing_scratch = api().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, 64, 0);
             if (!dev.timing_scratch) {
-                return fail(INFINI_STATUS_OUT_OF_MEMORY,
-                            "clSVMAlloc returned NULL for a 64 B scratch buffer on " + deviceLabel(index));
+                return common::fail(INFINI_STATUS_OUT_OF_MEMORY,
+                                    "clSVMAlloc returned NULL for a 64 B scratch buffer on opencl:%d", index);
             }
         }
         if (!dev.service_queue) {
@@ -256,8 +258,10 @@ infiniStatus_t defaultStream(int index, Stream **out) {
         }
         dev.marker_timestamps = probeMarkerTimestamps(dev, queue);
         if (!dev.marker_timestamps) {
-            logMessage(INFINIRT_LOG_INFO, deviceLabel(index) + ": markers carry no profiling timestamps; timing events "
-                                                               "record a 1-byte fill instead");
+            common::logMessage(INFINIRT_LOG_INFO,
+                               "opencl:%d: markers carry no profiling timestamps; timing events record a 1-byte "
+                               "fill instead",
+                               index);
         }
         Stream *created = new Stream;
         created->device = index;
@@ -270,12 +274,12 @@ infiniStatus_t defaultStream(int index, Stream **out) {
 
 infiniStatus_t getDeviceProperties(int index, infinirtDeviceProperties_t *props) {
     const Device &dev = device(index);
-    copyString(props->name, sizeof(props->name), dev.name);
-    copyString(props->vendor, sizeof(props->vendor), dev.vendor);
-    copyString(props->platform, sizeof(props->platform), dev.platform_name);
-    copyString(props->driver_version, sizeof(props->driver_version), dev.driver_version);
-    copyString(props->architecture, sizeof(props->architecture), dev.architecture);
-    copyString(props->pci_bus_id, sizeof(props->pci_bus_id), dev.pci_bus_id);
+    common::copyString(props->name, sizeof(props->name), dev.name);
+    common::copyString(props->vendor, sizeof(props->vendor), dev.vendor);
+    common::copyString(props->platform, sizeof(props->platform), dev.platform_name);
+    common::copyString(props->driver_version, sizeof(props->driver_version), dev.driver_version);
+    common::copyString(props->architecture, sizeof(props->architecture), dev.architecture);
+    common::copyString(props->pci_bus_id, sizeof(props->pci_bus_id), dev.pci_bus_id);
     props->total_memory = dev.global_mem;
     props->compute_capability_major = dev.cc_major;
     props->compute_capability_minor = dev.cc_minor;

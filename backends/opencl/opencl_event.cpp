@@ -1,9 +1,8 @@
-#include "opencl_event.h"
+// opencl_event.cpp - events: the marker enqueued by the last record, whose completion and
+// profiling timestamp answer queries and elapsed-time requests.
+#include "opencl_backend.h"
 
-#include "opencl_api.h"
-#include "opencl_device.h"
-#include "opencl_error.h"
-#include "opencl_stream.h"
+#include "opencl_native_api.h"
 
 #include <new>
 
@@ -14,10 +13,11 @@ namespace {
 infiniStatus_t executionStatus(cl_event event, cl_int *state, int device) {
     cl_int err = api().clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(*state), state, nullptr);
     if (err != CL_SUCCESS) {
-        return clFail("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", err, "on " + deviceLabel(device));
+        return nativeFailure("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", err, "on opencl:%d", device);
     }
     if (*state < 0) {
-        return clFail("recorded command", *state, "on " + deviceLabel(device) + " (an earlier command of its stream failed)");
+        return nativeFailure("recorded command", *state, "on opencl:%d (an earlier command of its stream failed)",
+                             device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -51,17 +51,17 @@ infiniStatus_t eventCreate(int device, uint32_t flags, void **out) {
     cl_int err = CL_SUCCESS;
     cl_event initial = api().clCreateUserEvent(infinirt::opencl::device(device).context, &err);
     if (!initial) {
-        return clFail("clCreateUserEvent", err, "creating an event on " + deviceLabel(device));
+        return nativeFailure("clCreateUserEvent", err, "creating an event on opencl:%d", device);
     }
     err = api().clSetUserEventStatus(initial, CL_COMPLETE);
     if (err != CL_SUCCESS) {
         api().clReleaseEvent(initial);
-        return clFail("clSetUserEventStatus", err, "creating an event on " + deviceLabel(device));
+        return nativeFailure("clSetUserEventStatus", err, "creating an event on opencl:%d", device);
     }
     Event *event = new (std::nothrow) Event;
     if (!event) {
         api().clReleaseEvent(initial);
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory creating an event on " + deviceLabel(device));
+        return common::fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory creating an event on opencl:%d", device);
     }
     event->device = device;
     event->flags = flags;
@@ -113,7 +113,7 @@ infiniStatus_t eventRecord(int device, void *handle, void *stream_handle) {
             *stream, [&] { return api().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker); }, &number);
     }
     if (err != CL_SUCCESS) {
-        return clFail(call, err, "recording an event on " + deviceLabel(device));
+        return nativeFailure(call, err, "recording an event on opencl:%d", device);
     }
     cl_event previous = nullptr;
     {
@@ -157,7 +157,7 @@ infiniStatus_t eventSynchronize(int device, void *handle) {
     }
     cl_int err = api().clWaitForEvents(1, &marker.event);
     if (err != CL_SUCCESS) {
-        return clFail("clWaitForEvents", err, "on " + deviceLabel(device));
+        return nativeFailure("clWaitForEvents", err, "on opencl:%d", device);
     }
     marker.completed();
     return INFINI_STATUS_SUCCESS;
@@ -167,13 +167,13 @@ infiniStatus_t eventElapsedTime(int device, float *ms, void *start_handle, void 
     Event *start = static_cast<Event *>(start_handle);
     Event *end = static_cast<Event *>(end_handle);
     if ((start->flags | end->flags) & INFINIRT_EVENT_DISABLE_TIMING) {
-        return fail(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event created with DISABLE_TIMING");
+        return common::fail(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event created with DISABLE_TIMING");
     }
     Recorded first, second;
     snapshot(*start, &first);
     snapshot(*end, &second);
     if (!first.event || !second.event) {
-        return fail(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event that was never recorded");
+        return common::fail(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event that was never recorded");
     }
     cl_ulong stamps[2] = {0, 0};
     const cl_event events[2] = {first.event, second.event};
@@ -184,12 +184,12 @@ infiniStatus_t eventElapsedTime(int device, float *ms, void *start_handle, void 
             return status;
         }
         if (state != CL_COMPLETE) {
-            return fail(INFINI_STATUS_NOT_READY, "elapsed time asked before both events completed");
+            return common::fail(INFINI_STATUS_NOT_READY, "elapsed time asked before both events completed");
         }
         cl_int err = api().clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof(cl_ulong), &stamps[i],
                                                    nullptr);
         if (err != CL_SUCCESS) {
-            return clFail("clGetEventProfilingInfo(CL_PROFILING_COMMAND_END)", err, "on " + deviceLabel(device));
+            return nativeFailure("clGetEventProfilingInfo(CL_PROFILING_COMMAND_END)", err, "on opencl:%d", device);
         }
     }
     // Signed: the end event may have been recorded on another stream and completed first.

@@ -1,9 +1,10 @@
-#include "opencl_memory.h"
+// opencl_memory.cpp - device memory (coarse-grained SVM), pinned host memory, copies and fills,
+// with the map of live allocations that checks frees and finds interior pointers.
+#include "opencl_backend.h"
 
-#include "opencl_api.h"
-#include "opencl_device.h"
-#include "opencl_error.h"
-#include "opencl_stream.h"
+#include "opencl_native_api.h"
+
+#include "common/text.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -109,11 +110,12 @@ infiniStatus_t svmAlloc(int device, void **ptr, size_t size) {
         p = svmAllocLocked(dev, size);
     }
     if (!p) {
-        return fail(INFINI_STATUS_OUT_OF_MEMORY,
-                    "clSVMAlloc returned NULL allocating " + formatBytes(size) + " on " + deviceLabel(device) +
-                        " (largest single allocation " + formatBytes(dev.max_alloc) + ", " +
-                        formatBytes(dev.allocated.load()) + " of " + formatBytes(dev.global_mem) +
-                        " held by infinirt)");
+        return common::fail(INFINI_STATUS_OUT_OF_MEMORY,
+                            "clSVMAlloc returned NULL allocating %s on opencl:%d (largest single allocation %s, %s "
+                            "of %s held by infinirt)",
+                            common::formatBytes(size).c_str(), device, common::formatBytes(dev.max_alloc).c_str(),
+                            common::formatBytes(dev.allocated.load()).c_str(),
+                            common::formatBytes(dev.global_mem).c_str());
     }
     try {
         allocations().insert(p, Allocation{device, size, false});
@@ -128,10 +130,8 @@ infiniStatus_t svmAlloc(int device, void **ptr, size_t size) {
 }
 
 infiniStatus_t notOurs(const char *what, const void *ptr, int device) {
-    char address[32];
-    std::snprintf(address, sizeof(address), "%p", ptr);
-    return fail(INFINI_STATUS_BAD_PARAM,
-                std::string(what) + " of " + address + ", which is not an allocation of " + deviceLabel(device));
+    return common::fail(INFINI_STATUS_BAD_PARAM, "%s of %p, which is not an allocation of opencl:%d", what, ptr,
+                        device);
 }
 
 // The queue that runs a copy touching `owner`'s memory: the caller's stream on its own device,
@@ -153,7 +153,8 @@ infiniStatus_t syncCopy(Stream &stream, void *dst, const void *src, size_t size)
         stream, [&] { return api().clEnqueueSVMMemcpy(stream.queue, CL_FALSE, dst, src, size, 0, nullptr, &done); },
         &number);
     if (err != CL_SUCCESS) {
-        return clFail("clEnqueueSVMMemcpy", err, "copying " + formatBytes(size) + " on " + deviceLabel(stream.device));
+        return nativeFailure("clEnqueueSVMMemcpy", err, "copying %s on opencl:%d", common::formatBytes(size).c_str(),
+                             stream.device);
     }
     return waitCommand(stream, done, number, "clEnqueueSVMMemcpy");
 }
@@ -209,7 +210,8 @@ infiniStatus_t copy(int device, void *dst, const void *src, size_t size, infinir
         [&] { return api().clEnqueueSVMMemcpy(stream->queue, CL_FALSE, dst, src, size, 0, nullptr, nullptr); },
         &number);
     if (err != CL_SUCCESS) {
-        return clFail("clEnqueueSVMMemcpy", err, "copying " + formatBytes(size) + " on " + deviceLabel(device));
+        return nativeFailure("clEnqueueSVMMemcpy", err, "copying %s on opencl:%d", common::formatBytes(size).c_str(),
+                             device);
     }
     return flushStream(*stream, "clEnqueueSVMMemcpy");
 }
@@ -221,9 +223,9 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream *stre
     }
     const size_t offset = static_cast<size_t>(static_cast<const unsigned char *>(ptr) - found.base);
     if (count > found.allocation.size - offset) {
-        return fail(INFINI_STATUS_BAD_PARAM, "memset of " + formatBytes(count) + " runs past the end of its " +
-                                                 formatBytes(found.allocation.size) + " allocation on " +
-                                                 deviceLabel(device));
+        return common::fail(INFINI_STATUS_BAD_PARAM, "memset of %s runs past the end of its %s allocation on opencl:%d",
+                            common::formatBytes(count).c_str(), common::formatBytes(found.allocation.size).c_str(),
+                            device);
     }
     const unsigned char pattern = static_cast<unsigned char>(value);
     cl_event done = nullptr;
@@ -236,7 +238,8 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream *stre
         },
         &number);
     if (err != CL_SUCCESS) {
-        return clFail("clEnqueueSVMMemFill", err, "setting " + formatBytes(count) + " on " + deviceLabel(device));
+        return nativeFailure("clEnqueueSVMMemFill", err, "setting %s on opencl:%d", common::formatBytes(count).c_str(),
+                             device);
     }
     // Fills have no blocking flag.
     return blocking ? waitCommand(*stream, done, number, "clEnqueueSVMMemFill")
@@ -270,16 +273,19 @@ infiniStatus_t pinnedBuffer(int device, size_t size, cl_mem *buffer, void **host
     cl_int err = CL_SUCCESS;
     cl_mem created = api().clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, nullptr, &err);
     if (!created) {
-        logMessage(INFINIRT_LOG_DEBUG, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR) of " + formatBytes(size) + " on " +
-                                           deviceLabel(device) + " failed, using unpinned host memory");
+        common::logMessage(
+            INFINIRT_LOG_DEBUG,
+            "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR) of %s on opencl:%d failed, using unpinned host memory",
+            common::formatBytes(size).c_str(), device);
         return INFINI_STATUS_SUCCESS;
     }
     void *mapped = api().clEnqueueMapBuffer(dev.service_queue, created, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size,
                                             0, nullptr, nullptr, &err);
     if (!mapped) {
         api().clReleaseMemObject(created);
-        logMessage(INFINIRT_LOG_DEBUG, "clEnqueueMapBuffer of " + formatBytes(size) + " on " + deviceLabel(device) +
-                                           " failed, using unpinned host memory");
+        common::logMessage(INFINIRT_LOG_DEBUG,
+                           "clEnqueueMapBuffer of %s on opencl:%d failed, using unpinned host memory",
+                           common::formatBytes(size).c_str(), device);
         return INFINI_STATUS_SUCCESS;
     }
     *buffer = created;
@@ -299,7 +305,7 @@ infiniStatus_t releaseHost(int device, void *host, cl_mem buffer) {
     }
     api().clReleaseMemObject(buffer);
     if (err != CL_SUCCESS) {
-        return clFail("clEnqueueUnmapMemObject", err, "freeing pinned host memory of " + deviceLabel(device));
+        return nativeFailure("clEnqueueUnmapMemObject", err, "freeing pinned host memory of opencl:%d", device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -336,9 +342,9 @@ infiniStatus_t mallocHost(int device, void **ptr, size_t size) {
     static const size_t physical =
         static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
     if (size > physical) {
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "cannot allocate " + formatBytes(size) + " of host memory for " +
-                                                     deviceLabel(device) + ": the machine has " +
-                                                     formatBytes(physical));
+        return common::fail(INFINI_STATUS_OUT_OF_MEMORY,
+                            "cannot allocate %s of host memory for opencl:%d: the machine has %s",
+                            common::formatBytes(size).c_str(), device, common::formatBytes(physical).c_str());
     }
     void *p = nullptr;
     cl_mem buffer = nullptr;
@@ -347,8 +353,9 @@ infiniStatus_t mallocHost(int device, void **ptr, size_t size) {
         return status;
     }
     if (!p && (posix_memalign(&p, 4096, size) != 0 || !p)) {
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "posix_memalign failed allocating " + formatBytes(size) +
-                                                     " of host memory for " + deviceLabel(device));
+        return common::fail(INFINI_STATUS_OUT_OF_MEMORY,
+                            "posix_memalign failed allocating %s of host memory for opencl:%d",
+                            common::formatBytes(size).c_str(), device);
     }
     try {
         allocations().insert(p, Allocation{device, size, true, buffer});
@@ -426,7 +433,8 @@ infiniStatus_t freeAsync(int device, void *ptr, void *stream_handle) {
         &number);
     if (err != CL_SUCCESS) {
         allocations().insert(ptr, removed);
-        return clFail("clEnqueueSVMFree", err, "freeing " + formatBytes(removed.size) + " on " + deviceLabel(device));
+        return nativeFailure("clEnqueueSVMFree", err, "freeing %s on opencl:%d",
+                             common::formatBytes(removed.size).c_str(), device);
     }
     infinirt::opencl::device(device).allocated.fetch_sub(removed.size, std::memory_order_relaxed);
     return flushStream(*stream, "clEnqueueSVMFree");

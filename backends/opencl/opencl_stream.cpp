@@ -1,9 +1,8 @@
-#include "opencl_stream.h"
+// opencl_stream.cpp - streams: one in-order, profiling-enabled command queue each, the command
+// numbering behind stream queries, and waits on events (across contexts through user events).
+#include "opencl_backend.h"
 
-#include "opencl_api.h"
-#include "opencl_device.h"
-#include "opencl_error.h"
-#include "opencl_event.h"
+#include "opencl_native_api.h"
 
 #include <new>
 
@@ -25,7 +24,7 @@ infiniStatus_t createQueue(Device &dev, cl_command_queue *queue) {
     cl_int err = CL_SUCCESS;
     cl_command_queue created = api().clCreateCommandQueueWithProperties(dev.context, dev.id, props, &err);
     if (!created) {
-        return clFail("clCreateCommandQueueWithProperties", err, "creating a stream on " + deviceLabel(dev.index));
+        return nativeFailure("clCreateCommandQueueWithProperties", err, "creating a stream on opencl:%d", dev.index);
     }
     *queue = created;
     return INFINI_STATUS_SUCCESS;
@@ -42,7 +41,7 @@ infiniStatus_t resolveStream(int device, void *stream, Stream **out) {
 infiniStatus_t flushStream(const Stream &stream, const char *after) {
     cl_int err = api().clFlush(stream.queue);
     if (err != CL_SUCCESS) {
-        return clFail("clFlush", err, std::string("after ") + after + " on " + deviceLabel(stream.device));
+        return nativeFailure("clFlush", err, "after %s on opencl:%d", after, stream.device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -57,7 +56,7 @@ infiniStatus_t waitCommand(Stream &stream, cl_event done, uint64_t n, const char
     cl_int err = api().clWaitForEvents(1, &done);
     api().clReleaseEvent(done);
     if (err != CL_SUCCESS) {
-        return clFail("clWaitForEvents", err, std::string("after ") + after + " on " + deviceLabel(stream.device));
+        return nativeFailure("clWaitForEvents", err, "after %s on opencl:%d", after, stream.device);
     }
     finishedThrough(*stream.finished, n);
     return INFINI_STATUS_SUCCESS;
@@ -67,7 +66,7 @@ infiniStatus_t finishStream(Stream &stream, const char *why) {
     const uint64_t before = stream.enqueued.load(std::memory_order_acquire);
     cl_int err = api().clFinish(stream.queue);
     if (err != CL_SUCCESS) {
-        return clFail("clFinish", err, std::string(why) + " on " + deviceLabel(stream.device));
+        return nativeFailure("clFinish", err, "%s on opencl:%d", why, stream.device);
     }
     finishedThrough(*stream.finished, before);
     return INFINI_STATUS_SUCCESS;
@@ -83,7 +82,7 @@ infiniStatus_t streamCreate(int device, void **out) {
     Stream *stream = new (std::nothrow) Stream;
     if (!stream) {
         api().clReleaseCommandQueue(queue);
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory creating a stream on " + deviceLabel(device));
+        return common::fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory creating a stream on opencl:%d", device);
     }
     stream->device = device;
     stream->queue = queue;
@@ -143,7 +142,7 @@ infiniStatus_t streamQuery(int device, void *handle) {
             covers = stream->enqueued.load(std::memory_order_relaxed);
         }
         if (err != CL_SUCCESS) {
-            return clFail("clEnqueueMarkerWithWaitList", err, "querying a stream of " + deviceLabel(device));
+            return nativeFailure("clEnqueueMarkerWithWaitList", err, "querying a stream of opencl:%d", device);
         }
         if (stream->probe) {
             api().clReleaseEvent(stream->probe);
@@ -159,10 +158,10 @@ infiniStatus_t streamQuery(int device, void *handle) {
     cl_int err =
         api().clGetEventInfo(stream->probe, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(state), &state, nullptr);
     if (err != CL_SUCCESS) {
-        return clFail("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", err, "on " + deviceLabel(device));
+        return nativeFailure("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", err, "on opencl:%d", device);
     }
     if (state < 0) {
-        return clFail("stream command", state, "on " + deviceLabel(device));
+        return nativeFailure("stream command", state, "on opencl:%d", device);
     }
     if (state != CL_COMPLETE) {
         return INFINI_STATUS_NOT_READY;
@@ -192,7 +191,7 @@ infiniStatus_t streamWaitEvent(int device, void *stream_handle, void *event_hand
         cl_int err = CL_SUCCESS;
         stand_in = api().clCreateUserEvent(infinirt::opencl::device(stream->device).context, &err);
         if (!stand_in) {
-            return clFail("clCreateUserEvent", err, "waiting on an event of " + deviceLabel(event->device));
+            return nativeFailure("clCreateUserEvent", err, "waiting on an event of opencl:%d", event->device);
         }
         api().clRetainEvent(stand_in); // the callback's reference
         err = api().clSetEventCallback(marker.event, CL_COMPLETE, completeUserEvent, stand_in);
@@ -200,7 +199,7 @@ infiniStatus_t streamWaitEvent(int device, void *stream_handle, void *event_hand
             api().clSetUserEventStatus(stand_in, CL_COMPLETE);
             api().clReleaseEvent(stand_in);
             api().clReleaseEvent(stand_in);
-            return clFail("clSetEventCallback", err, "waiting on an event of " + deviceLabel(event->device));
+            return nativeFailure("clSetEventCallback", err, "waiting on an event of opencl:%d", event->device);
         }
         wait_for = stand_in;
     }
@@ -211,7 +210,7 @@ infiniStatus_t streamWaitEvent(int device, void *stream_handle, void *event_hand
         api().clReleaseEvent(stand_in);
     }
     if (err != CL_SUCCESS) {
-        return clFail("clEnqueueBarrierWithWaitList", err, "making a stream of " + deviceLabel(device) + " wait");
+        return nativeFailure("clEnqueueBarrierWithWaitList", err, "making a stream of opencl:%d wait", device);
     }
     return flushStream(*stream, "clEnqueueBarrierWithWaitList");
 }

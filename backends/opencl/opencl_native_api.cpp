@@ -1,4 +1,5 @@
-#include "opencl_api.h"
+// opencl_native_api.cpp - dlopen of the Khronos ICD loader and the symbol table (see the header).
+#include "opencl_native_api.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -8,7 +9,7 @@
 namespace infinirt::opencl {
 namespace {
 
-Api g_api;
+NativeApi g_api;
 bool g_loaded = false;
 std::string g_reason;
 
@@ -22,7 +23,7 @@ void load() {
         g_reason = "OpenCL ICD loader not found: dlopen(\"" + file + "\") failed: " + (why ? why : "unknown error");
         return;
     }
-    Api table;
+    NativeApi table;
 #define INFINIRT_OPENCL_RESOLVE(name)                                                                             \
     table.name = reinterpret_cast<decltype(table.name)>(dlsym(lib, #name));                                       \
     if (!table.name) {                                                                                            \
@@ -37,7 +38,7 @@ void load() {
 
 } // namespace
 
-bool loadApi(std::string *reason) {
+bool loadNativeApi(std::string *reason) {
     static std::once_flag once;
     std::call_once(once, load);
     if (!g_loaded && reason) {
@@ -46,6 +47,6 @@ bool loadApi(std::string *reason) {
     return g_loaded;
 }
 
-const Api &api() { return g_api; }
+const NativeApi &api() { return g_api; }
 
 } // namespace infinirt::opencl

@@ -1,6 +1,11 @@
-#include "opencl_error_table.h"
+// opencl_errors.cpp - the one table from OpenCL error codes to names and infinirt statuses, and
+// nativeFailure, which reports a failed OpenCL call through common::fail.
+#include "opencl_backend.h"
 
 #include <CL/cl_ext.h>
+
+#include <cstdarg>
+#include <cstdio>
 
 namespace infinirt::opencl {
 namespace {
@@ -83,7 +88,7 @@ constexpr Entry kTable[] = {
 };
 #undef E
 
-const Entry *find(cl_int code) {
+const Entry *findEntry(cl_int code) noexcept {
     for (const Entry &e : kTable) {
         if (e.code == code) {
             return &e;
@@ -94,14 +99,24 @@ const Entry *find(cl_int code) {
 
 } // namespace
 
-const char *errorName(cl_int code) {
-    const Entry *e = find(code);
+const char *nativeErrorName(cl_int code) noexcept {
+    const Entry *e = findEntry(code);
     return e ? e->name : "CL_UNKNOWN_ERROR";
 }
 
-infiniStatus_t toStatus(cl_int code) {
-    const Entry *e = find(code);
+infiniStatus_t nativeStatus(cl_int code) noexcept {
+    const Entry *e = findEntry(code);
     return e ? e->status : INFINI_STATUS_DRIVER_ERROR;
+}
+
+infiniStatus_t nativeFailure(const char *call, cl_int code, const char *what_format, ...) noexcept {
+    char what[common::kMessageCapacity];
+    va_list args;
+    va_start(args, what_format);
+    std::vsnprintf(what, sizeof what, what_format, args);
+    va_end(args);
+    return common::fail(nativeStatus(code), "%s failed: %s (%d)%s%s", call, nativeErrorName(code),
+                        static_cast<int>(code), what[0] != '\0' ? " " : "", what);
 }
 
 } // namespace infinirt::opencl

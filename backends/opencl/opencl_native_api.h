@@ -1,4 +1,4 @@
-// opencl_api.h - the OpenCL entry points the plugin uses, resolved at run time from the Khronos
+// opencl_native_api.h - the OpenCL entry points the plugin uses, resolved at run time from the Khronos
 // ICD loader (libOpenCL.so.1) so that the plugin never links against it.
 #pragma once
 
@@ -40,7 +40,7 @@ namespace infinirt::opencl {
     X(clEnqueueSVMFree)
 
 // One function pointer per symbol, named like the symbol: api().clFinish(queue).
-struct Api {
+struct NativeApi {
 #define INFINIRT_OPENCL_DECLARE(name) decltype(&::name) name = nullptr;
     INFINIRT_OPENCL_SYMBOLS(INFINIRT_OPENCL_DECLARE)
 #undef INFINIRT_OPENCL_DECLARE
@@ -50,9 +50,9 @@ struct Api {
 // $INFINIRT_OPENCL_LIBRARY if set (read with secure_getenv), else "libOpenCL.so.1". Returns true
 // when every symbol resolved; otherwise false and `reason` says which step failed (the library
 // stays loaded but api() must not be used). Repeated calls return the first call's result.
-bool loadApi(std::string *reason);
+bool loadNativeApi(std::string *reason);
 
-// The resolved table. Only valid after loadApi() returned true; never changes afterwards.
-const Api &api();
+// The resolved table. Only valid after loadNativeApi() returned true; never changes afterwards.
+const NativeApi &api();
 
 } // namespace infinirt::opencl
