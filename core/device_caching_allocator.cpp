@@ -1,10 +1,10 @@
 #include "device_caching_allocator.hpp"
 
 #include "infinicore/error.hpp"
+#include "memory_stat_ops.hpp"
+#include "out_of_memory.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <unordered_set>
 
 namespace infinicore::detail {
 
@@ -56,18 +56,6 @@ struct ThreadTable {
 };
 thread_local ThreadTable t_table;
 
-std::string bytes(size_t n) {
-    char text[64];
-    if (n >= (size_t(1) << 30)) {
-        std::snprintf(text, sizeof text, "%zu bytes (%.2f GiB)", n, double(n) / double(size_t(1) << 30));
-    } else if (n >= (size_t(1) << 20)) {
-        std::snprintf(text, sizeof text, "%zu bytes (%.2f MiB)", n, double(n) / double(size_t(1) << 20));
-    } else {
-        std::snprintf(text, sizeof text, "%zu bytes", n);
-    }
-    return text;
-}
-
 } // namespace
 
 DeviceCachingAllocator::DeviceCachingAllocator(std::shared_ptr<RawDevice> device, AllocatorConfig config)
@@ -89,7 +77,7 @@ DeviceCachingAllocator::~DeviceCachingAllocator() {
         delete cache;
     }
     events_.waitAndDestroyLocked();
-    for (auto &[address, head] : segments_) {
+    for (auto &[address, head] : segment_heads_) {
         (void)device_->free(head->ptr);
         for (Block *b = head; b != nullptr;) {
             Block *next = b->next;
@@ -181,7 +169,7 @@ DeviceCachingAllocator::Block *DeviceCachingAllocator::allocate(size_t size, inf
 DeviceCachingAllocator::Block *DeviceCachingAllocator::allocateWith(ThreadCache *cache, size_t size,
                                                                     infinirtStream_t stream) {
     if (size > kMaxRequest) {
-        throwOutOfMemory(size, "the request is larger than any device");
+        throwOutOfMemory(size, false, "the request is larger than any device");
     }
     size_t rounded = roundSize(size);
     if (Block *block = cache->pop(stream, rounded)) {
@@ -211,91 +199,132 @@ DeviceCachingAllocator::Block *DeviceCachingAllocator::allocateFromPool(ThreadCa
     // thus only keeps blocks for as long as the thread keeps asking for the same sizes, and
     // never fragments memory more than the pool alone would.
     Block *mine = cache->drain();
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (mine != nullptr) {
-        Block *next = mine->class_next;
-        releaseLocked(mine);
-        mine = next;
-    }
+    PoolRequest request(size, rounded, stream);
+    std::unique_lock<std::mutex> pool_lock(mutex_);
+    releaseChainLocked(mine);
     if (!events_.emptyLocked()) {
         processEventsLocked(false);
     }
-    Source source = Source::Pool;
-    Block *block = takeFreeLocked(rounded, stream);
-    if (block == nullptr) {
-        // Before the device grows the reservation, give back what the threads' caches hoard
-        // (blocks of other sizes cannot serve this request from there, but coalesced in the
-        // pool they may): the caches then never make the footprint larger than without them.
-        // The registry is locked before the pool, never inside it.
-        lock.unlock();
-        if (threadCachedBytes() > 0) {
-            drainThreadCaches();
-        }
-        lock.lock();
-        block = takeFreeLocked(rounded, stream);
+    // The pool lock is held throughout, except inside the two steps given it: they drop it while
+    // they drain the thread caches.
+    // clang-format off
+    const bool served =
+        takeFreeLocked(request)                                         // take from the pool,
+        || (drainCachesToPool(pool_lock) && takeFreeLocked(request))    // or drain the caches and take;
+        || growLocked(request)                                          // else grow,
+        || (reclaimFreedBlocks(pool_lock) && takeFreeLocked(request))   // or reclaim all that was freed and take,
+        || (releaseUnusedSegmentsLocked() && retryGrowLocked(request)); // or release unused segments and grow.
+    // clang-format on
+    if (!served) {
+        ++ooms_;
+        pool_lock.unlock();
+        throwOutOfMemory(size, true, request.device_error);
     }
-    if (block == nullptr) {
-        const bool small = rounded <= kSmallSize;
-        const size_t segment = segmentSize(rounded);
-        const int64_t above_peak = reserved_bytes_ + static_cast<int64_t>(segment) - reserved_peak_;
-        if (config_.release_before_growth && above_peak > 0) {
-            // The new segment would raise the high-water mark: unused segments go first.
-            releaseSegmentsLocked(above_peak);
-        }
-        void *ptr = nullptr;
-        infiniStatus_t status = device_->malloc(&ptr, segment);
-        if (status == INFINI_STATUS_OUT_OF_MEMORY) {
-            // Everything cached anywhere may make room: the threads' caches, blocks waiting for
-            // events, then whole unused segments.
-            lock.unlock();
-            drainThreadCaches();
-            lock.lock();
-            processEventsLocked(true);
-            block = takeFreeLocked(rounded, stream);
-            if (block == nullptr) {
-                releaseSegmentsLocked();
-                ++retries_;
-                status = device_->malloc(&ptr, segment);
-            }
-        }
-        if (block == nullptr) {
-            if (status != INFINI_STATUS_SUCCESS) {
-                std::string detail = device_->lastError();
-                if (status == INFINI_STATUS_OUT_OF_MEMORY) {
-                    ++ooms_;
-                    lock.unlock();
-                    throwOutOfMemory(size, detail);
-                }
-                throw Error(status, "infinirtMalloc(" + bytes(segment) + ") on " + device().toString(), detail);
-            }
-            block = newSegmentLocked(ptr, segment, stream, small);
-            source = Source::Device;
-        }
-    }
-    // Marked before the pool mutex is released, so that no free of a neighbour merges it.
-    block->place.store(BlockPlace::Caller, std::memory_order_relaxed);
-    block = splitLocked(block, rounded);
-    held_.emplace(block->ptr, block);
-    lock.unlock();
-    return handOut(cache, block, source);
+    Block *block = claimLocked(request);
+    pool_lock.unlock();
+    return handOut(cache, block, request.source);
 }
 
-void DeviceCachingAllocator::throwOutOfMemory(size_t size, const std::string &detail) {
-    MemoryStats now = stats();
+bool DeviceCachingAllocator::takeFreeLocked(PoolRequest &request) {
+    FreeSet &set = request.small ? small_free_ : large_free_;
+    Block key;
+    key.stream = request.stream;
+    key.size = request.rounded;
+    auto it = set.lower_bound(&key);
+    if (it == set.end() || (*it)->stream != request.stream) {
+        return false;
+    }
+    Block *block = *it;
+    const size_t max_split = config_.max_split_size;
+    if (max_split != SIZE_MAX) {
+        // Unsplittable huge blocks serve only requests of about their size.
+        if (request.rounded < max_split && block->size >= max_split) {
+            return false;
+        }
+        if (request.rounded >= max_split && block->size - request.rounded >= kLargeSegment) {
+            return false;
+        }
+    }
+    eraseFreeLocked(block);
+    request.block = block;
+    return true;
+}
+
+bool DeviceCachingAllocator::drainCachesToPool(std::unique_lock<std::mutex> &pool_lock) {
+    // Before the device grows the reservation, give back what the threads' caches hoard (blocks
+    // of other sizes cannot serve this request from there, but coalesced in the pool they may):
+    // the caches then never make the footprint larger than without them.
+    pool_lock.unlock();
+    const bool any = threadCachedBytes() > 0;
+    if (any) {
+        drainThreadCaches();
+    }
+    pool_lock.lock();
+    return any;
+}
+
+bool DeviceCachingAllocator::growLocked(PoolRequest &request) {
+    const int64_t above_peak =
+        reserved_bytes_.current + static_cast<int64_t>(request.segment_size) - reserved_bytes_.peak;
+    if (config_.release_before_growth && above_peak > 0) {
+        // The new segment would raise the high-water mark: unused segments go first.
+        releaseSegmentsLocked(above_peak);
+    }
+    void *ptr = nullptr;
+    const infiniStatus_t status = device_->malloc(&ptr, request.segment_size);
+    if (status == INFINI_STATUS_OUT_OF_MEMORY) {
+        request.device_error = device_->lastError();
+        return false;
+    }
+    if (status != INFINI_STATUS_SUCCESS) {
+        throw Error(status, "infinirtMalloc(" + formatBytes(request.segment_size) + ") on " + device().toString(),
+                    device_->lastError());
+    }
+    request.block = newSegmentLocked(ptr, request.segment_size, request.stream, request.small);
+    request.source = Source::Device;
+    return true;
+}
+
+bool DeviceCachingAllocator::reclaimFreedBlocks(std::unique_lock<std::mutex> &pool_lock) {
+    pool_lock.unlock();
+    drainThreadCaches();
+    pool_lock.lock();
+    processEventsLocked(true);
+    return true;
+}
+
+bool DeviceCachingAllocator::releaseUnusedSegmentsLocked() {
+    releaseSegmentsLocked();
+    return true;
+}
+
+bool DeviceCachingAllocator::retryGrowLocked(PoolRequest &request) {
+    ++retries_;
+    return growLocked(request);
+}
+
+DeviceCachingAllocator::Block *DeviceCachingAllocator::claimLocked(PoolRequest &request) {
+    // Marked before the pool mutex is released, so that no free of a neighbour merges it.
+    request.block->place.store(BlockPlace::Caller, std::memory_order_relaxed);
+    Block *block = splitLocked(request.block, request.rounded);
+    held_.emplace(block->ptr, block);
+    return block;
+}
+
+void DeviceCachingAllocator::throwOutOfMemory(size_t size, bool retried, const std::string &why) {
+    const MemoryStats now = stats();
+    OutOfMemoryReport report;
+    report.memory = "memory on " + device().toString();
+    report.requested = size;
+    report.allocated = static_cast<size_t>(std::max<int64_t>(now.allocated_bytes.current, 0));
+    report.reserved = static_cast<size_t>(now.reserved_bytes.current);
     size_t free_bytes = 0, total_bytes = 0;
-    if (device_->memInfo(&free_bytes, &total_bytes) != INFINI_STATUS_SUCCESS) {
-        free_bytes = 0;
+    if (device_->memInfo(&free_bytes, &total_bytes) == INFINI_STATUS_SUCCESS) {
+        report.free_bytes = free_bytes;
     }
-    size_t allocated = static_cast<size_t>(std::max<int64_t>(now.allocated_bytes.current, 0));
-    size_t reserved = static_cast<size_t>(now.reserved_bytes.current);
-    size_t unallocated = reserved > allocated ? reserved - allocated : 0;
-    std::string message = "out of memory on " + device().toString() + ": requested " + bytes(size) + ", allocated " +
-                          bytes(allocated) + ", reserved but unallocated " + bytes(unallocated) + ", free " +
-                          bytes(free_bytes) + " (cached memory was released and the allocation retried)";
-    if (!detail.empty()) {
-        message += "; " + detail;
-    }
-    throw OutOfMemoryError("DeviceCachingAllocator::allocate", message, size, allocated, unallocated, free_bytes);
+    report.retried = retried;
+    report.detail = why;
+    detail::throwOutOfMemory("DeviceCachingAllocator::allocate", report);
 }
 
 // ---- free -------------------------------------------------------------------------------------
@@ -333,11 +362,7 @@ void DeviceCachingAllocator::returnToPool(Block *chain) noexcept {
         return;
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    while (chain != nullptr) {
-        Block *next = chain->class_next;
-        releaseLocked(chain);
-        chain = next;
-    }
+    releaseChainLocked(chain);
 }
 
 void DeviceCachingAllocator::freeWithEvents(Block *block) noexcept {
@@ -371,40 +396,15 @@ void DeviceCachingAllocator::insertFreeLocked(Block *block) {
     block->place.store(BlockPlace::Pool, std::memory_order_relaxed);
     (block->small ? small_free_ : large_free_).insert(block);
     if (block->isSplit()) {
-        inactive_split_bytes_ += static_cast<int64_t>(block->size);
-        inactive_split_peak_ = std::max(inactive_split_peak_, inactive_split_bytes_);
+        add(inactive_split_bytes_, static_cast<int64_t>(block->size));
     }
 }
 
 void DeviceCachingAllocator::eraseFreeLocked(Block *block) {
     (block->small ? small_free_ : large_free_).erase(block);
     if (block->isSplit()) {
-        inactive_split_bytes_ -= static_cast<int64_t>(block->size);
+        add(inactive_split_bytes_, -static_cast<int64_t>(block->size));
     }
-}
-
-DeviceCachingAllocator::Block *DeviceCachingAllocator::takeFreeLocked(size_t rounded, infinirtStream_t stream) {
-    FreeSet &set = rounded <= kSmallSize ? small_free_ : large_free_;
-    Block key;
-    key.stream = stream;
-    key.size = rounded;
-    auto it = set.lower_bound(&key);
-    if (it == set.end() || (*it)->stream != stream) {
-        return nullptr;
-    }
-    Block *block = *it;
-    const size_t max_split = config_.max_split_size;
-    if (max_split != SIZE_MAX) {
-        // Unsplittable huge blocks serve only requests of about their size.
-        if (rounded < max_split && block->size >= max_split) {
-            return nullptr;
-        }
-        if (rounded >= max_split && block->size - rounded >= kLargeSegment) {
-            return nullptr;
-        }
-    }
-    eraseFreeLocked(block);
-    return block;
 }
 
 DeviceCachingAllocator::Block *DeviceCachingAllocator::newSegmentLocked(void *ptr, size_t size,
@@ -414,11 +414,9 @@ DeviceCachingAllocator::Block *DeviceCachingAllocator::newSegmentLocked(void *pt
     block->size = size;
     block->stream = stream;
     block->small = small;
-    segments_.emplace(reinterpret_cast<uintptr_t>(ptr), block.get());
-    reserved_bytes_ += static_cast<int64_t>(size);
-    reserved_peak_ = std::max(reserved_peak_, reserved_bytes_);
-    ++segment_count_;
-    segment_peak_ = std::max(segment_peak_, segment_count_);
+    segment_heads_.emplace(reinterpret_cast<uintptr_t>(ptr), block.get());
+    add(reserved_bytes_, static_cast<int64_t>(size));
+    add(segments_, 1);
     ++device_allocs_;
     return block.release();
 }
@@ -472,6 +470,14 @@ void DeviceCachingAllocator::releaseLocked(Block *block) {
     insertFreeLocked(block);
 }
 
+void DeviceCachingAllocator::releaseChainLocked(Block *chain) {
+    while (chain != nullptr) {
+        Block *next = chain->class_next;
+        releaseLocked(chain);
+        chain = next;
+    }
+}
+
 void DeviceCachingAllocator::releaseSegmentsLocked(int64_t needed) {
     std::vector<Block *> whole;
     for (FreeSet *set : {&small_free_, &large_free_}) {
@@ -489,10 +495,10 @@ void DeviceCachingAllocator::releaseSegmentsLocked(int64_t needed) {
             break;
         }
         eraseFreeLocked(block);
-        segments_.erase(reinterpret_cast<uintptr_t>(block->ptr));
+        segment_heads_.erase(reinterpret_cast<uintptr_t>(block->ptr));
         (void)device_->free(block->ptr);
-        reserved_bytes_ -= static_cast<int64_t>(block->size);
-        --segment_count_;
+        add(reserved_bytes_, -static_cast<int64_t>(block->size));
+        add(segments_, -1);
         ++device_frees_;
         released += block->size;
         delete block;
@@ -538,7 +544,7 @@ MemoryStats DeviceCachingAllocator::stats() const {
         uint64_t allocs = retired_allocs_, frees = retired_frees_, hits = retired_cache_hits_,
                  thread_hits = retired_thread_cache_hits_;
         int64_t unpublished_bytes = 0, unpublished_blocks = 0, cached = 0;
-        auto add = [&](const ThreadCache &cache) {
+        auto merge = [&](const ThreadCache &cache) {
             allocs += cache.allocs.get();
             frees += cache.frees.get();
             hits += cache.cache_hits.get();
@@ -548,9 +554,9 @@ MemoryStats DeviceCachingAllocator::stats() const {
             cached += static_cast<int64_t>(cache.cachedBytes());
         };
         for (const ThreadCache *cache : caches_) {
-            add(*cache);
+            merge(*cache);
         }
-        add(orphan_);
+        merge(orphan_);
         allocated = allocated_bytes_.published() + unpublished_bytes;
         blocks = allocated_blocks_.published() + unpublished_blocks;
         s.num_allocs = allocs;
@@ -562,9 +568,9 @@ MemoryStats DeviceCachingAllocator::stats() const {
     s.allocated_bytes = {allocated, std::max(allocated_bytes_.peak(), allocated)};
     s.allocations = {blocks, std::max(allocated_blocks_.peak(), blocks)};
     std::lock_guard<std::mutex> lock(mutex_);
-    s.reserved_bytes = {reserved_bytes_, reserved_peak_};
-    s.segments = {segment_count_, segment_peak_};
-    s.inactive_split_bytes = {inactive_split_bytes_, inactive_split_peak_};
+    s.reserved_bytes = reserved_bytes_;
+    s.segments = segments_;
+    s.inactive_split_bytes = inactive_split_bytes_;
     int64_t active = allocated + pending_bytes_;
     s.active_bytes = {active, std::max({active_peak_, s.allocated_bytes.peak, active})};
     s.num_device_allocs = device_allocs_;
@@ -579,17 +585,17 @@ void DeviceCachingAllocator::resetPeakStats() {
     allocated_bytes_.resetPeak(now.allocated_bytes.current);
     allocated_blocks_.resetPeak(now.allocations.current);
     std::lock_guard<std::mutex> lock(mutex_);
-    reserved_peak_ = reserved_bytes_;
-    segment_peak_ = segment_count_;
-    inactive_split_peak_ = inactive_split_bytes_;
+    resetPeak(reserved_bytes_);
+    resetPeak(segments_);
+    resetPeak(inactive_split_bytes_);
     active_peak_ = now.active_bytes.current;
 }
 
 MemorySnapshot DeviceCachingAllocator::snapshot() const {
     MemorySnapshot snapshot;
     std::lock_guard<std::mutex> lock(mutex_);
-    snapshot.segments.reserve(segments_.size());
-    for (const auto &[address, head] : segments_) {
+    snapshot.segments.reserve(segment_heads_.size());
+    for (const auto &[address, head] : segment_heads_) {
         MemorySegmentInfo segment;
         segment.address = address;
         segment.stream = head->stream;

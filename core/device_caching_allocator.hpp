@@ -44,6 +44,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -102,6 +103,21 @@ private:
     using FreeSet = std::set<Block *, BlockOrder>;
     enum class Source { ThreadCache, Pool, Device };
 
+    // One request on its way through the steps of allocateFromPool (PyTorch's AllocParams).
+    struct PoolRequest {
+        PoolRequest(size_t size, size_t rounded, infinirtStream_t stream)
+            : size(size), rounded(rounded), stream(stream), small(rounded <= kSmallSize),
+              segment_size(segmentSize(rounded)) {}
+        const size_t size;    // as asked for (for the error message)
+        const size_t rounded; // the block size
+        const infinirtStream_t stream;
+        const bool small;          // served by the small pool
+        const size_t segment_size; // what to ask the device for if the pool cannot serve it
+        Block *block = nullptr;    // the block found, once a step found one
+        Source source = Source::Pool;
+        std::string device_error; // the device's message after an allocation it refused
+    };
+
     // The calling thread's cache; nullptr while the thread is exiting (its requests then go
     // through orphan_).
     ThreadCache *localCache();
@@ -109,24 +125,59 @@ private:
     Block *allocateWith(ThreadCache *cache, size_t size, infinirtStream_t stream);
     void deallocateWith(ThreadCache *cache, Block *block) noexcept;
     Block *handOut(ThreadCache *cache, Block *block, Source source);
+    // A miss of the thread's cache. Hands the thread's cached blocks back to the pool, then runs
+    // the steps below, in this order, until one serves the request: take from the pool, or drain
+    // the thread caches and take; else grow, or (the device being out of memory) reclaim every
+    // freed block and take, or release the unused segments and grow once more.
     Block *allocateFromPool(ThreadCache *cache, size_t size, size_t rounded, infinirtStream_t stream);
-    [[noreturn]] void throwOutOfMemory(size_t size, const std::string &detail);
+
+    // The steps of allocateFromPool. Every step is called with mutex_ held and returns with it
+    // held. The ...Locked ones keep it throughout; the ones given `pool_lock` (mutex_'s) release
+    // it while they drain the thread caches, because the registry is locked before the pool,
+    // never inside it. A step that returns false leaves the request to the next.
+    //
+    // Takes the smallest free block of the request's stream that fits it (max_split_size
+    // permitting); false if none does.
+    bool takeFreeLocked(PoolRequest &request);
+    // Moves the blocks of every thread cache to the pool, where they coalesce; false if the
+    // caches held none.
+    bool drainCachesToPool(std::unique_lock<std::mutex> &pool_lock);
+    // A new segment from the device, allocated under the lock; when it would raise the peak
+    // reservation, just enough unused segments are released first (release_before_growth).
+    // False when the device is out of memory; throws Error when it fails otherwise.
+    bool growLocked(PoolRequest &request);
+    // Drains every thread cache, then waits for every pending event: every block freed so far is
+    // in the pool. Always true.
+    bool reclaimFreedBlocks(std::unique_lock<std::mutex> &pool_lock);
+    // Gives every unused segment back to the device. Always true.
+    bool releaseUnusedSegmentsLocked();
+    // growLocked once more, counted as the retry (num_alloc_retries).
+    bool retryGrowLocked(PoolRequest &request);
+    // Makes the block found the caller's: split to the request's size, recorded as held.
+    Block *claimLocked(PoolRequest &request);
+
+    // OutOfMemoryError for a request of `size` bytes with the figures of this moment (takes the
+    // locks: called without them); `retried`: after the release-and-retry.
+    [[noreturn]] void throwOutOfMemory(size_t size, bool retried, const std::string &why);
     // Chained through class_next.
     void returnToPool(Block *chain) noexcept;
     void freeWithEvents(Block *block) noexcept;
 
     // Called with mutex_ held.
-    Block *takeFreeLocked(size_t rounded, infinirtStream_t stream);
     Block *newSegmentLocked(void *ptr, size_t size, infinirtStream_t stream, bool small);
     Block *splitLocked(Block *block, size_t rounded);
     void insertFreeLocked(Block *block);
     void eraseFreeLocked(Block *block);
+    // Back into the pool, coalesced with its free neighbours.
     void releaseLocked(Block *block);
+    // The same for each block of `chain` (linked through class_next).
+    void releaseChainLocked(Block *chain);
     // Returns the blocks whose events have completed to the pool; with `wait`, waits for them all.
     void processEventsLocked(bool wait);
     // Gives unused whole segments back to the device, smallest first, until `needed` bytes are.
     void releaseSegmentsLocked(int64_t needed = INT64_MAX);
 
+    // Called without mutex_: they lock the registry (drainThreadCaches, the pool inside it).
     void drainThreadCaches() noexcept;
     size_t threadCachedBytes() const;
 
@@ -151,11 +202,11 @@ private:
     FreeSet small_free_;
     FreeSet large_free_;
     std::unordered_map<void *, Block *> held_;      // every block not free in the pool
-    std::map<uintptr_t, Block *> segments_;         // segment heads by address
+    std::map<uintptr_t, Block *> segment_heads_;    // the first block of each segment, by address
     StreamEventQueues<Block> events_{*device_}; // freed blocks that wait for other streams
-    int64_t reserved_bytes_ = 0, reserved_peak_ = 0;
-    int64_t segment_count_ = 0, segment_peak_ = 0;
-    int64_t inactive_split_bytes_ = 0, inactive_split_peak_ = 0;
+    MemoryStat reserved_bytes_, segments_, inactive_split_bytes_;
+    // Not a MemoryStat: active bytes are allocated bytes (kept by the threads, merged on read)
+    // plus these, so only their peak is kept here.
     int64_t pending_bytes_ = 0, active_peak_ = 0;
     uint64_t device_allocs_ = 0, device_frees_ = 0, retries_ = 0, ooms_ = 0;
 };

@@ -82,9 +82,9 @@ bool DeviceEvent::query() const {
     return status == INFINIRT_EVENT_COMPLETE;
 }
 
-float DeviceEvent::elapsed_time(const DeviceEvent &end) const {
-    requireEvent(event_, "DeviceEvent::elapsed_time");
-    requireEvent(end.event_, "DeviceEvent::elapsed_time");
+float DeviceEvent::elapsedTime(const DeviceEvent &end) const {
+    requireEvent(event_, "DeviceEvent::elapsedTime");
+    requireEvent(end.event_, "DeviceEvent::elapsedTime");
     float ms = 0.0f;
     check(infinirtEventElapsedTime(&ms, event_, end.event_), "infinirtEventElapsedTime");
     return ms;

@@ -1,6 +1,8 @@
 #include "device_pinned_host_allocator.hpp"
 
 #include "infinicore/error.hpp"
+#include "memory_stat_ops.hpp"
+#include "out_of_memory.hpp"
 
 #include <algorithm>
 
@@ -21,11 +23,6 @@ unsigned sizeClass(size_t size) {
     return cls;
 }
 
-void add(MemoryStat &stat, int64_t delta) {
-    stat.current += delta;
-    stat.peak = std::max(stat.peak, stat.current);
-}
-
 } // namespace
 
 DevicePinnedHostAllocator::DevicePinnedHostAllocator(std::shared_ptr<RawDevice> device)
@@ -39,11 +36,9 @@ DevicePinnedHostAllocator::~DevicePinnedHostAllocator() {
 }
 
 DevicePinnedHostAllocator::Block *DevicePinnedHostAllocator::allocate(size_t size) {
-    const std::string call = "DevicePinnedHostAllocator::allocate";
     if (size > kMaxPinned) {
-        throw OutOfMemoryError(call, "out of pinned host memory for " + device_->device().toString() + ": requested " +
-                                         std::to_string(size) + " bytes, larger than any host",
-                               size, 0, 0, 0);
+        std::lock_guard<std::mutex> lock(mutex_);
+        throwOutOfMemoryLocked(size, false, "the request is larger than any host");
     }
     const unsigned cls = sizeClass(size);
     const size_t rounded = size_t(1) << cls;
@@ -82,14 +77,7 @@ DevicePinnedHostAllocator::Block *DevicePinnedHostAllocator::allocate(size_t siz
         --allocs_;
         if (status == INFINI_STATUS_OUT_OF_MEMORY) {
             ++ooms_;
-            size_t allocated = static_cast<size_t>(allocated_bytes_.current);
-            size_t unallocated = static_cast<size_t>(reserved_bytes_.current) - allocated;
-            throw OutOfMemoryError(call,
-                                   "out of pinned host memory for " + device_->device().toString() + ": requested " +
-                                       std::to_string(size) + " bytes, allocated " + std::to_string(allocated) +
-                                       " bytes, reserved but unallocated " + std::to_string(unallocated) +
-                                       " bytes (cached blocks were released and the allocation retried); " + detail,
-                                   size, allocated, unallocated, 0);
+            throwOutOfMemoryLocked(size, true, detail);
         }
         throw Error(status, "infinirtMallocHost(" + std::to_string(rounded) + ")", detail);
     }
@@ -108,6 +96,17 @@ DevicePinnedHostAllocator::Block *DevicePinnedHostAllocator::allocate(size_t siz
     add(active_bytes_, static_cast<int64_t>(rounded));
     add(allocations_, 1);
     return raw;
+}
+
+void DevicePinnedHostAllocator::throwOutOfMemoryLocked(size_t size, bool retried, const std::string &detail) const {
+    OutOfMemoryReport report;
+    report.memory = "pinned host memory for " + device_->device().toString();
+    report.requested = size;
+    report.allocated = static_cast<size_t>(allocated_bytes_.current);
+    report.reserved = static_cast<size_t>(reserved_bytes_.current);
+    report.retried = retried;
+    report.detail = detail;
+    throwOutOfMemory("DevicePinnedHostAllocator::allocate", report);
 }
 
 void DevicePinnedHostAllocator::deallocate(Block *block) noexcept {
@@ -210,7 +209,7 @@ MemoryStats DevicePinnedHostAllocator::stats() const {
 void DevicePinnedHostAllocator::resetPeakStats() {
     std::lock_guard<std::mutex> lock(mutex_);
     for (MemoryStat *stat : {&allocated_bytes_, &reserved_bytes_, &active_bytes_, &allocations_, &segments_}) {
-        stat->peak = stat->current;
+        resetPeak(*stat);
     }
 }
 

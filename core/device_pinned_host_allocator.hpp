@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace infinicore::detail {
@@ -65,6 +66,8 @@ private:
     void processEventsLocked(bool wait);
     void cacheLocked(Block *block);
     void releaseCachedLocked();
+    // OutOfMemoryError for a request of `size` bytes, with the figures of this moment.
+    [[noreturn]] void throwOutOfMemoryLocked(size_t size, bool retried, const std::string &detail) const;
 
     const std::shared_ptr<RawDevice> device_;
     mutable std::mutex mutex_;

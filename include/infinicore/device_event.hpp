@@ -38,14 +38,19 @@ public:
     // True when the recorded work has run (or the event was never recorded).
     bool query() const;
     // Milliseconds from this event to `end`; both recorded, completed, created with timing.
-    float elapsed_time(const DeviceEvent &end) const;
+    float elapsedTime(const DeviceEvent &end) const;
     // Work submitted to `stream` (nullptr: the current context stream) after this call waits for
     // the recorded work.
     void wait(infinirtStream_t stream = nullptr) const;
 
     Device device() const { return device_; }
     infinirtEvent_t get() const { return event_; }
-    bool is_recorded() const { return is_recorded_; }
+    // True once record() has been called on it.
+    bool isRecorded() const { return is_recorded_; }
+
+    // The names before the C++ layer settled on lowerCamelCase; they forward to the new ones.
+    [[deprecated("use elapsedTime")]] float elapsed_time(const DeviceEvent &end) const { return elapsedTime(end); }
+    [[deprecated("use isRecorded")]] bool is_recorded() const { return isRecorded(); }
 
 private:
     infinirtEvent_t event_ = nullptr;

@@ -29,7 +29,10 @@ public:
     size_t size() const { return size_; }
     Device device() const { return device_; }
     // True for page-locked host memory usable in asynchronous copies with device().
-    bool is_pinned() const { return is_pinned_; }
+    bool isPinned() const { return is_pinned_; }
+
+    // The name before the C++ layer settled on lowerCamelCase; it forwards to the new one.
+    [[deprecated("use isPinned")]] bool is_pinned() const { return isPinned(); }
 
 private:
     std::byte *data_;

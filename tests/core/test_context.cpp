@@ -42,7 +42,7 @@ TEST(MemoryTest, DeleterRunsOnceWithTheData) {
         Memory memory(storage, sizeof storage, Device(Type::CPU, 0), [&](std::byte *p) { ++calls, seen = p; }, true);
         EXPECT_EQ(memory.data(), storage);
         EXPECT_EQ(memory.size(), sizeof storage);
-        EXPECT_TRUE(memory.is_pinned());
+        EXPECT_TRUE(memory.isPinned());
         EXPECT_EQ(memory.device(), Device(Type::CPU, 0));
     }
     EXPECT_EQ(calls, 1);
@@ -84,9 +84,9 @@ TEST_F(ContextTest, AllocatesCopiesAndSetsMemory) {
     ASSERT_TRUE(device && host && pinned);
     EXPECT_EQ(device->size(), 1000u);
     EXPECT_EQ(device->device(), Device(Type::CPU, 0));
-    EXPECT_FALSE(device->is_pinned());
-    EXPECT_FALSE(pinned->is_pinned()); // a cpu device has nothing to pin against
-    EXPECT_FALSE(host->is_pinned());
+    EXPECT_FALSE(device->isPinned());
+    EXPECT_FALSE(pinned->isPinned()); // a cpu device has nothing to pin against
+    EXPECT_FALSE(host->isPinned());
 
     std::memset(host->data(), 0x5a, 1000);
     ctx::memcpyH2D(device->data(), host->data(), 1000); // async on the context stream
@@ -165,17 +165,17 @@ TEST_F(ContextTest, DeviceEventIsBoundToItsDeviceAndMoveOnly) {
     DeviceEvent start;
     DeviceEvent end(Device(Type::CPU, 0), INFINIRT_EVENT_DEFAULT);
     EXPECT_EQ(start.device(), Device(Type::CPU, 0));
-    EXPECT_FALSE(start.is_recorded());
+    EXPECT_FALSE(start.isRecorded());
     EXPECT_TRUE(start.query()); // never recorded: complete
     start.record();
     end.record(ctx::getStream());
     end.synchronize();
     EXPECT_TRUE(end.query());
-    EXPECT_GE(start.elapsed_time(end), 0.0f);
+    EXPECT_GE(start.elapsedTime(end), 0.0f);
     end.wait();
 
     DeviceEvent moved(std::move(end));
-    EXPECT_TRUE(moved.is_recorded());
+    EXPECT_TRUE(moved.isRecorded());
     EXPECT_EQ(end.get(), nullptr);
     EXPECT_THROW(end.record(), Error);
     end = std::move(moved);
@@ -184,8 +184,32 @@ TEST_F(ContextTest, DeviceEventIsBoundToItsDeviceAndMoveOnly) {
     DeviceEvent untimed(INFINIRT_EVENT_DISABLE_TIMING);
     untimed.record();
     untimed.synchronize();
-    EXPECT_THROW(start.elapsed_time(untimed), Error);
+    EXPECT_THROW(start.elapsedTime(untimed), Error);
 }
+
+// The snake_case names of before still compile (with a deprecation warning) and forward.
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+TEST_F(ContextTest, DeprecatedSnakeCaseNamesForwardToTheCamelCaseOnes) {
+    std::byte storage[64];
+    Memory pinned(storage, sizeof storage, Device(Type::CPU, 0), [](std::byte *) {}, true);
+    Memory plain(storage, sizeof storage, Device(Type::CPU, 0), [](std::byte *) {});
+    EXPECT_TRUE(pinned.is_pinned());
+    EXPECT_FALSE(plain.is_pinned());
+
+    DeviceEvent start, end;
+    EXPECT_FALSE(start.is_recorded());
+    start.record();
+    end.record();
+    end.synchronize();
+    EXPECT_TRUE(start.is_recorded());
+    EXPECT_GE(start.elapsed_time(end), 0.0f);
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 TEST_F(ContextTest, ThreadsEachHaveACurrentDeviceAndShareRuntimes) {
     std::vector<std::thread> threads;

@@ -49,7 +49,7 @@ __export std::shared_ptr<Memory> allocateMemory(size_t size);
 // Pageable host memory; never creates a runtime.
 __export std::shared_ptr<Memory> allocateHostMemory(size_t size);
 // Page-locked host memory for asynchronous copies with the current device (plain host memory,
-// is_pinned() false, when the current device is a cpu).
+// isPinned() false, when the current device is a cpu).
 __export std::shared_ptr<Memory> allocatePinnedHostMemory(size_t size);
 // Records that `memory` (from allocateMemory or allocatePinnedHostMemory on the current device)
 // is used by work on `stream`: its block is not reused before that work has run. Copies made
