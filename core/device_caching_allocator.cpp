@@ -286,6 +286,9 @@ bool DeviceCachingAllocator::growLocked(PoolRequest &request) {
 }
 
 bool DeviceCachingAllocator::reclaimFreedBlocks(std::unique_lock<std::mutex> &pool_lock) {
+    // The device is out of memory: whatever is cached anywhere may make room, the threads'
+    // caches and the blocks waiting for events first (they may fit in the pool as they are),
+    // whole unused segments after that (releaseUnusedSegmentsLocked).
     pool_lock.unlock();
     drainThreadCaches();
     pool_lock.lock();

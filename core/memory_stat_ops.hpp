@@ -18,7 +18,9 @@ inline void add(MemoryStat &stat, int64_t delta) {
 }
 
 // Forgets the peak: from now on it is the highest value seen from the current one on.
-inline void resetPeak(MemoryStat &stat) { stat.peak = stat.current; }
+inline void resetPeak(MemoryStat &stat) {
+    stat.peak = stat.current;
+}
 
 } // namespace infinicore::detail
 
