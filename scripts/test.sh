@@ -15,7 +15,9 @@ step() { printf '\n==== %s ====\n' "$*"; }
 step "build and test"
 cmake -S . -B build $flags
 cmake --build build --parallel "$jobs"
-ctest --test-dir build --output-on-failure --parallel "$jobs" --timeout 300
+# The conformance suite fails unless cpu and PoCL's OpenCL device are both loaded with a device.
+INFINIRT_EXPECT_BACKENDS=cpu,opencl \
+  ctest --test-dir build --output-on-failure --parallel "$jobs" --timeout 300
 
 if [ "${INFINIRT_TEST_SANITIZERS:-1}" != "0" ]; then
   step "AddressSanitizer + UndefinedBehaviorSanitizer"
@@ -25,6 +27,7 @@ if [ "${INFINIRT_TEST_SANITIZERS:-1}" != "0" ]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:protect_shadow_gap=0 \
   LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  INFINIRT_EXPECT_BACKENDS=cpu,opencl \
     ctest --test-dir build-asan --output-on-failure --parallel "$jobs" --timeout 300 -LE 'nosan'
 
   step "ThreadSanitizer (stress)"

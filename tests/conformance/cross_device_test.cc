@@ -17,7 +17,9 @@ protected:
     const DeviceParam &other() const { return GetParam().second; }
 
     void SetUp() override {
-        SKIP_IF_BACKEND_LACKS(owner().backend, Feature::kCrossDeviceHandles);
+        if (SkipUnlessDeclared(owner(), {Feature::kCrossDeviceHandles})) {
+            return;
+        }
         ASSERT_OK(infinirtSetDevice(owner().type, owner().id));
     }
 
@@ -38,6 +40,7 @@ protected:
 constexpr size_t kSize = 1 << 20;
 
 TEST_P(CrossDevice, HandlesWorkWhileAnotherDeviceIsCurrent) {
+    REQUIRE_FEATURES_OF(owner(), Feature::kMemory, Feature::kStreams, Feature::kEvents, Feature::kStreamQuery);
     infinirtStream_t s = nullptr;
     infinirtEvent_t e = nullptr;
     void *d = nullptr;
@@ -78,7 +81,7 @@ TEST_P(CrossDevice, HandlesWorkWhileAnotherDeviceIsCurrent) {
 }
 
 TEST_P(CrossDevice, StreamOrderedFreeOfAnotherDevicesMemory) {
-    SKIP_IF_BACKEND_LACKS(owner().backend, Feature::kStreamOrderedAlloc);
+    REQUIRE_FEATURES_OF(owner(), Feature::kMemory, Feature::kStreams, Feature::kStreamOrderedAlloc);
     ScopedStream s;
     ASSERT_OK(s.Create());
     void *p = nullptr;
@@ -92,6 +95,8 @@ TEST_P(CrossDevice, StreamOrderedFreeOfAnotherDevicesMemory) {
 
 // An event can only be recorded on a stream of its own device.
 TEST_P(CrossDevice, RecordOnAnotherDevicesStreamIsRefused) {
+    REQUIRE_FEATURES_OF(owner(), Feature::kEvents);
+    REQUIRE_FEATURES_OF(other(), Feature::kStreams);
     ScopedEvent e;
     ASSERT_OK(e.Create());
     ASSERT_OK(infinirtSetDevice(other().type, other().id));
@@ -107,6 +112,7 @@ TEST_P(CrossDevice, RecordOnAnotherDevicesStreamIsRefused) {
 
 // Device-independent queries name their device explicitly and do not depend on the current one.
 TEST_P(CrossDevice, ExplicitDeviceQueriesIgnoreTheCurrentDevice) {
+    REQUIRE_FEATURES_OF(owner(), Feature::kMemory, Feature::kDeviceProperties);
     ASSERT_OK(infinirtSetDevice(other().type, other().id));
     size_t free_bytes = 0;
     size_t total_bytes = 0;

@@ -8,14 +8,17 @@
 namespace infinirt_test {
 namespace {
 
-class Graph : public DeviceTest {};
+class Graph : public DeviceTest {
+protected:
+    Graph() : DeviceTest({Feature::kMemory, Feature::kStreams, Feature::kStreamCapture}) {}
+};
 
 constexpr size_t kSize = 256 * 1024;
 constexpr size_t kMemsetOffset = 1000;
 constexpr size_t kMemsetLength = 3000;
 
 TEST_P(Graph, CaptureInstantiateAndReplay) {
-    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
+    REQUIRE_FEATURES(Feature::kEvents);
     ScopedStream s;
     ScopedStream other;
     ASSERT_OK(s.Create());
@@ -88,7 +91,6 @@ TEST_P(Graph, CaptureInstantiateAndReplay) {
 
 // Launches are stream-ordered with the work around them.
 TEST_P(Graph, LaunchIsOrderedWithSurroundingWork) {
-    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
     ScopedStream s;
     ASSERT_OK(s.Create());
     DeviceBuffer d;
@@ -114,7 +116,6 @@ TEST_P(Graph, LaunchIsOrderedWithSurroundingWork) {
 }
 
 TEST_P(Graph, EveryCaptureModeIsAccepted) {
-    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
     ScopedStream s;
     ASSERT_OK(s.Create());
     DeviceBuffer d;
@@ -138,7 +139,6 @@ TEST_P(Graph, EveryCaptureModeIsAccepted) {
 }
 
 TEST_P(Graph, DefaultStreamCannotBeCaptured) {
-    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
     EXPECT_REFUSED(infinirtStreamBeginCapture(nullptr, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
     // The default stream still runs work normally.
     DeviceBuffer d;
@@ -150,7 +150,6 @@ TEST_P(Graph, DefaultStreamCannotBeCaptured) {
 // A synchronising call on a capturing stream is refused and ends the capture as invalid; the
 // stream is usable normally afterwards.
 TEST_P(Graph, SynchronizeWhileCapturingIsRefused) {
-    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamCapture);
     ScopedStream s;
     ASSERT_OK(s.Create());
     DeviceBuffer d;

@@ -7,7 +7,10 @@
 namespace infinirt_test {
 namespace {
 
-class Memcpy : public DeviceTest {};
+class Memcpy : public DeviceTest {
+protected:
+    Memcpy() : DeviceTest({Feature::kMemory}) {}
+};
 
 constexpr size_t kSize = 1 << 20;
 
@@ -75,6 +78,7 @@ TEST_P(Memcpy, DefaultKindInfersDirection) {
 }
 
 TEST_P(Memcpy, SizeZeroIsANoOp) {
+    REQUIRE_FEATURES(Feature::kStreams);
     DeviceBuffer d;
     ASSERT_OK(d.Malloc(64));
     std::vector<uint8_t> host(64, 0x77);
@@ -86,6 +90,7 @@ TEST_P(Memcpy, SizeZeroIsANoOp) {
 }
 
 TEST_P(Memcpy, AsyncEveryKindWithPinnedHost) {
+    REQUIRE_FEATURES(Feature::kStreams);
     ScopedStream s;
     ASSERT_OK(s.Create());
     PinnedBuffer pinned_src;
@@ -113,6 +118,7 @@ TEST_P(Memcpy, AsyncEveryKindWithPinnedHost) {
 }
 
 TEST_P(Memcpy, AsyncDefaultKindAndPageableHost) {
+    REQUIRE_FEATURES(Feature::kStreams);
     ScopedStream s;
     ASSERT_OK(s.Create());
     DeviceBuffer d;
@@ -127,6 +133,7 @@ TEST_P(Memcpy, AsyncDefaultKindAndPageableHost) {
 }
 
 TEST_P(Memcpy, AsyncOnDefaultStream) {
+    REQUIRE_FEATURES(Feature::kStreams);
     DeviceBuffer d;
     ASSERT_OK(d.Malloc(kSize));
     const std::vector<uint8_t> src = Pattern(kSize, 8);
@@ -141,6 +148,7 @@ TEST_P(Memcpy, AsyncOnDefaultStream) {
 // Later copies on one stream must observe earlier ones: a is overwritten only after b took its
 // first content, so b and c end up holding different patterns.
 TEST_P(Memcpy, InOrderOnOneStream) {
+    REQUIRE_FEATURES(Feature::kStreams);
     ScopedStream s;
     ASSERT_OK(s.Create());
     void *first = nullptr;
@@ -186,6 +194,7 @@ TEST_P(Memcpy, InOrderOnOneStream) {
 
 // A synchronous copy is ordered after work already queued on the device's default stream.
 TEST_P(Memcpy, SyncCopyWaitsForDefaultStream) {
+    REQUIRE_FEATURES(Feature::kStreams);
     DeviceBuffer d;
     ASSERT_OK(d.Malloc(kSize));
     ScopedBusyWork busy(nullptr);

@@ -13,6 +13,7 @@ class Memory : public DeviceTest {};
 constexpr size_t kSize = 1 << 20;
 
 TEST_P(Memory, MallocFreeManySizes) {
+    REQUIRE_FEATURES(Feature::kMemory);
     for (size_t size : {size_t{1}, size_t{7}, size_t{4096}, size_t{65537}, size_t{3} << 20}) {
         void *d = nullptr;
         ASSERT_OK(infinirtMalloc(&d, size));
@@ -27,6 +28,7 @@ TEST_P(Memory, FreeNullIsANoOp) {
 }
 
 TEST_P(Memory, PinnedHostIsHostAccessibleAndCopies) {
+    REQUIRE_FEATURES(Feature::kMemory);
     PinnedBuffer h;
     ASSERT_OK(h.MallocHost(kSize));
     ASSERT_NE(h.get(), nullptr);
@@ -44,7 +46,7 @@ TEST_P(Memory, PinnedHostIsHostAccessibleAndCopies) {
 // work, so a reallocation on the same stream (which may reuse the block) cannot clobber a copy
 // that was queued before the free.
 TEST_P(Memory, MallocAsyncFreeAsyncAreStreamOrdered) {
-    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamOrderedAlloc);
+    REQUIRE_FEATURES(Feature::kMemory, Feature::kStreams, Feature::kStreamOrderedAlloc);
     ScopedStream s;
     ASSERT_OK(s.Create());
     void *src = nullptr;
@@ -83,7 +85,7 @@ TEST_P(Memory, MallocAsyncFreeAsyncAreStreamOrdered) {
 }
 
 TEST_P(Memory, MallocAsyncOnDefaultStreamFreedSynchronously) {
-    SKIP_IF_BACKEND_LACKS(backend(), Feature::kStreamOrderedAlloc);
+    REQUIRE_FEATURES(Feature::kMemory, Feature::kStreams, Feature::kStreamOrderedAlloc);
     void *p = nullptr;
     ASSERT_OK(infinirtMallocAsync(&p, kSize, nullptr));
     ASSERT_OK(infinirtMemsetAsync(p, 0x66, kSize, nullptr));
@@ -97,6 +99,7 @@ TEST_P(Memory, MallocAsyncOnDefaultStreamFreedSynchronously) {
 // Free waits for the owning device's pending work: a copy queued from the buffer has run by the
 // time Free returns (checked without synchronising the stream).
 TEST_P(Memory, FreeWaitsForPendingWork) {
+    REQUIRE_FEATURES(Feature::kMemory, Feature::kStreams);
     ScopedStream s;
     ASSERT_OK(s.Create());
     void *h = nullptr;
@@ -118,6 +121,7 @@ TEST_P(Memory, FreeWaitsForPendingWork) {
 }
 
 TEST_P(Memory, GetMemInfo) {
+    REQUIRE_FEATURES(Feature::kMemory);
     size_t free_bytes = 0;
     size_t total_bytes = 0;
     ASSERT_OK(infinirtGetMemInfo(type(), id(), &free_bytes, &total_bytes));
@@ -126,7 +130,7 @@ TEST_P(Memory, GetMemInfo) {
 }
 
 TEST_P(Memory, ResourceSnapshotHasMemoryCapacity) {
-    SKIP_IF_BACKEND_LACKS(backend(), Feature::kResourceSnapshot);
+    REQUIRE_FEATURES(Feature::kResourceSnapshot);
     infinirtDeviceResourceSnapshot_t snapshot{};
     ASSERT_OK(infinirtGetDeviceResourceSnapshot(type(), id(), &snapshot));
     EXPECT_EQ(snapshot.device_type, type());
@@ -138,6 +142,7 @@ TEST_P(Memory, ResourceSnapshotHasMemoryCapacity) {
 }
 
 TEST_P(Memory, PointerAttributesOfDeviceMemory) {
+    REQUIRE_FEATURES(Feature::kMemory);
     DeviceBuffer d;
     ASSERT_OK(d.Malloc(kSize));
     for (size_t offset : {size_t{0}, size_t{1}, kSize / 2, kSize - 1}) {
@@ -154,6 +159,7 @@ TEST_P(Memory, PointerAttributesOfDeviceMemory) {
 
 // A caller built against a shorter infinirtPointerAttributes_t (without base and size).
 TEST_P(Memory, PointerAttributesRespectsAShorterStructSize) {
+    REQUIRE_FEATURES(Feature::kMemory);
     DeviceBuffer d;
     ASSERT_OK(d.Malloc(kSize));
     infinirtPointerAttributes_t attr;
@@ -172,6 +178,7 @@ TEST_P(Memory, PointerAttributesRespectsAShorterStructSize) {
 }
 
 TEST_P(Memory, PointerAttributesOfPinnedHostMemory) {
+    REQUIRE_FEATURES(Feature::kMemory);
     PinnedBuffer h;
     ASSERT_OK(h.MallocHost(kSize));
     infinirtPointerAttributes_t attr{};
@@ -197,6 +204,7 @@ TEST_P(Memory, PointerAttributesOfUnknownPointer) {
 }
 
 TEST_P(Memory, FreedPointerIsNoLongerDeviceMemory) {
+    REQUIRE_FEATURES(Feature::kMemory);
     void *d = nullptr;
     ASSERT_OK(infinirtMalloc(&d, kSize));
     ASSERT_OK(infinirtFree(d));

@@ -7,7 +7,10 @@
 namespace infinirt_test {
 namespace {
 
-class Memset : public DeviceTest {};
+class Memset : public DeviceTest {
+protected:
+    Memset() : DeviceTest({Feature::kMemory}) {}
+};
 
 constexpr size_t kSize = 256 * 1024;
 
@@ -36,6 +39,7 @@ TEST_P(Memset, ValueIsConvertedToUnsignedChar) {
 }
 
 TEST_P(Memset, AsyncIsOrderedWithCopies) {
+    REQUIRE_FEATURES(Feature::kStreams);
     ScopedStream s;
     ASSERT_OK(s.Create());
     DeviceBuffer d;
@@ -61,6 +65,7 @@ TEST_P(Memset, AsyncIsOrderedWithCopies) {
 }
 
 TEST_P(Memset, AsyncOnDefaultStream) {
+    REQUIRE_FEATURES(Feature::kStreams);
     DeviceBuffer d;
     ASSERT_OK(d.Malloc(kSize));
     ASSERT_OK(infinirtMemsetAsync(d, 0x5e, kSize, nullptr));
