@@ -48,7 +48,7 @@ __export infiniStatus_t infinirtSetDevice(infiniDevice_t device, int device_id) 
         return st;
     }
     if (b->table.set_device != nullptr) {
-        st = checked(b, device_id, "set_device", b->table.set_device(device_id));
+        st = checked(b, device_id, "set_device", INFINIRT_PLUGIN_STATUS(b, set_device, device_id));
         if (st != INFINI_STATUS_SUCCESS) {
             return st; // the thread's current device stays as it was
         }
@@ -116,7 +116,8 @@ __export infiniStatus_t infinirtGetDeviceResourceSnapshot(infiniDevice_t device,
     s.device_type = device;
     s.device_id = device_id;
     if (b->table.get_resource_snapshot != nullptr) {
-        st = checked(b, device_id, "get_resource_snapshot", b->table.get_resource_snapshot(device_id, &s));
+        st = checked(b, device_id, "get_resource_snapshot",
+                     INFINIRT_PLUGIN_STATUS(b, get_resource_snapshot, device_id, &s));
     } else {
         st = INFINIRT_CALL(b, get_mem_info, device_id, device_id, &s.free_bytes, &s.total_bytes);
         if (st == INFINI_STATUS_SUCCESS) {

@@ -83,12 +83,22 @@ __export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventS
         return nullArgument("infinirtEventQuery", "status_ptr");
     }
     Backend *b = g_registry.by_type[ev->type];
+    if (INFINIRT_UNLIKELY(b->table.event_query == nullptr)) {
+        return notImplemented(b, "event_query");
+    }
     infinirtEventStatus_t status = INFINIRT_EVENT_COMPLETE;
-    infiniStatus_t st = INFINIRT_CALL(b, event_query, ev->device, ev->device, ev->native, &status);
+    const infiniStatus_t st = INFINIRT_PLUGIN_STATUS(b, event_query, ev->device, ev->native, &status);
     if (INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS)) {
         *status_ptr = status;
+        return st;
     }
-    return st;
+    // A plugin answering NOT_READY as a status (as cudaEventQuery does) gave the answer, not a
+    // failure: it is passed on in *status_ptr, and writes no message.
+    if (st == INFINI_STATUS_NOT_READY) {
+        *status_ptr = INFINIRT_EVENT_NOT_READY;
+        return INFINI_STATUS_SUCCESS;
+    }
+    return pluginFailed(b->name.c_str(), ev->device, "event_query", st);
 }
 
 __export infiniStatus_t infinirtEventSynchronize(infinirtEvent_t event) {

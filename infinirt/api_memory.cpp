@@ -365,6 +365,8 @@ __export infiniStatus_t infinirtPointerGetAttributes(infinirtPointerAttributes_t
             if (b == nullptr || b->table.pointer_get_attributes == nullptr || b->device_count == 0) {
                 continue;
             }
+            // A probe, not a reported call: "not mine" is no failure of this call, and whatever
+            // detail the plugin gave with it is never read (see beginPluginCall).
             infinirtPointerAttributes_t probe = out;
             if (b->table.pointer_get_attributes(ptr, &probe) == INFINI_STATUS_SUCCESS) {
                 out = probe;

@@ -93,8 +93,9 @@ __export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream) {
     if (INFINIRT_UNLIKELY(s.backend->table.stream_query == nullptr)) {
         return notImplemented(s.backend, "stream_query");
     }
-    st = s.backend->table.stream_query(s.device, s.native);
-    // NOT_READY is an answer, not a failure.
+    st = INFINIRT_PLUGIN_STATUS(s.backend, stream_query, s.device, s.native);
+    // NOT_READY is an answer, not a failure: it writes no message (and a detail the plugin gave
+    // with it is never read).
     return st == INFINI_STATUS_NOT_READY ? st : checked(s.backend, s.device, "stream_query", st);
 }
 
@@ -135,7 +136,7 @@ __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infi
     }
     if (s.backend->table.stream_begin_capture != nullptr) {
         return checked(s.backend, s.device, "stream_begin_capture",
-                       s.backend->table.stream_begin_capture(s.device, s.native, mode));
+                       INFINIRT_PLUGIN_STATUS(s.backend, stream_begin_capture, s.device, s.native, mode));
     }
     INFINIRT_GUARD_BEGIN
     CaptureGraph *g = new CaptureGraph();

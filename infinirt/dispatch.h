@@ -11,6 +11,8 @@
 
 namespace infinirt {
 
+// `st` is the status of plugin call `call`, made through INFINIRT_PLUGIN_STATUS: SUCCESS passes,
+// anything else becomes the thread's last error, with the detail the plugin gave during that call.
 inline infiniStatus_t checked(const Backend *b, int device, const char *call, infiniStatus_t st) {
     if (INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS)) {
         return st;
@@ -31,10 +33,17 @@ INFINIRT_COLD inline infiniStatus_t invalidHandle(const char *function, const ch
                 function, h, what);
 }
 
+// The status of plugin entry `entry` (which must exist) of backend `b`, called with no detail
+// pending: every plugin call whose status the loader may report (through checked or pluginFailed)
+// goes through here, so that a detail left behind by an earlier plugin call is never read. Calls
+// whose status is ignored (cleanup, the pointer probe) may use the table directly.
+#define INFINIRT_PLUGIN_STATUS(b, entry, ...) (::infinirt::beginPluginCall(), (b)->table.entry(__VA_ARGS__))
+
 // Calls plugin entry `entry` of backend `b` on `device`; NOT_IMPLEMENTED if the plugin lacks it.
-#define INFINIRT_CALL(b, entry, device, ...)                                                                \
-    ((b)->table.entry != nullptr ? ::infinirt::checked((b), (device), #entry, (b)->table.entry(__VA_ARGS__)) \
-                                 : ::infinirt::notImplemented((b), #entry))
+#define INFINIRT_CALL(b, entry, device, ...)                                                              \
+    ((b)->table.entry != nullptr                                                                          \
+         ? ::infinirt::checked((b), (device), #entry, INFINIRT_PLUGIN_STATUS((b), entry, __VA_ARGS__))    \
+         : ::infinirt::notImplemented((b), #entry))
 
 #define INFINIRT_ENTER()                                        \
     do {                                                        \

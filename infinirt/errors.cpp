@@ -12,8 +12,7 @@ namespace {
 constexpr size_t kMessageSize = 1024;
 // Plain arrays: no TLS destructors, usable during exit.
 thread_local char t_message[kMessageSize];
-thread_local char t_plugin_message[kMessageSize];
-thread_local bool t_plugin_message_set = false;
+thread_local char t_plugin_detail[kMessageSize];
 
 int logLevel() {
     static const int level = [] {
@@ -38,9 +37,11 @@ const char *levelName(infinirtLogLevel_t level) {
     }
 }
 
+// Only records the detail: whether it reaches the thread's message is decided by the loader, at
+// the end of the plugin call (see internal.h).
 void hostSetError(const char *message) {
-    std::snprintf(t_plugin_message, kMessageSize, "%s", message != nullptr ? message : "");
-    t_plugin_message_set = true;
+    std::snprintf(t_plugin_detail, kMessageSize, "%s", message != nullptr ? message : "");
+    t_plugin_detail_pending = true;
 }
 
 void hostLog(infinirtLogLevel_t level, const char *message) {
@@ -52,6 +53,16 @@ const infinirtPluginHost_t kHost = {sizeof(infinirtPluginHost_t), INFINIRT_PLUGI
 
 } // namespace
 
+__thread bool t_plugin_detail_pending = false;
+
+const char *takePluginDetail() {
+    if (!t_plugin_detail_pending) {
+        return nullptr;
+    }
+    t_plugin_detail_pending = false;
+    return t_plugin_detail;
+}
+
 infiniStatus_t fail(infiniStatus_t status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -62,9 +73,8 @@ infiniStatus_t fail(infiniStatus_t status, const char *fmt, ...) {
 }
 
 infiniStatus_t pluginFailed(const char *backend, int device, const char *call, infiniStatus_t status) {
-    if (t_plugin_message_set) {
-        t_plugin_message_set = false;
-        return fail(status, "%s:%d: %s", backend, device, t_plugin_message);
+    if (const char *detail = takePluginDetail()) {
+        return fail(status, "%s:%d: %s", backend, device, detail);
     }
     return fail(status, "%s:%d: %s failed: %s", backend, device, call, infinirtGetErrorName(status));
 }

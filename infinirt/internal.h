@@ -14,11 +14,13 @@
 #define INFINIRT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define INFINIRT_COLD __attribute__((cold, noinline))
 #define INFINIRT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define INFINIRT_HIDDEN __attribute__((visibility("hidden")))
 #else
 #define INFINIRT_LIKELY(x) (x)
 #define INFINIRT_UNLIKELY(x) (x)
 #define INFINIRT_COLD
 #define INFINIRT_PRINTF(f, a)
+#define INFINIRT_HIDDEN
 #endif
 
 namespace infinirt {
@@ -27,11 +29,32 @@ constexpr int kTypeCount = INFINI_DEVICE_TYPE_COUNT;
 
 // ---- errors and logging (errors.cpp) ----------------------------------------------------------
 
+// The rule: the calling thread's last-error message is written only by an infinirt call of that
+// thread that returns a failure status, and it describes that failure. Successful calls, answers
+// that are not failures (NOT_READY from stream_query or event_query), probes, cleanup and the
+// loading of the plugins (whose failures go to the backend's reason and the log) never write it.
+//
+// A plugin's detail (host->set_error) belongs to the one plugin call that set it:
+// beginPluginCall() drops whatever is pending just before each plugin call whose status the loader
+// may report (one thread-local store, the only cost on the success path), and only the failure
+// path of that same call reads it, consuming it (takePluginDetail, pluginFailed). A detail set
+// anywhere else (a call that succeeded or answered NOT_READY, the pointer probe, cleanup) is never
+// read, so it can never be attached to a later, unrelated failure.
+
 // Records the calling thread's last-error detail and returns `status`. Cold: only failures call it.
 INFINIRT_COLD infiniStatus_t fail(infiniStatus_t status, const char *fmt, ...) INFINIRT_PRINTF(2, 3);
 // Turns a failed plugin call into the thread's last error: the plugin's own detail if it gave one
-// (through host->set_error during this call), else a generic text naming the call.
+// during this call, else a generic text naming the call. Only right after a plugin call made
+// through beginPluginCall() (INFINIRT_PLUGIN_STATUS / INFINIRT_CALL in dispatch.h).
 INFINIRT_COLD infiniStatus_t pluginFailed(const char *backend, int device, const char *call, infiniStatus_t status);
+// The detail the plugin gave during the call that just returned, consumed; nullptr if it gave
+// none. Valid until the thread's next plugin call. Same precondition as pluginFailed.
+const char *takePluginDetail();
+// Set by host->set_error on the calling thread; see beginPluginCall. Plain __thread (trivial, no
+// dynamic initialisation): other translation units read it without a TLS wrapper function.
+extern __thread bool t_plugin_detail_pending INFINIRT_HIDDEN;
+// Drops any detail pending on the calling thread; called right before a plugin call.
+inline void beginPluginCall() { t_plugin_detail_pending = false; }
 // Logs at `level` when INFINIRT_LOG allows it.
 void logf(infinirtLogLevel_t level, const char *fmt, ...) INFINIRT_PRINTF(2, 3);
 // The services handed to every plugin.

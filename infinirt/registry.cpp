@@ -138,7 +138,19 @@ bool allowedByFilter(const std::string &name) {
     return false;
 }
 
-// Loads, negotiates and initialises one plugin. Failures are recorded in `b`, never fatal.
+// A failed plugin call made while loading: its status, with the detail the plugin gave during
+// that call. For the backend's reason (and the log), never the thread's last-error message: the
+// call that loads the plugins does not fail because one of them did.
+std::string pluginFailure(infiniStatus_t st) {
+    std::string text = infinirtGetErrorName(st);
+    if (const char *detail = takePluginDetail()) {
+        text += std::string(": ") + detail;
+    }
+    return text;
+}
+
+// Loads, negotiates and initialises one plugin. Failures are recorded in `b` (and logged by the
+// caller), never fatal, and never written to the thread's last-error message.
 void loadPlugin(Backend &b, const std::string &path) {
     b.path = path;
     b.name = pluginNameFromPath(path);
@@ -159,10 +171,14 @@ void loadPlugin(Backend &b, const std::string &path) {
     }
     uint32_t version = 0;
     const infinirtPluginTable_t *table = nullptr;
+    beginPluginCall();
     infiniStatus_t st = query(INFINIRT_PLUGIN_INTERFACE_VERSION, pluginHost(), &version, &table);
-    if (st != INFINI_STATUS_SUCCESS || table == nullptr) {
-        b.reason = std::string("negotiation failed: ") + infinirtGetErrorName(st) + " (" +
-                   infinirtGetLastErrorMessage() + ")";
+    if (st != INFINI_STATUS_SUCCESS) {
+        b.reason = "negotiation failed: " + pluginFailure(st);
+        return;
+    }
+    if (table == nullptr) {
+        b.reason = "negotiation failed: " INFINIRT_PLUGIN_ENTRY_NAME " succeeded but gave no table";
         return;
     }
     if (version == 0 || version > INFINIRT_PLUGIN_INTERFACE_VERSION || table->version != version) {
@@ -191,18 +207,22 @@ void loadPlugin(Backend &b, const std::string &path) {
         b.state = INFINIRT_BACKEND_FAILED;
         return;
     }
+    beginPluginCall();
     st = b.table.init();
     if (st != INFINI_STATUS_SUCCESS) {
-        pluginFailed(b.name.c_str(), 0, "init", st);
-        b.reason = std::string("init failed: ") + infinirtGetLastErrorMessage();
+        b.reason = "init failed: " + pluginFailure(st);
         return;
     }
     char reason[512] = "";
     int count = 0;
+    beginPluginCall();
     st = b.table.get_device_count(&count, reason, sizeof reason);
-    if (st != INFINI_STATUS_SUCCESS || count < 0) {
-        pluginFailed(b.name.c_str(), 0, "get_device_count", st);
-        b.reason = std::string("device count failed: ") + infinirtGetLastErrorMessage();
+    if (st != INFINI_STATUS_SUCCESS) {
+        b.reason = "device count failed: " + pluginFailure(st);
+        return;
+    }
+    if (count < 0) {
+        b.reason = "device count failed: the plugin reported " + std::to_string(count) + " devices";
         return;
     }
     b.device_count = count;
