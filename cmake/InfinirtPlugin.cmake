@@ -1,14 +1,19 @@
-# infinirt_add_plugin(<name> SOURCES <src>... [LIBRARIES <lib>...])
+# infinirt_add_plugin(<name> SOURCES <src>... [LIBRARIES <lib>...]
+#                     [TARGET <target>] [OUTPUT_DIRECTORY <dir>] [NO_INSTALL])
 #
 # Builds libinfinirt-<name>.so as a module that exports only the plugin entry symbol, places it
 # in the plugin directory of the build tree (next to libinfinirt) and installs it into
 # <libdir>/infinirt. Usable in the infinirt tree and, through find_package(infinirt), by a
-# vendor's own project.
+# vendor's own project. TARGET names the CMake target (default infinirt-<name>); OUTPUT_DIRECTORY
+# and NO_INSTALL keep a plugin out of the plugin directory and the install tree (the skeleton).
 include(GNUInstallDirs)
 set(_INFINIRT_PLUGIN_MAP "${CMAKE_CURRENT_LIST_DIR}/infinirt_plugin.map")
 function(infinirt_add_plugin name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "NO_INSTALL" "TARGET;OUTPUT_DIRECTORY" "SOURCES;LIBRARIES" ${ARGN})
   set(target infinirt-${name})
+  if(ARG_TARGET)
+    set(target ${ARG_TARGET})
+  endif()
   add_library(${target} MODULE ${ARG_SOURCES})
   # The public headers and the header-only plugin-support layer (backends/common/).
   if(TARGET infinirt_plugin_support)
@@ -19,15 +24,20 @@ function(infinirt_add_plugin name)
   target_link_libraries(${target} PRIVATE ${ARG_LIBRARIES} ${CMAKE_DL_LIBS})
   set_target_properties(${target} PROPERTIES
     PREFIX "lib"
+    OUTPUT_NAME infinirt-${name}
     C_VISIBILITY_PRESET hidden
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
-  if(DEFINED INFINIRT_PLUGIN_OUTPUT_DIR)
+  if(ARG_OUTPUT_DIRECTORY)
+    set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
+  elseif(DEFINED INFINIRT_PLUGIN_OUTPUT_DIR)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${INFINIRT_PLUGIN_OUTPUT_DIR})
   endif()
   if(NOT APPLE)
     target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--version-script=${_INFINIRT_PLUGIN_MAP})
     set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${_INFINIRT_PLUGIN_MAP})
   endif()
-  install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/infinirt)
+  if(NOT ARG_NO_INSTALL)
+    install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/infinirt)
+  endif()
 endfunction()
