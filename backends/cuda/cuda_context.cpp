@@ -10,13 +10,12 @@
  *    the driver's thread-local state, no lock);
  *  - anything else (no context, a context the caller created or pushed, another device's
  *    primary context): d's primary context is pushed for the call and popped after it.
- * So after any call but set_device the thread's context stack is exactly what it was, as the
- * plugin interface requires; set_device is how a thread gets the fast path, as cudaSetDevice is.
+ * So after any call but setDevice the thread's context stack is exactly what it was, as the
+ * plugin interface requires; setDevice is how a thread gets the fast path, as cudaSetDevice is.
  * The driver's current context is read on every bound call rather than cached by us, because a
  * cache cannot see a cuCtxPushCurrent the caller made between two infinirt calls. Calls on an
  * explicit stream or event are not bound at all: the driver takes the context from the handle.
  */
-#include "../gpu_common/gpu_backend.h"
 #include "cuda_backend.h"
 
 #include <atomic>
@@ -32,7 +31,7 @@ struct DeviceContext {
     CUmemoryPool pool = nullptr; /* written before `primary` is published */
 };
 
-/* Allocated once by prepare_contexts and deliberately never freed (see above). */
+/* Allocated once by prepareContexts and deliberately never freed (see above). */
 DeviceContext *g_contexts = nullptr;
 std::mutex g_retain_mutex;
 
@@ -41,22 +40,23 @@ infiniStatus_t retain(int device, CUcontext *out) {
     DeviceContext &slot = g_contexts[device];
     CUcontext ctx = slot.primary.load(std::memory_order_relaxed);
     if (!ctx) {
-        CUdevice dev = native_device(device);
+        CUdevice dev = nativeDevice(device);
         if (CUresult rc = driver().cuDevicePrimaryCtxRetain(&ctx, dev)) {
-            return gpu::native_failure("cuDevicePrimaryCtxRetain", rc, "retaining the primary context of cuda:%d",
-                                       device);
+            return gpu::nativeFailure("cuDevicePrimaryCtxRetain", rc, "retaining the primary context of cuda:%d",
+                                      device);
         }
         /* Memory freed with FreeAsync stays cached in the pool instead of going back to the
          * driver at every synchronisation, as a caching allocator would keep it. */
         CUmemoryPool pool = nullptr;
         if (CUresult rc = driver().cuDeviceGetDefaultMemPool(&pool, dev)) {
-            gpu::log(INFINIRT_LOG_WARN, "cuda:%d: cuDeviceGetDefaultMemPool failed: %s (%d)", device, error_name(rc),
-                     rc);
+            common::logMessage(INFINIRT_LOG_WARN, "cuda:%d: cuDeviceGetDefaultMemPool failed: %s (%d)", device,
+                               errorName(rc), rc);
         } else {
             cuuint64_t threshold = UINT64_MAX;
             if (CUresult rc2 = driver().cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold)) {
-                gpu::log(INFINIRT_LOG_WARN, "cuda:%d: cuMemPoolSetAttribute(RELEASE_THRESHOLD) failed: %s (%d)",
-                         device, error_name(rc2), rc2);
+                common::logMessage(INFINIRT_LOG_WARN,
+                                   "cuda:%d: cuMemPoolSetAttribute(RELEASE_THRESHOLD) failed: %s (%d)", device,
+                                   errorName(rc2), rc2);
             }
             slot.pool = pool;
         }
@@ -79,9 +79,9 @@ enum Action { kNothing = 0, kPopped = 1 };
 
 } // namespace
 
-void prepare_contexts(int device_count) { g_contexts = new DeviceContext[device_count > 0 ? device_count : 1]; }
+void prepareContexts(int device_count) { g_contexts = new DeviceContext[device_count > 0 ? device_count : 1]; }
 
-CUmemoryPool default_pool(int device) {
+CUmemoryPool defaultPool(int device) {
     CUcontext ctx = nullptr;
     return primary(device, &ctx) == INFINI_STATUS_SUCCESS ? g_contexts[device].pool : nullptr;
 }
@@ -93,13 +93,13 @@ infiniStatus_t bind(int device, gpu::ContextScope *scope) {
     }
     CUcontext cur = nullptr;
     if (CUresult rc = driver().cuCtxGetCurrent(&cur)) {
-        return gpu::native_failure("cuCtxGetCurrent", rc, "binding cuda:%d", device);
+        return gpu::nativeFailure("cuCtxGetCurrent", rc, "binding cuda:%d", device);
     }
     if (cur == want) {
         return INFINI_STATUS_SUCCESS;
     }
     if (CUresult rc = driver().cuCtxPushCurrent(want)) {
-        return gpu::native_failure("cuCtxPushCurrent_v2", rc, "pushing the primary context of cuda:%d", device);
+        return gpu::nativeFailure("cuCtxPushCurrent_v2", rc, "pushing the primary context of cuda:%d", device);
     }
     scope->action = kPopped;
     return INFINI_STATUS_SUCCESS;
@@ -115,34 +115,30 @@ void unbind(const gpu::ContextScope &scope) {
 
 /* Like cudaSetDevice: the primary context replaces whatever is current on top of the thread's
  * stack, so CUDA-runtime code that follows in this thread runs on the same context. */
-infiniStatus_t set_device(int device) {
-    return gpu::guarded([&] {
-        CUcontext want = nullptr;
-        if (infiniStatus_t status = primary(device, &want)) {
-            return status;
+infiniStatus_t setDevice(int device) {
+    CUcontext want = nullptr;
+    if (infiniStatus_t status = primary(device, &want)) {
+        return status;
+    }
+    CUcontext cur = nullptr;
+    if (CUresult rc = driver().cuCtxGetCurrent(&cur)) {
+        return gpu::nativeFailure("cuCtxGetCurrent", rc, "making cuda:%d current", device);
+    }
+    if (cur != want) {
+        if (CUresult rc = driver().cuCtxSetCurrent(want)) {
+            return gpu::nativeFailure("cuCtxSetCurrent", rc, "making cuda:%d current", device);
         }
-        CUcontext cur = nullptr;
-        if (CUresult rc = driver().cuCtxGetCurrent(&cur)) {
-            return gpu::native_failure("cuCtxGetCurrent", rc, "making cuda:%d current", device);
-        }
-        if (cur != want) {
-            if (CUresult rc = driver().cuCtxSetCurrent(want)) {
-                return gpu::native_failure("cuCtxSetCurrent", rc, "making cuda:%d current", device);
-            }
-        }
-        return INFINI_STATUS_SUCCESS;
-    });
+    }
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t device_get_native_context(int device, void **native) {
-    return gpu::guarded([&] {
-        CUcontext ctx = nullptr;
-        if (infiniStatus_t status = primary(device, &ctx)) {
-            return status;
-        }
-        *native = ctx;
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t deviceGetNativeContext(int device, void **native) {
+    CUcontext ctx = nullptr;
+    if (infiniStatus_t status = primary(device, &ctx)) {
+        return status;
+    }
+    *native = ctx;
+    return INFINI_STATUS_SUCCESS;
 }
 
 } // namespace infinirt::cuda

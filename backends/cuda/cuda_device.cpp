@@ -1,8 +1,7 @@
-/* cuda_device.cpp - driver start-up, device enumeration, properties, foreign pointers. */
-#include "../gpu_common/gpu_backend.h"
+/* cuda_device.cpp - driver start-up, device enumeration, properties, foreign pointers; the
+ * device-wide adapters (synchronisation, memory figures). */
 #include "cuda_backend.h"
 
-#include <cctype>
 #include <cstdio>
 #include <cstring>
 
@@ -15,136 +14,134 @@ char g_reason[512] = "";
 /* Ordinal -> CUdevice; allocated once by init and kept for the life of the process. */
 CUdevice *g_devices = nullptr;
 
-void copy_text(char *dst, size_t dst_size, const char *src) {
-    if (dst && dst_size > 0) {
-        std::snprintf(dst, dst_size, "%s", src);
-    }
-}
-
 /* Everything that can leave the plugin with no devices; each failure is a reason, not an error. */
 void discover() {
     const char *why = nullptr;
     if (!load(&why)) {
-        copy_text(g_reason, sizeof g_reason, why);
+        common::copyString(g_reason, sizeof g_reason, why);
         return;
     }
     if (CUresult rc = driver().cuInit(0)) {
-        std::snprintf(g_reason, sizeof g_reason, "cuInit failed: %s (%d)", error_name(rc), rc);
+        std::snprintf(g_reason, sizeof g_reason, "cuInit failed: %s (%d)", errorName(rc), rc);
         return;
     }
     driver().cuDriverGetVersion(&g_driver_version);
     int count = 0;
     if (CUresult rc = driver().cuDeviceGetCount(&count)) {
-        std::snprintf(g_reason, sizeof g_reason, "cuDeviceGetCount failed: %s (%d)", error_name(rc), rc);
+        std::snprintf(g_reason, sizeof g_reason, "cuDeviceGetCount failed: %s (%d)", errorName(rc), rc);
         return;
     }
     if (count <= 0) {
-        copy_text(g_reason, sizeof g_reason, "the CUDA driver reports no device");
+        common::copyString(g_reason, sizeof g_reason, "the CUDA driver reports no device");
         return;
     }
     g_devices = new CUdevice[count];
     for (int i = 0; i < count; ++i) {
         if (CUresult rc = driver().cuDeviceGet(&g_devices[i], i)) {
-            std::snprintf(g_reason, sizeof g_reason, "cuDeviceGet(%d) failed: %s (%d)", i, error_name(rc), rc);
+            std::snprintf(g_reason, sizeof g_reason, "cuDeviceGet(%d) failed: %s (%d)", i, errorName(rc), rc);
             return;
         }
     }
-    prepare_contexts(count);
+    prepareContexts(count);
     g_count = count;
 }
 } // namespace
 
-CUdevice native_device(int device) { return g_devices[device]; }
+CUdevice nativeDevice(int device) { return g_devices[device]; }
 
 infiniStatus_t init() {
-    return gpu::guarded([] {
-        discover();
-        if (g_count == 0) {
-            gpu::log(INFINIRT_LOG_INFO, "cuda: no devices: %s", g_reason);
-        }
-        return INFINI_STATUS_SUCCESS;
-    });
-}
-
-infiniStatus_t get_device_count(int *count, char *reason, size_t reason_size) {
-    *count = g_count;
-    copy_text(reason, reason_size, g_count > 0 ? "" : g_reason);
+    discover();
+    if (g_count == 0) {
+        common::logMessage(INFINIRT_LOG_INFO, "cuda: no devices: %s", g_reason);
+    }
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t get_device_properties(int device, infinirtDeviceProperties_t *props) {
-    return gpu::guarded([&] {
-        const Driver &d = driver();
-        CUdevice dev = native_device(device);
-        infinirtDeviceProperties_t out = *props;
-        if (CUresult rc = d.cuDeviceGetName(out.name, static_cast<int>(sizeof out.name), dev)) {
-            return gpu::native_failure("cuDeviceGetName", rc, "reading the properties of cuda:%d", device);
-        }
-        size_t total = 0;
-        if (CUresult rc = d.cuDeviceTotalMem(&total, dev)) {
-            return gpu::native_failure("cuDeviceTotalMem_v2", rc, "reading the properties of cuda:%d", device);
-        }
-        int major = 0, minor = 0, sms = 0;
-        CUresult rc = d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-        if (!rc) rc = d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-        if (!rc) rc = d.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
-        if (rc) {
-            return gpu::native_failure("cuDeviceGetAttribute", rc, "reading the properties of cuda:%d", device);
-        }
-        CUuuid uuid{};
-        if (d.cuDeviceGetUuid(&uuid, dev) == CUDA_SUCCESS) {
-            std::memcpy(out.uuid, uuid.bytes, sizeof out.uuid);
-            out.has_uuid = 1;
-        }
-        char bus[32] = "";
-        if (d.cuDeviceGetPCIBusId(bus, static_cast<int>(sizeof bus), dev) == CUDA_SUCCESS) {
-            /* The driver spells hex digits in upper case; sysfs and lspci use lower case. */
-            for (char *c = bus; *c; ++c) {
-                *c = static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
-            }
-            copy_text(out.pci_bus_id, sizeof out.pci_bus_id, bus);
-        }
-        copy_text(out.vendor, sizeof out.vendor, "NVIDIA");
-        copy_text(out.platform, sizeof out.platform, "CUDA driver API");
-        std::snprintf(out.driver_version, sizeof out.driver_version, "%d.%d", g_driver_version / 1000,
-                      g_driver_version % 1000 / 10);
-        std::snprintf(out.architecture, sizeof out.architecture, "sm_%d%d", major, minor);
-        out.total_memory = total;
-        out.compute_capability_major = major;
-        out.compute_capability_minor = minor;
-        out.multiprocessor_count = sms;
-        *props = out;
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t getDeviceCount(int *count, char *reason, size_t reason_size) {
+    *count = g_count;
+    common::copyString(reason, reason_size, g_count > 0 ? "" : g_reason);
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t getDeviceProperties(int device, infinirtDeviceProperties_t *props) {
+    const Driver &d = driver();
+    CUdevice dev = nativeDevice(device);
+    infinirtDeviceProperties_t out = *props;
+    if (CUresult rc = d.cuDeviceGetName(out.name, static_cast<int>(sizeof out.name), dev)) {
+        return gpu::nativeFailure("cuDeviceGetName", rc, "reading the properties of cuda:%d", device);
+    }
+    size_t total = 0;
+    if (CUresult rc = d.cuDeviceTotalMem(&total, dev)) {
+        return gpu::nativeFailure("cuDeviceTotalMem_v2", rc, "reading the properties of cuda:%d", device);
+    }
+    int major = 0, minor = 0, sms = 0;
+    CUresult rc = d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    if (!rc) rc = d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    if (!rc) rc = d.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    if (rc) {
+        return gpu::nativeFailure("cuDeviceGetAttribute", rc, "reading the properties of cuda:%d", device);
+    }
+    CUuuid uuid{};
+    if (d.cuDeviceGetUuid(&uuid, dev) == CUDA_SUCCESS) {
+        std::memcpy(out.uuid, uuid.bytes, sizeof out.uuid);
+        out.has_uuid = 1;
+    }
+    char bus[32] = "";
+    if (d.cuDeviceGetPCIBusId(bus, static_cast<int>(sizeof bus), dev) == CUDA_SUCCESS) {
+        gpu::setPciBusId(&out, bus); /* the driver spells hex digits in upper case */
+    }
+    common::copyString(out.vendor, sizeof out.vendor, "NVIDIA");
+    common::copyString(out.platform, sizeof out.platform, "CUDA driver API");
+    std::snprintf(out.driver_version, sizeof out.driver_version, "%d.%d", g_driver_version / 1000,
+                  g_driver_version % 1000 / 10);
+    std::snprintf(out.architecture, sizeof out.architecture, "sm_%d%d", major, minor);
+    out.total_memory = total;
+    out.compute_capability_major = major;
+    out.compute_capability_minor = minor;
+    out.multiprocessor_count = sms;
+    *props = out;
+    return INFINI_STATUS_SUCCESS;
 }
 
 /* For memory infinirt did not allocate (the caller's cudaMalloc, a framework's pool). Uses no
  * context: with unified addressing the driver answers for any pointer. */
-infiniStatus_t pointer_get_attributes(const void *ptr, infinirtPointerAttributes_t *attributes) {
-    return gpu::guarded([&] {
-        if (g_count == 0) {
-            return INFINI_STATUS_DEVICE_NOT_FOUND;
-        }
-        unsigned int memory_type = 0;
-        int ordinal = -1;
-        CUdeviceptr start = 0;
-        size_t range = 0;
-        CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                       CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-        void *values[] = {&memory_type, &ordinal, &start, &range};
-        CUresult rc = driver().cuPointerGetAttributes(4, which, values,
-                                                      static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr)));
-        /* An unknown pointer is success with every attribute left at zero. */
-        if (rc != CUDA_SUCCESS || memory_type == 0) {
-            return INFINI_STATUS_BAD_PARAM;
-        }
-        attributes->device_type = INFINI_DEVICE_NVIDIA;
-        attributes->device_id = ordinal;
-        attributes->kind = memory_type == CU_MEMORYTYPE_HOST ? INFINIRT_MEMORY_PINNED_HOST : INFINIRT_MEMORY_DEVICE;
-        attributes->base = reinterpret_cast<void *>(static_cast<uintptr_t>(start));
-        attributes->size = range;
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t pointerGetAttributes(const void *ptr, infinirtPointerAttributes_t *attributes) {
+    if (g_count == 0) {
+        return INFINI_STATUS_DEVICE_NOT_FOUND;
+    }
+    unsigned int memory_type = 0;
+    int ordinal = -1;
+    CUdeviceptr start = 0;
+    size_t range = 0;
+    CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    void *values[] = {&memory_type, &ordinal, &start, &range};
+    CUresult rc = driver().cuPointerGetAttributes(4, which, values, devicePointer(ptr));
+    /* An unknown pointer is success with every attribute left at zero. */
+    if (rc != CUDA_SUCCESS || memory_type == 0) {
+        return INFINI_STATUS_BAD_PARAM;
+    }
+    attributes->device_type = INFINI_DEVICE_NVIDIA;
+    attributes->device_id = ordinal;
+    attributes->kind = memory_type == CU_MEMORYTYPE_HOST ? INFINIRT_MEMORY_PINNED_HOST : INFINIRT_MEMORY_DEVICE;
+    attributes->base = reinterpret_cast<void *>(static_cast<uintptr_t>(start));
+    attributes->size = range;
+    return INFINI_STATUS_SUCCESS;
+}
+
+NativeStatus deviceSynchronize() { return driver().cuCtxSynchronize(); }
+NativeStatus memGetInfo(size_t *free_bytes, size_t *total_bytes) {
+    return driver().cuMemGetInfo(free_bytes, total_bytes);
+}
+NativeStatus poolReserved(int device, uint64_t *bytes) {
+    CUmemoryPool pool = defaultPool(device);
+    if (!pool) {
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    cuuint64_t value = 0;
+    CUresult rc = driver().cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &value);
+    *bytes = value;
+    return rc;
 }
 
 } // namespace infinirt::cuda

@@ -3,7 +3,7 @@
 
 namespace infinirt::cuda {
 
-const char *error_name(gpu::NativeStatus code) {
+const char *errorName(NativeStatus code) {
     const char *name = nullptr;
     if (driver().cuGetErrorName && driver().cuGetErrorName(static_cast<CUresult>(code), &name) == CUDA_SUCCESS &&
         name) {
@@ -12,7 +12,7 @@ const char *error_name(gpu::NativeStatus code) {
     return "CUDA_ERROR_UNKNOWN_CODE";
 }
 
-infiniStatus_t to_status(gpu::NativeStatus code) {
+infiniStatus_t toStatus(NativeStatus code) {
     switch (static_cast<CUresult>(code)) {
     case CUDA_SUCCESS:
         return INFINI_STATUS_SUCCESS;

@@ -1,49 +1,42 @@
 /*
  * gpu_backend.h - private helpers of the shared CUDA/HIP implementation: the installed vendor
  * table, error reporting, context binding and the entries the plugin table is built from.
- * Vendor folders may use the error helpers; nothing here is visible outside the plugin.
+ * Vendor folders may use the error and property helpers; nothing here is visible outside the plugin.
+ *
+ * The loader's services (error detail, log), the exception guard, the entry query and the text
+ * helpers are those of backends/common (namespace infinirt::common), included here.
  */
 #ifndef INFINIRT_GPU_BACKEND_H
 #define INFINIRT_GPU_BACKEND_H
 
 #include "gpu_vendor.h"
 
+#include "common/host_services.hpp"
+#include "common/text.hpp"
+
 #include <atomic>
 #include <cstdint>
 
 namespace infinirt::gpu {
 
-/* The vendor table installed by negotiate(); valid for the life of the process. */
+/* The vendor table installed by pluginTable(); valid for the life of the process. */
 extern const VendorApi *g_vendor;
 inline const VendorApi &api() { return *g_vendor; }
 
 /* ---- errors (gpu_errors.cpp) ----------------------------------------------------------- */
 
-/* Remembers the loader's services (static storage) for the helpers below. */
-void install_host(const infinirtPluginHost_t *host);
-
-/* Sets the thread's error detail to "<call> failed: <NAME> (<code>) while <what>" (the "while"
- * part only if `what_fmt` is not NULL) and returns the status the vendor's table gives `code`.
- * Never throws; the detail is truncated to 512 bytes. */
-infiniStatus_t native_failure(const char *call, NativeStatus code, const char *what_fmt, ...)
+/* Sets the thread's error detail (common::fail) to "<call> failed: <NAME> (<code>) while <what>"
+ * (the "while" part only if `what_fmt` is not NULL) and returns the status the vendor's table
+ * gives `code`. Never throws; the detail is truncated to common::kMessageCapacity bytes. Other
+ * failures use common::fail, logging common::logMessage. */
+infiniStatus_t nativeFailure(const char *call, NativeStatus code, const char *what_fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Sets the thread's error detail to the formatted text and returns `status`. */
-infiniStatus_t failure(infiniStatus_t status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Logs through the loader (no-op before negotiate). */
-void log(infinirtLogLevel_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* "2.0 TiB", "512 B": writes into `buf` and returns it. */
-const char *format_bytes(char *buf, size_t buf_size, uint64_t bytes);
 
-/* Runs `body` and turns any escaping C++ exception into INTERNAL_ERROR: nothing may cross the
- * plugin boundary. Costs nothing on the path that does not throw. */
-template <class Body>
-infiniStatus_t guarded(Body &&body) noexcept {
-    try {
-        return body();
-    } catch (...) {
-        return failure(INFINI_STATUS_INTERNAL_ERROR, "unexpected C++ exception inside the %s plugin", api().name);
-    }
-}
+/* ---- device properties (gpu_device.cpp) ------------------------------------------------- */
+
+/* Sets props->pci_bus_id to the driver's "0000:3B:00.0" in lower case, as sysfs and lspci
+ * spell it. */
+void setPciBusId(infinirtDeviceProperties_t *props, const char *bus);
 
 /* ---- context binding ------------------------------------------------------------------- */
 
@@ -75,17 +68,17 @@ private:
 
 /* A NULL stream names the device's default stream, which the vendor resolves through the bound
  * context; an explicit handle carries its own context. */
-inline bool needs_binding(const void *stream) { return stream == nullptr || api().handle_calls_need_binding; }
-inline void *native_stream(void *stream) { return stream ? stream : api().default_stream; }
+inline bool needsBinding(const void *stream) { return stream == nullptr || api().handle_calls_need_binding; }
+inline void *nativeStream(void *stream) { return stream ? stream : api().default_stream; }
 
 /* ---- captures in progress (gpu_graph.cpp) ---- */
 
-/* How many of this plugin's streams are capturing; lets event_record skip asking the driver
+/* How many of this plugin's streams are capturing; lets eventRecord skip asking the driver
  * whether its stream captures while nothing does. */
 extern std::atomic<int> g_capturing_streams;
 /* Bookkeeping of begin/end capture and of destroyed streams (which end any capture). */
-void capture_started(void *stream);
-void capture_ended(void *stream);
+void captureStarted(void *stream);
+void captureEnded(void *stream);
 
 /* The plugin's event object: the native event plus what the native API does not keep for us. */
 struct Event {
@@ -94,46 +87,45 @@ struct Event {
     std::atomic<bool> recorded{false};
 };
 
-/* ---- the generic plugin entries (gpu_device/stream/event/memory/graph.cpp) ------------- */
+/* ---- the generic plugin entries (gpu_device/stream/event/memory/graph.cpp) -------------
+ * Installed by pluginTable() (gpu_plugin.cpp) inside the exception guard. */
 
-infiniStatus_t device_synchronize(int device);
-infiniStatus_t get_mem_info(int device, size_t *free_bytes, size_t *total_bytes);
-infiniStatus_t get_resource_snapshot(int device, infinirtDeviceResourceSnapshot_t *snapshot);
+infinirtPluginDeviceSynchronizeFn deviceSynchronize;
+infinirtPluginGetMemInfoFn getMemInfo;
+infinirtPluginGetResourceSnapshotFn getResourceSnapshot;
 
-infiniStatus_t stream_create(int device, void **stream);
-infiniStatus_t stream_destroy(int device, void *stream);
-infiniStatus_t stream_synchronize(int device, void *stream);
-infiniStatus_t stream_query(int device, void *stream);
-infiniStatus_t stream_wait_event(int device, void *stream, void *event);
+infinirtPluginStreamCreateFn streamCreate;
+infinirtPluginStreamDestroyFn streamDestroy;
+infinirtPluginStreamSynchronizeFn streamSynchronize;
+infinirtPluginStreamQueryFn streamQuery;
+infinirtPluginStreamWaitEventFn streamWaitEvent;
+infinirtPluginStreamGetNativeFn streamGetNative;
 
-infiniStatus_t event_create(int device, uint32_t flags, void **event);
-infiniStatus_t event_destroy(int device, void *event);
-infiniStatus_t event_record(int device, void *event, void *stream);
-infiniStatus_t event_query(int device, void *event, infinirtEventStatus_t *status);
-infiniStatus_t event_synchronize(int device, void *event);
-infiniStatus_t event_elapsed_time(int device, float *ms, void *start, void *end);
+infinirtPluginEventCreateFn eventCreate;
+infinirtPluginEventDestroyFn eventDestroy;
+infinirtPluginEventRecordFn eventRecord;
+infinirtPluginEventQueryFn eventQuery;
+infinirtPluginEventSynchronizeFn eventSynchronize;
+infinirtPluginEventElapsedTimeFn eventElapsedTime;
+infinirtPluginEventGetNativeFn eventGetNative;
 
-infiniStatus_t malloc_device(int device, void **ptr, size_t size);
-infiniStatus_t free_device(int device, void *ptr);
-infiniStatus_t malloc_host(int device, void **ptr, size_t size);
-infiniStatus_t free_host(int device, void *ptr);
-infiniStatus_t memcpy_sync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
-infiniStatus_t memcpy_async(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
-                            void *stream);
-infiniStatus_t memset_sync(int device, void *ptr, int value, size_t count);
-infiniStatus_t memset_async(int device, void *ptr, int value, size_t count, void *stream);
-infiniStatus_t malloc_async(int device, void **ptr, size_t size, void *stream);
-infiniStatus_t free_async(int device, void *ptr, void *stream);
+infinirtPluginMallocDeviceFn mallocDevice;
+infinirtPluginFreeDeviceFn freeDevice;
+infinirtPluginMallocHostFn mallocHost;
+infinirtPluginFreeHostFn freeHost;
+infinirtPluginMemcpySyncFn memcpySync;
+infinirtPluginMemcpyAsyncFn memcpyAsync;
+infinirtPluginMemsetSyncFn memsetSync;
+infinirtPluginMemsetAsyncFn memsetAsync;
+infinirtPluginMallocAsyncFn mallocAsync;
+infinirtPluginFreeAsyncFn freeAsync;
 
-infiniStatus_t stream_begin_capture(int device, void *stream, infinirtStreamCaptureMode_t mode);
-infiniStatus_t stream_end_capture(int device, void *stream, void **graph);
-infiniStatus_t graph_destroy(int device, void *graph);
-infiniStatus_t graph_instantiate(int device, void **exec, void *graph, char *log, size_t log_size);
-infiniStatus_t graph_exec_destroy(int device, void *exec);
-infiniStatus_t graph_launch(int device, void *exec, void *stream);
-
-infiniStatus_t stream_get_native(int device, void *stream, void **native);
-infiniStatus_t event_get_native(int device, void *event, void **native);
+infinirtPluginStreamBeginCaptureFn streamBeginCapture;
+infinirtPluginStreamEndCaptureFn streamEndCapture;
+infinirtPluginGraphDestroyFn graphDestroy;
+infinirtPluginGraphInstantiateFn graphInstantiate;
+infinirtPluginGraphExecDestroyFn graphExecDestroy;
+infinirtPluginGraphLaunchFn graphLaunch;
 
 } // namespace infinirt::gpu
 

@@ -5,136 +5,121 @@
 
 namespace infinirt::gpu {
 
-infiniStatus_t event_create(int device, uint32_t flags, void **event) {
-    return guarded([&] {
-        Binding bound(device);
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        unsigned native_flags = 0;
-        if (flags & INFINIRT_EVENT_DISABLE_TIMING) {
-            native_flags |= api().event_disable_timing;
-        }
-        if (flags & INFINIRT_EVENT_BLOCKING_SYNC) {
-            native_flags |= api().event_blocking_sync;
-        }
-        auto *e = new (std::nothrow) Event{};
-        if (!e) {
-            return failure(INFINI_STATUS_OUT_OF_MEMORY, "no host memory for an event of %s:%d", api().name, device);
-        }
-        e->flags = flags;
-        if (NativeStatus rc = api().event_create.call(&e->native, native_flags)) {
-            delete e;
-            return native_failure(api().event_create.name, rc, "creating an event on %s:%d", api().name, device);
-        }
-        *event = e;
-        return INFINI_STATUS_SUCCESS;
-    });
-}
-
-infiniStatus_t event_destroy(int device, void *event) {
-    return guarded([&] {
-        auto *e = static_cast<Event *>(event);
-        Binding bound(device, api().handle_calls_need_binding);
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        if (NativeStatus rc = api().event_destroy.call(e->native)) {
-            return native_failure(api().event_destroy.name, rc, "destroying an event of %s:%d", api().name, device);
-        }
+infiniStatus_t eventCreate(int device, uint32_t flags, void **event) {
+    Binding bound(device);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    unsigned native_flags = 0;
+    if (flags & INFINIRT_EVENT_DISABLE_TIMING) {
+        native_flags |= api().event_disable_timing;
+    }
+    if (flags & INFINIRT_EVENT_BLOCKING_SYNC) {
+        native_flags |= api().event_blocking_sync;
+    }
+    auto *e = new (std::nothrow) Event{};
+    if (!e) {
+        return common::fail(INFINI_STATUS_OUT_OF_MEMORY, "no host memory for an event of %s:%d", api().name, device);
+    }
+    e->flags = flags;
+    if (NativeStatus rc = api().event_create.call(&e->native, native_flags)) {
         delete e;
+        return nativeFailure(api().event_create.name, rc, "creating an event on %s:%d", api().name, device);
+    }
+    *event = e;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventDestroy(int device, void *event) {
+    auto *e = static_cast<Event *>(event);
+    Binding bound(device, api().handle_calls_need_binding);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    if (NativeStatus rc = api().event_destroy.call(e->native)) {
+        return nativeFailure(api().event_destroy.name, rc, "destroying an event of %s:%d", api().name, device);
+    }
+    delete e;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventRecord(int device, void *event, void *stream) {
+    Binding bound(device, needsBinding(stream));
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    auto *e = static_cast<Event *>(event);
+    const Entry<NativeStatus (*)(void *, void *)> *record = &api().event_record;
+    if (stream && g_capturing_streams.load(std::memory_order_acquire) != 0 && api().event_record_in_capture.call) {
+        bool capturing = false;
+        if (NativeStatus rc = api().stream_is_capturing.call(stream, &capturing)) {
+            return nativeFailure(api().stream_is_capturing.name, rc, "recording an event on %s:%d", api().name, device);
+        }
+        if (capturing) {
+            record = &api().event_record_in_capture;
+        }
+    }
+    if (NativeStatus rc = record->call(e->native, nativeStream(stream))) {
+        return nativeFailure(record->name, rc, "recording an event on a stream of %s:%d", api().name, device);
+    }
+    e->recorded.store(true, std::memory_order_release);
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventQuery(int device, void *event, infinirtEventStatus_t *status) {
+    Binding bound(device, api().handle_calls_need_binding);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    NativeStatus rc = api().event_query.call(static_cast<Event *>(event)->native);
+    if (rc == 0) {
+        *status = INFINIRT_EVENT_COMPLETE;
         return INFINI_STATUS_SUCCESS;
-    });
-}
-
-infiniStatus_t event_record(int device, void *event, void *stream) {
-    return guarded([&] {
-        Binding bound(device, needs_binding(stream));
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        auto *e = static_cast<Event *>(event);
-        const Entry<NativeStatus (*)(void *, void *)> *record = &api().event_record;
-        if (stream && g_capturing_streams.load(std::memory_order_acquire) != 0 &&
-            api().event_record_in_capture.call) {
-            bool capturing = false;
-            if (NativeStatus rc = api().stream_is_capturing.call(stream, &capturing)) {
-                return native_failure(api().stream_is_capturing.name, rc, "recording an event on %s:%d", api().name,
-                                      device);
-            }
-            if (capturing) {
-                record = &api().event_record_in_capture;
-            }
-        }
-        if (NativeStatus rc = record->call(e->native, native_stream(stream))) {
-            return native_failure(record->name, rc, "recording an event on a stream of %s:%d", api().name, device);
-        }
-        e->recorded.store(true, std::memory_order_release);
+    }
+    if (rc == api().not_ready) {
+        *status = INFINIRT_EVENT_NOT_READY;
         return INFINI_STATUS_SUCCESS;
-    });
+    }
+    return nativeFailure(api().event_query.name, rc, "querying an event of %s:%d", api().name, device);
 }
 
-infiniStatus_t event_query(int device, void *event, infinirtEventStatus_t *status) {
-    return guarded([&] {
-        Binding bound(device, api().handle_calls_need_binding);
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        NativeStatus rc = api().event_query.call(static_cast<Event *>(event)->native);
-        if (rc == 0) {
-            *status = INFINIRT_EVENT_COMPLETE;
-            return INFINI_STATUS_SUCCESS;
-        }
-        if (rc == api().not_ready) {
-            *status = INFINIRT_EVENT_NOT_READY;
-            return INFINI_STATUS_SUCCESS;
-        }
-        return native_failure(api().event_query.name, rc, "querying an event of %s:%d", api().name, device);
-    });
+infiniStatus_t eventSynchronize(int device, void *event) {
+    Binding bound(device, api().handle_calls_need_binding);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    if (NativeStatus rc = api().event_synchronize.call(static_cast<Event *>(event)->native)) {
+        return nativeFailure(api().event_synchronize.name, rc, "waiting for an event of %s:%d", api().name, device);
+    }
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t event_synchronize(int device, void *event) {
-    return guarded([&] {
-        Binding bound(device, api().handle_calls_need_binding);
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        if (NativeStatus rc = api().event_synchronize.call(static_cast<Event *>(event)->native)) {
-            return native_failure(api().event_synchronize.name, rc, "waiting for an event of %s:%d", api().name,
-                                  device);
-        }
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t eventElapsedTime(int device, float *ms, void *start, void *end) {
+    auto *s = static_cast<Event *>(start);
+    auto *e = static_cast<Event *>(end);
+    if ((s->flags | e->flags) & INFINIRT_EVENT_DISABLE_TIMING) {
+        return common::fail(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event created with DISABLE_TIMING");
+    }
+    if (!s->recorded.load(std::memory_order_acquire) || !e->recorded.load(std::memory_order_acquire)) {
+        return common::fail(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event that was never recorded");
+    }
+    Binding bound(device, api().handle_calls_need_binding);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    float elapsed = 0.0f;
+    NativeStatus rc = api().event_elapsed_time.call(&elapsed, s->native, e->native);
+    if (rc == api().not_ready) {
+        return common::fail(INFINI_STATUS_NOT_READY, "elapsed time asked of an event that has not completed");
+    }
+    if (rc != 0) {
+        return nativeFailure(api().event_elapsed_time.name, rc, "timing two events of %s:%d", api().name, device);
+    }
+    *ms = elapsed;
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t event_elapsed_time(int device, float *ms, void *start, void *end) {
-    return guarded([&] {
-        auto *s = static_cast<Event *>(start);
-        auto *e = static_cast<Event *>(end);
-        if ((s->flags | e->flags) & INFINIRT_EVENT_DISABLE_TIMING) {
-            return failure(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event created with DISABLE_TIMING");
-        }
-        if (!s->recorded.load(std::memory_order_acquire) || !e->recorded.load(std::memory_order_acquire)) {
-            return failure(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event that was never recorded");
-        }
-        Binding bound(device, api().handle_calls_need_binding);
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        float elapsed = 0.0f;
-        NativeStatus rc = api().event_elapsed_time.call(&elapsed, s->native, e->native);
-        if (rc == api().not_ready) {
-            return failure(INFINI_STATUS_NOT_READY, "elapsed time asked of an event that has not completed");
-        }
-        if (rc != 0) {
-            return native_failure(api().event_elapsed_time.name, rc, "timing two events of %s:%d", api().name, device);
-        }
-        *ms = elapsed;
-        return INFINI_STATUS_SUCCESS;
-    });
-}
-
-infiniStatus_t event_get_native(int device, void *event, void **native) {
+infiniStatus_t eventGetNative(int device, void *event, void **native) {
     (void)device;
     *native = static_cast<Event *>(event)->native;
     return INFINI_STATUS_SUCCESS;

@@ -22,118 +22,104 @@ std::vector<void *> &capturing() {
 }
 } // namespace
 
-void capture_started(void *stream) {
+void captureStarted(void *stream) {
     std::lock_guard<std::mutex> lock(capture_mutex());
     capturing().push_back(stream);
     g_capturing_streams.store(static_cast<int>(capturing().size()), std::memory_order_release);
 }
 
-void capture_ended(void *stream) {
+void captureEnded(void *stream) {
     std::lock_guard<std::mutex> lock(capture_mutex());
     auto &v = capturing();
     v.erase(std::remove(v.begin(), v.end(), stream), v.end());
     g_capturing_streams.store(static_cast<int>(v.size()), std::memory_order_release);
 }
 
-infiniStatus_t stream_begin_capture(int device, void *stream, infinirtStreamCaptureMode_t mode) {
-    return guarded([&] {
-        if (!stream) {
-            return failure(INFINI_STATUS_BAD_PARAM, "the default stream of %s:%d cannot be captured", api().name,
-                           device);
-        }
-        Binding bound(device, api().handle_calls_need_binding);
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        if (NativeStatus rc = api().begin_capture.call(stream, static_cast<int>(mode))) {
-            return native_failure(api().begin_capture.name, rc, "starting a capture (mode %d) on %s:%d",
-                                  static_cast<int>(mode), api().name, device);
-        }
-        capture_started(stream);
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t streamBeginCapture(int device, void *stream, infinirtStreamCaptureMode_t mode) {
+    if (!stream) {
+        return common::fail(INFINI_STATUS_BAD_PARAM, "the default stream of %s:%d cannot be captured", api().name,
+                            device);
+    }
+    Binding bound(device, api().handle_calls_need_binding);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    if (NativeStatus rc = api().begin_capture.call(stream, static_cast<int>(mode))) {
+        return nativeFailure(api().begin_capture.name, rc, "starting a capture (mode %d) on %s:%d",
+                             static_cast<int>(mode), api().name, device);
+    }
+    captureStarted(stream);
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t stream_end_capture(int device, void *stream, void **graph) {
-    return guarded([&] {
-        if (!stream) {
-            return failure(INFINI_STATUS_BAD_PARAM, "the default stream of %s:%d is never capturing", api().name,
-                           device);
-        }
-        Binding bound(device, api().handle_calls_need_binding);
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        void *captured = nullptr;
-        NativeStatus rc = api().end_capture.call(stream, &captured);
-        capture_ended(stream); /* ended, or invalidated and ended, either way */
-        if (rc) {
-            return native_failure(api().end_capture.name, rc, "ending a capture on %s:%d", api().name, device);
-        }
-        *graph = captured;
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t streamEndCapture(int device, void *stream, void **graph) {
+    if (!stream) {
+        return common::fail(INFINI_STATUS_BAD_PARAM, "the default stream of %s:%d is never capturing", api().name,
+                            device);
+    }
+    Binding bound(device, api().handle_calls_need_binding);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    void *captured = nullptr;
+    NativeStatus rc = api().end_capture.call(stream, &captured);
+    captureEnded(stream); /* ended, or invalidated and ended, either way */
+    if (rc) {
+        return nativeFailure(api().end_capture.name, rc, "ending a capture on %s:%d", api().name, device);
+    }
+    *graph = captured;
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t graph_destroy(int device, void *graph) {
-    return guarded([&] {
-        Binding bound(device);
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        if (NativeStatus rc = api().graph_destroy.call(graph)) {
-            return native_failure(api().graph_destroy.name, rc, "destroying a graph of %s:%d", api().name, device);
-        }
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t graphDestroy(int device, void *graph) {
+    Binding bound(device);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    if (NativeStatus rc = api().graph_destroy.call(graph)) {
+        return nativeFailure(api().graph_destroy.name, rc, "destroying a graph of %s:%d", api().name, device);
+    }
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t graph_instantiate(int device, void **exec, void *graph, char *log, size_t log_size) {
-    return guarded([&] {
-        Binding bound(device);
-        if (!bound.ok()) {
-            return bound.status();
+infiniStatus_t graphInstantiate(int device, void **exec, void *graph, char *log, size_t log_size) {
+    Binding bound(device);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    void *instance = nullptr;
+    if (NativeStatus rc = api().graph_instantiate.call(&instance, graph)) {
+        infiniStatus_t status =
+            nativeFailure(api().graph_instantiate.name, rc, "instantiating a graph on %s:%d", api().name, device);
+        if (log && log_size > 0) {
+            std::snprintf(log, log_size, "%s failed: %s (%d)", api().graph_instantiate.name, api().error_name(rc), rc);
         }
-        void *instance = nullptr;
-        if (NativeStatus rc = api().graph_instantiate.call(&instance, graph)) {
-            infiniStatus_t status =
-                native_failure(api().graph_instantiate.name, rc, "instantiating a graph on %s:%d", api().name, device);
-            if (log && log_size > 0) {
-                std::snprintf(log, log_size, "%s failed: %s (%d)", api().graph_instantiate.name, api().error_name(rc),
-                              rc);
-            }
-            return status;
-        }
-        *exec = instance;
-        return INFINI_STATUS_SUCCESS;
-    });
+        return status;
+    }
+    *exec = instance;
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t graph_exec_destroy(int device, void *exec) {
-    return guarded([&] {
-        Binding bound(device);
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        if (NativeStatus rc = api().graph_exec_destroy.call(exec)) {
-            return native_failure(api().graph_exec_destroy.name, rc, "destroying a graph exec of %s:%d", api().name,
-                                  device);
-        }
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t graphExecDestroy(int device, void *exec) {
+    Binding bound(device);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    if (NativeStatus rc = api().graph_exec_destroy.call(exec)) {
+        return nativeFailure(api().graph_exec_destroy.name, rc, "destroying a graph exec of %s:%d", api().name, device);
+    }
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t graph_launch(int device, void *exec, void *stream) {
-    return guarded([&] {
-        Binding bound(device, needs_binding(stream));
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        if (NativeStatus rc = api().graph_launch.call(exec, native_stream(stream))) {
-            return native_failure(api().graph_launch.name, rc, "launching a graph on %s:%d", api().name, device);
-        }
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t graphLaunch(int device, void *exec, void *stream) {
+    Binding bound(device, needsBinding(stream));
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    if (NativeStatus rc = api().graph_launch.call(exec, nativeStream(stream))) {
+        return nativeFailure(api().graph_launch.name, rc, "launching a graph on %s:%d", api().name, device);
+    }
+    return INFINI_STATUS_SUCCESS;
 }
 
 } // namespace infinirt::gpu

@@ -3,91 +3,80 @@
 
 namespace infinirt::gpu {
 
-infiniStatus_t stream_create(int device, void **stream) {
-    return guarded([&] {
-        Binding bound(device);
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        void *created = nullptr;
-        if (NativeStatus rc = api().stream_create.call(&created, api().stream_non_blocking)) {
-            return native_failure(api().stream_create.name, rc, "creating a stream on %s:%d", api().name, device);
-        }
-        *stream = created;
+infiniStatus_t streamCreate(int device, void **stream) {
+    Binding bound(device);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    void *created = nullptr;
+    if (NativeStatus rc = api().stream_create.call(&created, api().stream_non_blocking)) {
+        return nativeFailure(api().stream_create.name, rc, "creating a stream on %s:%d", api().name, device);
+    }
+    *stream = created;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamDestroy(int device, void *stream) {
+    Binding bound(device, needsBinding(stream));
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    /* The contract waits for pending work; the native destroy would return at once. */
+    if (NativeStatus rc = api().stream_synchronize.call(stream)) {
+        return nativeFailure(api().stream_synchronize.name, rc, "draining a stream of %s:%d before destroying it",
+                             api().name, device);
+    }
+    if (NativeStatus rc = api().stream_destroy.call(stream)) {
+        return nativeFailure(api().stream_destroy.name, rc, "destroying a stream of %s:%d", api().name, device);
+    }
+    if (g_capturing_streams.load(std::memory_order_acquire) != 0) {
+        captureEnded(stream);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamSynchronize(int device, void *stream) {
+    Binding bound(device, needsBinding(stream));
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    if (NativeStatus rc = api().stream_synchronize.call(nativeStream(stream))) {
+        return nativeFailure(api().stream_synchronize.name, rc, "synchronizing a stream of %s:%d", api().name, device);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamQuery(int device, void *stream) {
+    Binding bound(device, needsBinding(stream));
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    NativeStatus rc = api().stream_query.call(nativeStream(stream));
+    if (rc == 0) {
         return INFINI_STATUS_SUCCESS;
-    });
+    }
+    if (rc == api().not_ready) {
+        return INFINI_STATUS_NOT_READY;
+    }
+    return nativeFailure(api().stream_query.name, rc, "querying a stream of %s:%d", api().name, device);
 }
 
-infiniStatus_t stream_destroy(int device, void *stream) {
-    return guarded([&] {
-        Binding bound(device, needs_binding(stream));
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        /* The contract waits for pending work; the native destroy would return at once. */
-        if (NativeStatus rc = api().stream_synchronize.call(stream)) {
-            return native_failure(api().stream_synchronize.name, rc, "draining a stream of %s:%d before destroying it",
-                                  api().name, device);
-        }
-        if (NativeStatus rc = api().stream_destroy.call(stream)) {
-            return native_failure(api().stream_destroy.name, rc, "destroying a stream of %s:%d", api().name, device);
-        }
-        if (g_capturing_streams.load(std::memory_order_acquire) != 0) {
-            capture_ended(stream);
-        }
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t streamWaitEvent(int device, void *stream, void *event) {
+    Binding bound(device, needsBinding(stream));
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    auto *e = static_cast<Event *>(event);
+    if (NativeStatus rc = api().stream_wait_event.call(nativeStream(stream), e->native)) {
+        return nativeFailure(api().stream_wait_event.name, rc, "ordering a stream of %s:%d after an event", api().name,
+                             device);
+    }
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t stream_synchronize(int device, void *stream) {
-    return guarded([&] {
-        Binding bound(device, needs_binding(stream));
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        if (NativeStatus rc = api().stream_synchronize.call(native_stream(stream))) {
-            return native_failure(api().stream_synchronize.name, rc, "synchronizing a stream of %s:%d", api().name,
-                                  device);
-        }
-        return INFINI_STATUS_SUCCESS;
-    });
-}
-
-infiniStatus_t stream_query(int device, void *stream) {
-    return guarded([&] {
-        Binding bound(device, needs_binding(stream));
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        NativeStatus rc = api().stream_query.call(native_stream(stream));
-        if (rc == 0) {
-            return INFINI_STATUS_SUCCESS;
-        }
-        if (rc == api().not_ready) {
-            return INFINI_STATUS_NOT_READY;
-        }
-        return native_failure(api().stream_query.name, rc, "querying a stream of %s:%d", api().name, device);
-    });
-}
-
-infiniStatus_t stream_wait_event(int device, void *stream, void *event) {
-    return guarded([&] {
-        Binding bound(device, needs_binding(stream));
-        if (!bound.ok()) {
-            return bound.status();
-        }
-        auto *e = static_cast<Event *>(event);
-        if (NativeStatus rc = api().stream_wait_event.call(native_stream(stream), e->native)) {
-            return native_failure(api().stream_wait_event.name, rc, "ordering a stream of %s:%d after an event",
-                                  api().name, device);
-        }
-        return INFINI_STATUS_SUCCESS;
-    });
-}
-
-infiniStatus_t stream_get_native(int device, void *stream, void **native) {
+infiniStatus_t streamGetNative(int device, void *stream, void **native) {
     (void)device;
-    *native = native_stream(stream);
+    *native = nativeStream(stream);
     return INFINI_STATUS_SUCCESS;
 }
 

@@ -12,7 +12,8 @@
  *  - streams, events, graphs and graph execs are the vendor's handles as void*; device pointers
  *    are void* (the CUDA adapters convert from CUdeviceptr);
  *  - every native entry comes with the name the driver exports ("cuMemAlloc_v2"), which is what
- *    error messages quote.
+ *    error messages quote;
+ *  - field names are snake_case, like the plugin table's fields they correspond to.
  */
 #ifndef INFINIRT_GPU_VENDOR_H
 #define INFINIRT_GPU_VENDOR_H
@@ -43,13 +44,15 @@ struct VendorApi {
     const char *name; /* "cuda", "hip": the backend name and the device prefix in messages */
     infiniDevice_t device_type;
 
-    /* ---- vendor-specific plugin entries, installed in the table as they are ---- */
-    infiniStatus_t (*init)(void);
-    infiniStatus_t (*get_device_count)(int *count, char *reason, size_t reason_size);
-    infiniStatus_t (*get_device_properties)(int device, infinirtDeviceProperties_t *props);
-    infiniStatus_t (*set_device)(int device);
-    infiniStatus_t (*device_get_native_context)(int device, void **native);
-    infiniStatus_t (*pointer_get_attributes)(const void *ptr, infinirtPointerAttributes_t *attributes); /* may be NULL */
+    /* ---- vendor-specific plugin entries, installed in the table as they are ----
+     * So every entry of the plugin table runs inside the exception guard, the vendor fills these
+     * with common::guarded<fn> (common/entry_guard.hpp). */
+    infinirtPluginInitFn *init;
+    infinirtPluginGetDeviceCountFn *get_device_count;
+    infinirtPluginGetDevicePropertiesFn *get_device_properties;
+    infinirtPluginSetDeviceFn *set_device;
+    infinirtPluginDeviceGetNativeContextFn *device_get_native_context;
+    infinirtPluginPointerGetAttributesFn *pointer_get_attributes; /* may be NULL */
 
     /* ---- errors: the vendor's one table from native codes to statuses ---- */
     const char *(*error_name)(NativeStatus code); /* never NULL, static storage */
@@ -116,11 +119,14 @@ struct VendorApi {
     Entry<NativeStatus (*)(void *exec, void *stream)> graph_launch;
 };
 
-/* The plugin entry point's work, shared: remembers `vendor` and `host` for the life of the
- * process (both must have static storage), negotiates the interface version and hands out the
- * plugin table built over `vendor`. Not thread-safe; the loader calls it once. */
-infiniStatus_t negotiate(const VendorApi *vendor, uint32_t loader_version, const infinirtPluginHost_t *host,
-                         uint32_t *plugin_version, const infinirtPluginTable_t **table);
+/* Installs `vendor` for the life of the process (static storage) and returns the plugin table
+ * built over it: the header from `vendor`, every generic entry through INFINIRT_COMMON_ENTRY
+ * (common/plugin_table.hpp), the vendor's own entries as they are. A vendor's plugin hands it to
+ * the one entry query of the tree:
+ *     INFINIRT_COMMON_DEFINE_PLUGIN_ENTRY(infinirt::gpu::pluginTable(kVendor))
+ * so common::negotiate (common/negotiate.hpp) remembers the host and answers the loader. Not
+ * thread-safe; the loader queries a plugin once. */
+const infinirtPluginTable_t &pluginTable(const VendorApi &vendor);
 
 } // namespace infinirt::gpu
 

@@ -4,10 +4,9 @@
  * HIP keeps one current device per thread (hipSetDevice) instead of a context stack. bind() for
  * device d reads the thread's current device; if it is another one, d is made current for the
  * call and the previous device restored after it, so the caller's HIP state is as it was. Only
- * set_device (infinirtSetDevice) leaves d current, as hipSetDevice would. Calls on an explicit
+ * setDevice (infinirtSetDevice) leaves d current, as hipSetDevice would. Calls on an explicit
  * stream or event are not bound: HIP takes the device from the handle.
  */
-#include "../gpu_common/gpu_backend.h"
 #include "hip_backend.h"
 
 #include <atomic>
@@ -21,10 +20,10 @@ namespace {
 struct DeviceState {
     std::atomic<bool> ready{false};
     hipMemPool_t pool = nullptr; /* written before `ready` is published */
-    hipCtx_t primary = nullptr;  /* retained on the first device_get_native_context */
+    hipCtx_t primary = nullptr;  /* retained on the first deviceGetNativeContext */
 };
 
-/* Allocated once by prepare_devices and deliberately never freed: runtime objects must not be
+/* Allocated once by prepareDevices and deliberately never freed: runtime objects must not be
  * released from static destructors. */
 DeviceState *g_devices = nullptr;
 std::mutex g_mutex;
@@ -32,7 +31,7 @@ std::mutex g_mutex;
 enum Action { kNothing = 0, kRestore = 1 };
 
 /* First use of a device: freed stream-ordered memory stays cached in its pool. */
-void first_use(int device) {
+void firstUse(int device) {
     std::lock_guard<std::mutex> lock(g_mutex);
     DeviceState &state = g_devices[device];
     if (state.ready.load(std::memory_order_relaxed)) {
@@ -42,8 +41,8 @@ void first_use(int device) {
     if (hip().hipDeviceGetDefaultMemPool(&pool, device) == hipSuccess) {
         uint64_t threshold = UINT64_MAX;
         if (hipError_t rc = hip().hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &threshold)) {
-            gpu::log(INFINIRT_LOG_WARN, "hip:%d: hipMemPoolSetAttribute(ReleaseThreshold) failed: %s (%d)", device,
-                     error_name(rc), rc);
+            common::logMessage(INFINIRT_LOG_WARN, "hip:%d: hipMemPoolSetAttribute(ReleaseThreshold) failed: %s (%d)",
+                               device, errorName(rc), rc);
         }
         state.pool = pool;
     }
@@ -52,28 +51,28 @@ void first_use(int device) {
 
 } // namespace
 
-void prepare_devices(int device_count) { g_devices = new DeviceState[device_count > 0 ? device_count : 1]; }
+void prepareDevices(int device_count) { g_devices = new DeviceState[device_count > 0 ? device_count : 1]; }
 
-hipMemPool_t default_pool(int device) {
+hipMemPool_t defaultPool(int device) {
     if (!g_devices[device].ready.load(std::memory_order_acquire)) {
-        first_use(device);
+        firstUse(device);
     }
     return g_devices[device].pool;
 }
 
 infiniStatus_t bind(int device, gpu::ContextScope *scope) {
     if (!g_devices[device].ready.load(std::memory_order_acquire)) {
-        first_use(device);
+        firstUse(device);
     }
     int current = 0;
     if (hipError_t rc = hip().hipGetDevice(&current)) {
-        return gpu::native_failure("hipGetDevice", rc, "binding hip:%d", device);
+        return gpu::nativeFailure("hipGetDevice", rc, "binding hip:%d", device);
     }
     if (current == device) {
         return INFINI_STATUS_SUCCESS;
     }
     if (hipError_t rc = hip().hipSetDevice(device)) {
-        return gpu::native_failure("hipSetDevice", rc, "making hip:%d current", device);
+        return gpu::nativeFailure("hipSetDevice", rc, "making hip:%d current", device);
     }
     scope->action = kRestore;
     scope->saved_device = current;
@@ -85,34 +84,29 @@ void unbind(const gpu::ContextScope &scope) {
         /* The device was current on this thread when the call began; if the runtime refuses
          * it now, there is nothing better to restore, so it is only logged. */
         if (hipError_t rc = hip().hipSetDevice(scope.saved_device)) {
-            gpu::log(INFINIRT_LOG_WARN, "hip: restoring device %d failed: %s (%d)", scope.saved_device,
-                     error_name(rc), rc);
+            common::logMessage(INFINIRT_LOG_WARN, "hip: restoring device %d failed: %s (%d)", scope.saved_device,
+                               errorName(rc), rc);
         }
     }
 }
 
-infiniStatus_t set_device(int device) {
-    return gpu::guarded([&] {
-        if (hipError_t rc = hip().hipSetDevice(device)) {
-            return gpu::native_failure("hipSetDevice", rc, "making hip:%d current", device);
-        }
-        return INFINI_STATUS_SUCCESS;
-    });
+infiniStatus_t setDevice(int device) {
+    if (hipError_t rc = hip().hipSetDevice(device)) {
+        return gpu::nativeFailure("hipSetDevice", rc, "making hip:%d current", device);
+    }
+    return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t device_get_native_context(int device, void **native) {
-    return gpu::guarded([&] {
-        std::lock_guard<std::mutex> lock(g_mutex);
-        DeviceState &state = g_devices[device];
-        if (!state.primary) {
-            if (hipError_t rc = hip().hipDevicePrimaryCtxRetain(&state.primary, device)) {
-                return gpu::native_failure("hipDevicePrimaryCtxRetain", rc, "retaining the context of hip:%d",
-                                           device);
-            }
+infiniStatus_t deviceGetNativeContext(int device, void **native) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    DeviceState &state = g_devices[device];
+    if (!state.primary) {
+        if (hipError_t rc = hip().hipDevicePrimaryCtxRetain(&state.primary, device)) {
+            return gpu::nativeFailure("hipDevicePrimaryCtxRetain", rc, "retaining the context of hip:%d", device);
         }
-        *native = state.primary;
-        return INFINI_STATUS_SUCCESS;
-    });
+    }
+    *native = state.primary;
+    return INFINI_STATUS_SUCCESS;
 }
 
 } // namespace infinirt::hip

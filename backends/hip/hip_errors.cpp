@@ -3,12 +3,12 @@
 
 namespace infinirt::hip {
 
-const char *error_name(gpu::NativeStatus code) {
+const char *errorName(NativeStatus code) {
     const char *name = hip().hipGetErrorName ? hip().hipGetErrorName(static_cast<hipError_t>(code)) : nullptr;
     return name ? name : "hipErrorUnknownCode";
 }
 
-infiniStatus_t to_status(gpu::NativeStatus code) {
+infiniStatus_t toStatus(NativeStatus code) {
     switch (static_cast<hipError_t>(code)) {
     case hipSuccess:
         return INFINI_STATUS_SUCCESS;

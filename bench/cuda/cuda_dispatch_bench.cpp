@@ -15,7 +15,7 @@
  */
 #include <infinirt.h>
 
-#include "cuda_driver.h"
+#include "cuda_native_api.h"
 
 #include <algorithm>
 #include <chrono>

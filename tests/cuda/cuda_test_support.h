@@ -1,11 +1,11 @@
 /*
  * cuda_test_support.h - what the cuda tests share: the driver, loaded the way the plugin loads it
- * (backends/cuda/cuda_driver.h), the few extra entry points tests need, and the skip rule.
+ * (backends/cuda/cuda_native_api.h), the few extra entry points tests need, and the skip rule.
  */
 #ifndef INFINIRT_TESTS_CUDA_SUPPORT_H
 #define INFINIRT_TESTS_CUDA_SUPPORT_H
 
-#include "cuda_driver.h"
+#include "cuda_native_api.h"
 
 #include <gtest/gtest.h>
 

@@ -2,12 +2,16 @@
  * The shared CUDA/HIP implementation (backends/gpu_common) over a fake vendor table: the rules
  * both plugins rely on, checked without a GPU (so in CI): when a call binds the device's context
  * and when it does not, the default stream, synchronous copies, event flags and timing rules,
- * capture-time event records, error details with figures, outputs untouched on failure.
+ * capture-time event records, error details with figures, outputs untouched on failure, and
+ * the table itself: every entry inside the exception guard, the entry query of backends/common.
  */
-#include "../../backends/gpu_common/gpu_vendor.h"
+#include "../../backends/gpu_common/gpu_backend.h"
+
+#include "common/negotiate.hpp"
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,10 +34,15 @@ struct Fake {
     NativeStatus next = 0;
     unsigned event_flags = 0, stream_flags = 0;
     bool capturing = false;
+    bool throw_next = false;
     std::string detail;
 } fake;
 
 NativeStatus answer(const char *call, void *stream = nullptr) {
+    if (fake.throw_next) {
+        fake.throw_next = false;
+        throw std::runtime_error("fake vendor exception");
+    }
     fake.calls.push_back(call);
     fake.streams.push_back(stream);
     NativeStatus rc = fake.next;
@@ -169,7 +178,9 @@ class GpuCommon : public ::testing::Test {
 protected:
     void SetUp() override {
         uint32_t version = 0;
-        ASSERT_EQ(infinirt::gpu::negotiate(&kVendor, 7, &kHost, &version, &t), INFINI_STATUS_SUCCESS);
+        /* What the plugins' entry (INFINIRT_COMMON_DEFINE_PLUGIN_ENTRY) does. */
+        ASSERT_EQ(infinirt::common::negotiate(7, &kHost, &version, &t, infinirt::gpu::pluginTable(kVendor)),
+                  INFINI_STATUS_SUCCESS);
         ASSERT_EQ(version, INFINIRT_PLUGIN_INTERFACE_VERSION);
         fake = Fake{};
     }
@@ -184,6 +195,16 @@ TEST_F(GpuCommon, TableNamesTheVendorAndFillsEveryGenericEntry) {
     EXPECT_NE(t->stream_begin_capture, nullptr);
     EXPECT_NE(t->event_get_native, nullptr);
     EXPECT_EQ(t->pointer_get_attributes, nullptr) << "a vendor without it leaves it to the loader";
+}
+
+TEST_F(GpuCommon, AnExceptionInsideAnEntryBecomesAStatusWithADetail) {
+    fake.throw_next = true;
+    void *s = reinterpret_cast<void *>(0x1);
+    EXPECT_EQ(t->stream_create(0, &s), INFINI_STATUS_INTERNAL_ERROR);
+    EXPECT_EQ(s, reinterpret_cast<void *>(0x1));
+    EXPECT_NE(fake.detail.find("streamCreate"), std::string::npos) << fake.detail;
+    EXPECT_NE(fake.detail.find("fake vendor exception"), std::string::npos) << fake.detail;
+    EXPECT_EQ(fake.unbinds, fake.binds) << "the binding is undone on the way out";
 }
 
 TEST_F(GpuCommon, NullStreamIsTheDefaultStreamAndBinds) {
@@ -328,6 +349,12 @@ TEST_F(GpuCommon, SnapshotFillsTheMemoryFields) {
     EXPECT_EQ(s.total_bytes, size_t(2) << 30);
     EXPECT_EQ(s.used_bytes, size_t(1) << 30);
     EXPECT_EQ(s.reserved_bytes, 4096u);
+}
+
+TEST(GpuCommonHelpers, PciBusIdIsSpelledInLowerCase) {
+    infinirtDeviceProperties_t props{};
+    infinirt::gpu::setPciBusId(&props, "0000:3B:00.0");
+    EXPECT_STREQ(props.pci_bus_id, "0000:3b:00.0");
 }
 
 } // namespace

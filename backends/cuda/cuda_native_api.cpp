@@ -1,5 +1,5 @@
-/* cuda_driver.cpp - dlopen of libcuda.so.1 and the versioned resolution of its entry points. */
-#include "cuda_driver.h"
+/* cuda_native_api.cpp - dlopen of libcuda.so.1 and the versioned resolution of its entry points. */
+#include "cuda_native_api.h"
 
 #include <dlfcn.h>
 
@@ -20,7 +20,7 @@ struct Outcome {
 
 /* The process keeps the library mapped for good: plugins are never unloaded, and driver state
  * outlives every static destructor. */
-Outcome load_once() {
+Outcome loadOnce() {
     Outcome out{};
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
@@ -52,7 +52,7 @@ Outcome load_once() {
 } // namespace
 
 bool load(const char **reason) {
-    static const Outcome outcome = load_once();
+    static const Outcome outcome = loadOnce();
     if (reason) {
         *reason = outcome.reason;
     }

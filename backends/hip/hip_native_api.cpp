@@ -1,5 +1,5 @@
-/* hip_api.cpp - dlopen of libamdhip64 and the resolution of its entry points. */
-#include "hip_api.h"
+/* hip_native_api.cpp - dlopen of libamdhip64 and the resolution of its entry points. */
+#include "hip_native_api.h"
 
 #include <dlfcn.h>
 
@@ -20,7 +20,7 @@ struct Outcome {
  * table above matches. The library stays mapped for the life of the process. */
 const char *const kLibraries[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
 
-Outcome load_once() {
+Outcome loadOnce() {
     Outcome out{};
     void *lib = nullptr;
     const char *why = nullptr;
@@ -59,7 +59,7 @@ Outcome load_once() {
 } // namespace
 
 bool load(const char **reason) {
-    static const Outcome outcome = load_once();
+    static const Outcome outcome = loadOnce();
     if (reason) {
         *reason = outcome.reason;
     }

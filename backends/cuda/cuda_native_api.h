@@ -1,5 +1,5 @@
 /*
- * cuda_driver.h - the CUDA driver API, loaded at run time.
+ * cuda_native_api.h - the CUDA driver API, loaded at run time.
  *
  * The plugin never links libcuda: it dlopens "libcuda.so.1" and resolves every entry point it
  * uses through cuGetProcAddress_v2 (CUDA 12.0+), asking for the ABI version whose signature is
@@ -7,11 +7,12 @@
  * toolkit's headers only, loads on a machine without a driver, and keeps calling the ABI it was
  * written for when a newer driver adds versions of a symbol.
  *
- * Also linked by tests/cuda and bench/cuda, which resolve the extra entry points they need
- * (cuCtxCreate, ...) through resolve() rather than linking libcuda themselves.
+ * A static library of its own (infinirt_cuda_native_api), also linked by tests/cuda and
+ * bench/cuda, which resolve the extra entry points they need (cuCtxCreate, ...) through
+ * resolve() rather than linking libcuda themselves.
  */
-#ifndef INFINIRT_CUDA_DRIVER_H
-#define INFINIRT_CUDA_DRIVER_H
+#ifndef INFINIRT_CUDA_NATIVE_API_H
+#define INFINIRT_CUDA_NATIVE_API_H
 
 #include <cuda.h>
 #include <cudaTypedefs.h>

@@ -1,13 +1,13 @@
 /*
- * hip_api.h - the HIP runtime API, loaded at run time from libamdhip64.
+ * hip_native_api.h - the HIP runtime API, loaded at run time from libamdhip64.
  *
  * Built against Debian's libamdhip64-dev headers (types and enums only): the signatures below
  * are spelled out rather than taken from the declarations, which C++ overloads, so the table is
  * the exact C ABI the plugin calls. Only entry points whose signature and argument structs are
  * the same in HIP 5 and 6 are used (no hipDeviceProp_t, no hipPointerAttribute_t).
  */
-#ifndef INFINIRT_HIP_API_H
-#define INFINIRT_HIP_API_H
+#ifndef INFINIRT_HIP_NATIVE_API_H
+#define INFINIRT_HIP_NATIVE_API_H
 
 #ifndef __HIP_PLATFORM_AMD__
 #define __HIP_PLATFORM_AMD__
