@@ -1,8 +1,10 @@
 // opencl_errors.cpp - the one table from OpenCL error codes to names and infinirt statuses, and
-// nativeFailure, which reports a failed OpenCL call through common::fail.
+// nativeFailure, which reports a failed OpenCL call (common/native_errors.hpp).
 #include "opencl_backend.h"
 
 #include <CL/cl_ext.h>
+
+#include "common/native_errors.hpp"
 
 #include <cstdarg>
 #include <cstdio>
@@ -10,17 +12,11 @@
 namespace infinirt::opencl {
 namespace {
 
-struct Entry {
-    cl_int code;
-    const char *name;
-    infiniStatus_t status;
-};
-
-#define E(code, status) {code, #code, INFINI_STATUS_##status}
+#define E(code, status) INFINIRT_COMMON_NATIVE_ERROR(code, status)
 // Allocation failures of any kind are OUT_OF_MEMORY (CL_OUT_OF_RESOURCES is the device-side
 // allocation failure); invalid objects are INVALID_HANDLE; everything about arguments is
 // BAD_PARAM; what an implementation may lack is NOT_IMPLEMENTED.
-constexpr Entry kTable[] = {
+constexpr common::NativeError<cl_int> kErrors[] = {
     E(CL_SUCCESS, SUCCESS),
     E(CL_DEVICE_NOT_FOUND, DEVICE_NOT_FOUND),
     E(CL_DEVICE_NOT_AVAILABLE, DRIVER_ERROR),
@@ -88,35 +84,21 @@ constexpr Entry kTable[] = {
 };
 #undef E
 
-const Entry *findEntry(cl_int code) noexcept {
-    for (const Entry &e : kTable) {
-        if (e.code == code) {
-            return &e;
-        }
-    }
-    return nullptr;
-}
+constexpr auto kErrorTable = common::nativeErrorTable(kErrors, "CL_UNKNOWN_ERROR");
 
 } // namespace
 
-const char *nativeErrorName(cl_int code) noexcept {
-    const Entry *e = findEntry(code);
-    return e ? e->name : "CL_UNKNOWN_ERROR";
-}
+const char *nativeErrorName(cl_int code) noexcept { return kErrorTable.name(code); }
 
-infiniStatus_t nativeStatus(cl_int code) noexcept {
-    const Entry *e = findEntry(code);
-    return e ? e->status : INFINI_STATUS_DRIVER_ERROR;
-}
+infiniStatus_t nativeStatus(cl_int code) noexcept { return kErrorTable.status(code); }
 
 infiniStatus_t nativeFailure(const char *call, cl_int code, const char *what_format, ...) noexcept {
-    char what[common::kMessageCapacity];
     va_list args;
     va_start(args, what_format);
-    std::vsnprintf(what, sizeof what, what_format, args);
+    const infiniStatus_t status =
+        common::vnativeFailure(nativeStatus(code), call, nativeErrorName(code), code, " ", what_format, args);
     va_end(args);
-    return common::fail(nativeStatus(code), "%s failed: %s (%d)%s%s", call, nativeErrorName(code),
-                        static_cast<int>(code), what[0] != '\0' ? " " : "", what);
+    return status;
 }
 
 } // namespace infinirt::opencl

@@ -4,7 +4,7 @@
 #include "skeleton_backend.h"
 #include "skeleton_native_api.h"
 
-#include "common/host_services.hpp"
+#include "common/native_errors.hpp"
 
 #include <cstdarg>
 #include <cstdio>
@@ -12,16 +12,10 @@
 namespace infinirt::skeleton {
 namespace {
 
-struct NativeError {
-    int code;
-    const char *name;
-    infiniStatus_t status;
-};
-
-#define INFINIRT_SKELETON_ERROR(code, status) {code, #code, INFINI_STATUS_##status}
+#define INFINIRT_SKELETON_ERROR(code, status) INFINIRT_COMMON_NATIVE_ERROR(code, status)
 // Allocation failures are OUT_OF_MEMORY, invalid objects INVALID_HANDLE, bad arguments BAD_PARAM,
 // what the device cannot do NOT_IMPLEMENTED; anything else is DRIVER_ERROR.
-constexpr NativeError kNativeErrors[] = {
+constexpr common::NativeError<int> kNativeErrors[] = {
     INFINIRT_SKELETON_ERROR(VENDOR_SUCCESS, SUCCESS),
     INFINIRT_SKELETON_ERROR(VENDOR_ERROR_INVALID_VALUE, BAD_PARAM),
     INFINIRT_SKELETON_ERROR(VENDOR_ERROR_OUT_OF_MEMORY, OUT_OF_MEMORY),
@@ -34,35 +28,21 @@ constexpr NativeError kNativeErrors[] = {
 };
 #undef INFINIRT_SKELETON_ERROR
 
-const NativeError *find(int code) noexcept {
-    for (const NativeError &e : kNativeErrors) {
-        if (e.code == code) {
-            return &e;
-        }
-    }
-    return nullptr;
-}
+constexpr auto kErrorTable = common::nativeErrorTable(kNativeErrors, "VENDOR_ERROR_UNKNOWN");
 
 } // namespace
 
-const char *nativeErrorName(int code) noexcept {
-    const NativeError *e = find(code);
-    return e != nullptr ? e->name : "VENDOR_ERROR_UNKNOWN";
-}
+const char *nativeErrorName(int code) noexcept { return kErrorTable.name(code); }
 
-infiniStatus_t nativeStatus(int code) noexcept {
-    const NativeError *e = find(code);
-    return e != nullptr ? e->status : INFINI_STATUS_DRIVER_ERROR;
-}
+infiniStatus_t nativeStatus(int code) noexcept { return kErrorTable.status(code); }
 
 infiniStatus_t nativeFailure(const char *call, int code, const char *what_format, ...) noexcept {
-    char what[common::kMessageCapacity];
     va_list args;
     va_start(args, what_format);
-    std::vsnprintf(what, sizeof what, what_format, args);
+    const infiniStatus_t status =
+        common::vnativeFailure(nativeStatus(code), call, nativeErrorName(code), code, " ", what_format, args);
     va_end(args);
-    return common::fail(nativeStatus(code), "%s failed: %s (%d)%s%s", call, nativeErrorName(code), code,
-                        what[0] != '\0' ? " " : "", what);
+    return status;
 }
 
 infiniStatus_t notImplemented(const char *entry) noexcept {
