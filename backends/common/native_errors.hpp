@@ -5,8 +5,7 @@
 //   constexpr common::NativeError<cl_int> kErrors[] = {
 //       INFINIRT_COMMON_NATIVE_ERROR(CL_OUT_OF_HOST_MEMORY, OUT_OF_MEMORY), ...};
 //   constexpr auto kErrorTable = common::nativeErrorTable(kErrors, "CL_UNKNOWN_ERROR");
-//   ... return common::nativeFailure(kErrorTable.status(rc), "clFinish", kErrorTable.name(rc), rc,
-//                                    " ", "on opencl:%d", device);
+//   INFINIRT_COMMON_DEFINE_NATIVE_ERRORS(cl_int, kErrorTable, " ")   // nativeFailure & co.
 #ifndef INFINIRT_COMMON_NATIVE_ERRORS_HPP
 #define INFINIRT_COMMON_NATIVE_ERRORS_HPP
 
@@ -82,5 +81,22 @@ __attribute__((format(printf, 6, 7))) inline infiniStatus_t nativeFailure(infini
 }
 
 } // namespace infinirt::common
+
+// Defines, in the enclosing namespace, the three error functions of a backend whose native codes
+// are of type `Code` and listed in `table` (a NativeErrorTable<Code>):
+//   const char *nativeErrorName(Code) noexcept;   infiniStatus_t nativeStatus(Code) noexcept;
+//   infiniStatus_t nativeFailure(const char *call, Code code, const char *what_format, ...) noexcept;
+// nativeFailure joins the formatted `what` to the detail with `joiner` (e.g. " " or " while ").
+#define INFINIRT_COMMON_DEFINE_NATIVE_ERRORS(Code, table, joiner)                                               \
+    const char *nativeErrorName(Code code) noexcept { return (table).name(code); }                            \
+    infiniStatus_t nativeStatus(Code code) noexcept { return (table).status(code); }                          \
+    infiniStatus_t nativeFailure(const char *call, Code code, const char *what_format, ...) noexcept {        \
+        va_list args;                                                                                        \
+        va_start(args, what_format);                                                                         \
+        const infiniStatus_t status = ::infinirt::common::vnativeFailure(                                    \
+            nativeStatus(code), call, nativeErrorName(code), code, (joiner), what_format, args);              \
+        va_end(args);                                                                                        \
+        return status;                                                                                       \
+    }
 
 #endif // INFINIRT_COMMON_NATIVE_ERRORS_HPP

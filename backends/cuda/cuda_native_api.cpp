@@ -1,6 +1,8 @@
 /* cuda_native_api.cpp - dlopen of libcuda.so.1 and the versioned resolution of its entry points. */
 #include "cuda_native_api.h"
 
+#include "common/native_library.hpp"
+
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -13,15 +15,10 @@ namespace {
 
 PFN_cuGetProcAddress_v12000 g_get_proc_address = nullptr;
 
-struct Outcome {
-    bool ok;
-    char reason[512];
-};
-
 /* The process keeps the library mapped for good: plugins are never unloaded, and driver state
  * outlives every static destructor. */
-Outcome loadOnce() {
-    Outcome out{};
+common::LoadOutcome loadLibrary() {
+    common::LoadOutcome out{};
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *why = dlerror();
@@ -51,13 +48,7 @@ Outcome loadOnce() {
 
 } // namespace
 
-bool load(const char **reason) {
-    static const Outcome outcome = loadOnce();
-    if (reason) {
-        *reason = outcome.reason;
-    }
-    return outcome.ok;
-}
+bool load(const char **reason) { return common::loadOnce<loadLibrary>(reason); }
 
 void *resolve(const char *name, int abi_version) {
     if (!g_get_proc_address) {

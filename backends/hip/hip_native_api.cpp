@@ -1,6 +1,8 @@
 /* hip_native_api.cpp - dlopen of libamdhip64 and the resolution of its entry points. */
 #include "hip_native_api.h"
 
+#include "common/native_library.hpp"
+
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -11,17 +13,12 @@ Api g_api{};
 
 namespace {
 
-struct Outcome {
-    bool ok;
-    char reason[512];
-};
-
 /* The unversioned name first (a development install), then the runtimes whose ABI the
  * table above matches. The library stays mapped for the life of the process. */
 const char *const kLibraries[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
 
-Outcome loadOnce() {
-    Outcome out{};
+common::LoadOutcome loadLibrary() {
+    common::LoadOutcome out{};
     void *lib = nullptr;
     const char *why = nullptr;
     for (const char *name : kLibraries) {
@@ -58,12 +55,6 @@ Outcome loadOnce() {
 
 } // namespace
 
-bool load(const char **reason) {
-    static const Outcome outcome = loadOnce();
-    if (reason) {
-        *reason = outcome.reason;
-    }
-    return outcome.ok;
-}
+bool load(const char **reason) { return common::loadOnce<loadLibrary>(reason); }
 
 } // namespace infinirt::hip

@@ -88,17 +88,6 @@ constexpr auto kErrorTable = common::nativeErrorTable(kErrors, "CL_UNKNOWN_ERROR
 
 } // namespace
 
-const char *nativeErrorName(cl_int code) noexcept { return kErrorTable.name(code); }
-
-infiniStatus_t nativeStatus(cl_int code) noexcept { return kErrorTable.status(code); }
-
-infiniStatus_t nativeFailure(const char *call, cl_int code, const char *what_format, ...) noexcept {
-    va_list args;
-    va_start(args, what_format);
-    const infiniStatus_t status =
-        common::vnativeFailure(nativeStatus(code), call, nativeErrorName(code), code, " ", what_format, args);
-    va_end(args);
-    return status;
-}
+INFINIRT_COMMON_DEFINE_NATIVE_ERRORS(cl_int, kErrorTable, " ")
 
 } // namespace infinirt::opencl

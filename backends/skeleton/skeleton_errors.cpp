@@ -32,18 +32,7 @@ constexpr auto kErrorTable = common::nativeErrorTable(kNativeErrors, "VENDOR_ERR
 
 } // namespace
 
-const char *nativeErrorName(int code) noexcept { return kErrorTable.name(code); }
-
-infiniStatus_t nativeStatus(int code) noexcept { return kErrorTable.status(code); }
-
-infiniStatus_t nativeFailure(const char *call, int code, const char *what_format, ...) noexcept {
-    va_list args;
-    va_start(args, what_format);
-    const infiniStatus_t status =
-        common::vnativeFailure(nativeStatus(code), call, nativeErrorName(code), code, " ", what_format, args);
-    va_end(args);
-    return status;
-}
+INFINIRT_COMMON_DEFINE_NATIVE_ERRORS(int, kErrorTable, " ")
 
 infiniStatus_t notImplemented(const char *entry) noexcept {
     return common::fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s backend: %s is not implemented", kName, entry);
