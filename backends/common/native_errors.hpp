@@ -24,7 +24,9 @@ struct NativeError {
     infiniStatus_t status; // what an infinirt call answers for it
 };
 
-// One row: the code, its name as written, and INFINI_STATUS_<status>.
+// One row: the code, its name as written, and INFINI_STATUS_<status>. Use it directly in the
+// table: behind another macro, a code that is itself a macro (CL_SUCCESS) would be expanded
+// before it is turned into its name.
 #define INFINIRT_COMMON_NATIVE_ERROR(code, status) {code, #code, INFINI_STATUS_##status}
 
 template <class Code>
