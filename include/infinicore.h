@@ -68,7 +68,13 @@ typedef enum {
     /* A native call found the vendor library or driver unusable (stub library, mismatch). */
     INFINI_STATUS_BACKEND_UNAVAILABLE = 103,
     /* A native call failed in a way no other code describes. */
-    INFINI_STATUS_DRIVER_ERROR = 104
+    INFINI_STATUS_DRIVER_ERROR = 104,
+    /* A module image did not build, JIT-compile, link or load; the last-error message has the
+     * first lines of the build log (infinirtModuleLoad's `log` has it whole, as room allows). */
+    INFINI_STATUS_BUILD_FAILED = 105,
+    /* A module has no kernel or global of that name; the message names it (and, where the
+     * backend can list them, a few names that exist). */
+    INFINI_STATUS_SYMBOL_NOT_FOUND = 106
 } infiniStatus_t;
 
 typedef enum {

@@ -449,6 +449,122 @@ __export infiniStatus_t infinirtEventGetNativeHandle(infinirtEvent_t event, void
  * its primary context (retained on the first call); opencl, its cl_context. */
 __export infiniStatus_t infinirtDeviceGetNativeContext(infiniDevice_t device, int device_id, void **native);
 
+/* ---- Modules and kernels (extension; docs/kernels.md) ---------------------------------------
+ * A module is device code loaded onto one device from one or more images; a kernel is an entry
+ * point of a module. Both are loader handles like streams: a destroyed or garbage handle is
+ * INVALID_HANDLE whatever device is current, and a kernel handle dies with its module.
+ * Backends without these entries (older plugins) answer NOT_IMPLEMENTED. */
+typedef void *infinirtModule_t;
+typedef void *infinirtKernel_t;
+
+typedef enum {
+    INFINIRT_MODULE_FORMAT_AUTO = 0,          /* sniffed from the image's first bytes */
+    INFINIRT_MODULE_FORMAT_PTX = 1,
+    INFINIRT_MODULE_FORMAT_CUBIN = 2,
+    INFINIRT_MODULE_FORMAT_FATBIN = 3,
+    INFINIRT_MODULE_FORMAT_HSACO = 4,
+    INFINIRT_MODULE_FORMAT_OPENCL_C = 5,      /* source text */
+    INFINIRT_MODULE_FORMAT_SPIRV = 6,
+    INFINIRT_MODULE_FORMAT_DEVICE_BINARY = 7, /* what the OpenCL driver gave back for this device */
+    INFINIRT_MODULE_FORMAT_HOST_SO = 8        /* cpu: an ELF shared object */
+} infinirtModuleFormat_t;
+
+/* Extensible: set struct_size = sizeof(infinirtModuleImage_t). */
+typedef struct {
+    size_t struct_size;
+    infinirtModuleFormat_t format;
+    const void *data;     /* copied during the call */
+    size_t size;          /* bytes; for OPENCL_C and PTX the text length (a trailing NUL is allowed) */
+    const char *options;  /* build/JIT options, NULL for none */
+} infinirtModuleImage_t;
+
+/* Loads `count` images onto (device, device_id) as one module; count > 1 links them (cuda: PTX,
+ * cubin and fatbin images through the JIT linker; opencl: OpenCL C sources compiled and linked;
+ * cpu: not supported, BAD_PARAM). AUTO is resolved from the image's first bytes: ELF (cubin,
+ * hsaco or HOST_SO by machine), fatbin and SPIR-V magic numbers, PTX text (".version"/".target"),
+ * other text as OPENCL_C; DEVICE_BINARY must be named. `log` (may be NULL, or log_size 0)
+ * receives the build/JIT log, truncated and NUL-terminated, on success and on failure.
+ * NULL module or images, or an image's NULL data -> NULL_POINTER; count 0, an image's size 0,
+ * bad struct_size or format -> BAD_PARAM; then the device checks; a format the backend does not
+ * load -> BAD_PARAM naming the ones it does (NOT_IMPLEMENTED where the device lacks support the
+ * backend would need, e.g. SPIR-V on an OpenCL device without IL); the image failing to build
+ * -> BUILD_FAILED with the log's first lines in the last error. Blocks while it builds. */
+__export infiniStatus_t infinirtModuleLoad(infinirtModule_t *module, infiniDevice_t device, int device_id,
+                                           const infinirtModuleImage_t *images, size_t count, char *log,
+                                           size_t log_size);
+/* Invalidates the module and every kernel handle taken from it. Launches already queued run to
+ * completion. If a live graph or graph exec holds a launch of one of its kernels, the release of
+ * the code is deferred until the last of them is destroyed (the handles die now; the graph stays
+ * valid). INVALID_HANDLE for a bad handle. */
+__export infiniStatus_t infinirtModuleUnload(infinirtModule_t module);
+/* The kernel `name` of the module (the same handle each time for one name). NULL kernel or name
+ * -> NULL_POINTER; INVALID_HANDLE; SYMBOL_NOT_FOUND naming it (and some names that exist where
+ * the backend can list them). */
+__export infiniStatus_t infinirtModuleGetKernel(infinirtKernel_t *kernel, infinirtModule_t module, const char *name);
+/* The device address and size of the module-scope variable `name`; infinirtMemcpy reads and
+ * writes it (kind DEFAULT, or H2D/D2H). NULL ptr or name -> NULL_POINTER (size may be NULL);
+ * INVALID_HANDLE; SYMBOL_NOT_FOUND; NOT_IMPLEMENTED where the backend has no host-visible
+ * address for module variables (opencl without cl_intel_global_variable_pointers). */
+__export infiniStatus_t infinirtModuleGetGlobal(void **ptr, size_t *size, infinirtModule_t module, const char *name);
+
+typedef enum {
+    INFINIRT_KERNEL_ATTR_MAX_THREADS_PER_BLOCK = 0,
+    INFINIRT_KERNEL_ATTR_STATIC_SHARED_BYTES = 1,
+    INFINIRT_KERNEL_ATTR_PRIVATE_BYTES_PER_THREAD = 2,
+    INFINIRT_KERNEL_ATTR_NUM_REGISTERS = 3,             /* -1 if unknown */
+    INFINIRT_KERNEL_ATTR_PREFERRED_BLOCK_MULTIPLE = 4,  /* warp / wavefront / SIMD width */
+    INFINIRT_KERNEL_ATTR_MAX_DYNAMIC_SHARED_BYTES = 5,  /* settable */
+    INFINIRT_KERNEL_ATTR_NUM_PARAMS = 6                 /* -1 if unknown */
+} infinirtKernelAttribute_t;
+/* NULL value -> NULL_POINTER; INVALID_HANDLE; attr out of range -> BAD_PARAM. */
+__export infiniStatus_t infinirtKernelGetAttribute(int64_t *value, infinirtKernelAttribute_t attr, infinirtKernel_t kernel);
+/* Only MAX_DYNAMIC_SHARED_BYTES is settable (cuda: raises the opt-in limit up to the device's;
+ * elsewhere: at most the device's local memory). INVALID_HANDLE; another attr, a negative value
+ * or one over the device's limit -> BAD_PARAM with the figures. */
+__export infiniStatus_t infinirtKernelSetAttribute(infinirtKernel_t kernel, infinirtKernelAttribute_t attr, int64_t value);
+
+typedef enum {
+    INFINIRT_KERNEL_ARG_VALUE = 0,    /* `value` points at `size` bytes, passed by value */
+    INFINIRT_KERNEL_ARG_POINTER = 1,  /* `value` points at a void * holding a device address; size = sizeof(void *) */
+    INFINIRT_KERNEL_ARG_LOCAL = 2     /* `value` is NULL; `size` bytes of per-block shared memory */
+} infinirtKernelArgKind_t;
+typedef struct {
+    infinirtKernelArgKind_t kind;
+    size_t size;
+    const void *value;
+} infinirtKernelArg_t;
+
+#define INFINIRT_LAUNCH_COOPERATIVE 0x1u
+/* Extensible: set struct_size = sizeof(infinirtLaunchConfig_t) (fields past a smaller
+ * struct_size read as 0). */
+typedef struct {
+    size_t struct_size;
+    uint32_t grid[3];     /* blocks in x, y, z; each >= 1 */
+    uint32_t block[3];    /* threads per block in x, y, z; each >= 1 */
+    size_t dynamic_shared_bytes;
+    uint32_t flags;
+    uint32_t cluster[3];  /* {0,0,0}: no clusters */
+} infinirtLaunchConfig_t;
+
+/* Stream-ordered: runs `kernel` on `stream` (NULL: the current device's default stream).
+ * Argument bytes are copied before the call returns. Checked before the plugin is called, each
+ * refusal naming its figures: INVALID_HANDLE (kernel, stream); NULL config, or args NULL with
+ * num_args > 0, or a VALUE/POINTER argument's NULL value -> NULL_POINTER; BAD_PARAM for a
+ * stream of another device than the kernel's, a bad struct_size, a zero grid or block
+ * dimension, a block over the kernel's MAX_THREADS_PER_BLOCK, dynamic_shared_bytes plus LOCAL
+ * sizes over MAX_DYNAMIC_SHARED_BYTES, unknown flag bits, num_args different from NUM_PARAMS
+ * where that is known, an unknown argument kind, size 0, a POINTER argument whose size is not
+ * sizeof(void *), a LOCAL argument with a value, and a POINTER argument holding memory infinirt
+ * allocated on a device of another type (a pointer infinirt does not know and the backend does
+ * not recognise is passed on, with a warning in the log: cpu kernels may take any host memory).
+ * A LOCAL argument reaches a cuda/hip kernel as a size_t byte offset into the block's dynamic
+ * shared memory (placed after dynamic_shared_bytes, each aligned to 16 bytes), an OpenCL kernel
+ * as a __local pointer, a cpu kernel as a pointer into launch->shared. On a capturing stream the
+ * launch is captured (argument values of capture time). */
+__export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infinirtLaunchConfig_t *config,
+                                             const infinirtKernelArg_t *args, uint32_t num_args,
+                                             infinirtStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

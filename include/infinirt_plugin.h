@@ -35,7 +35,9 @@ extern "C" {
 #endif
 
 /* The newest interface version this header describes. */
-#define INFINIRT_PLUGIN_INTERFACE_VERSION 1u
+/* Version 2 appended the module and kernel entries; version-1 plugins keep loading (their
+ * missing entries are NULL: NOT_IMPLEMENTED). */
+#define INFINIRT_PLUGIN_INTERFACE_VERSION 2u
 /* The one symbol a plugin exports. */
 #define INFINIRT_PLUGIN_ENTRY infinirtPluginQuery
 #define INFINIRT_PLUGIN_ENTRY_NAME "infinirtPluginQuery"
@@ -100,6 +102,19 @@ typedef infiniStatus_t infinirtPluginStreamGetNativeFn(int device, void *stream,
 typedef infiniStatus_t infinirtPluginEventGetNativeFn(int device, void *event, void **native);
 typedef infiniStatus_t infinirtPluginDeviceGetNativeContextFn(int device, void **native);
 typedef infiniStatus_t infinirtPluginPointerGetAttributesFn(const void *ptr, infinirtPointerAttributes_t *attributes);
+/* version 2 */
+typedef infiniStatus_t infinirtPluginModuleLoadFn(int device, const infinirtModuleImage_t *images, size_t count,
+                                                  char *log, size_t log_size, void **module);
+typedef infiniStatus_t infinirtPluginModuleUnloadFn(int device, void *module);
+typedef infiniStatus_t infinirtPluginModuleGetKernelFn(int device, void *module, const char *name, void **kernel);
+typedef infiniStatus_t infinirtPluginModuleGetGlobalFn(int device, void *module, const char *name, void **ptr,
+                                                       size_t *size);
+typedef infiniStatus_t infinirtPluginKernelGetAttributeFn(int device, void *kernel, infinirtKernelAttribute_t attr,
+                                                          int64_t *value);
+typedef infiniStatus_t infinirtPluginKernelSetAttributeFn(int device, void *kernel, infinirtKernelAttribute_t attr,
+                                                          int64_t value);
+typedef infiniStatus_t infinirtPluginLaunchKernelFn(int device, void *kernel, const infinirtLaunchConfig_t *config,
+                                                    const infinirtKernelArg_t *args, uint32_t num_args, void *stream);
 
 typedef struct infinirtPluginTable {
     size_t struct_size;      /* sizeof(infinirtPluginTable_t) as the plugin was built */
@@ -180,6 +195,41 @@ typedef struct infinirtPluginTable {
     /* For pointers infinirt did not allocate: SUCCESS and attributes filled if the backend
      * recognises the pointer (e.g. cuPointerGetAttributes), anything else otherwise. */
     infinirtPluginPointerGetAttributesFn *pointer_get_attributes;
+
+    /* ---- modules and kernels (version 2; all optional, together) ------------------------
+     * Modules and kernels are the plugin's own objects; the loader wraps them in handles and
+     * validates them before every call. A kernel belongs to its module and is never used after
+     * module_unload. */
+
+    /* `images` (count >= 1) are validated: struct_size == sizeof(infinirtModuleImage_t), data
+     * non-NULL, size > 0, format resolved (never AUTO). The plugin copies what it keeps. `log`
+     * may be NULL (log_size 0); when not, the plugin writes the build/JIT log there, truncated
+     * and NUL-terminated, on success and on failure ("" when there is none). A format it does not
+     * load: BAD_PARAM naming those it does; a build failure: BUILD_FAILED with the log's first
+     * lines through set_error. */
+    infinirtPluginModuleLoadFn *module_load;
+    /* Releases the module and its kernels. Launches already queued must still run correctly
+     * (keep references, or wait for them). The loader calls it once, when no handle or graph
+     * refers to the module any more. */
+    infinirtPluginModuleUnloadFn *module_unload;
+    /* SYMBOL_NOT_FOUND naming `name` (and some names that exist, where the plugin can list
+     * them). The loader asks once per name and keeps the answer. */
+    infinirtPluginModuleGetKernelFn *module_get_kernel;
+    /* Optional even when the others exist (NOT_IMPLEMENTED). `size` may be NULL. */
+    infinirtPluginModuleGetGlobalFn *module_get_global;
+    /* attr is in range. The loader asks MAX_THREADS_PER_BLOCK, MAX_DYNAMIC_SHARED_BYTES and
+     * NUM_PARAMS once per kernel and validates launches against them: they must be finite
+     * (NUM_PARAMS may be -1). */
+    infinirtPluginKernelGetAttributeFn *kernel_get_attribute;
+    /* Only MAX_DYNAMIC_SHARED_BYTES reaches it, with a value >= 0. */
+    infinirtPluginKernelSetAttributeFn *kernel_set_attribute;
+    /* Everything the loader can check is checked (infinirtLaunchKernel's list): config is whole
+     * (struct_size == sizeof), each dimension >= 1, the block within MAX_THREADS_PER_BLOCK,
+     * dynamic_shared_bytes + LOCAL sizes within MAX_DYNAMIC_SHARED_BYTES, kinds and sizes valid,
+     * num_args == NUM_PARAMS where known, the stream on `device`. Argument bytes must be
+     * consumed (copied) before returning. Hot path: no allocation, no context call when the
+     * stream is explicit. */
+    infinirtPluginLaunchKernelFn *launch_kernel;
 } infinirtPluginTable_t;
 
 /* The entry point. `loader_version` is the newest version the loader speaks; the plugin writes
