@@ -66,7 +66,7 @@ __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStrea
     }
     CaptureGraph *g = captureOf(s);
     if (INFINIRT_UNLIKELY(g != nullptr)) {
-        CapturedOp op{CapturedOp::Kind::EventRecord};
+        CapturedOp op(CapturedOp::Kind::EventRecord);
         op.event = event;
         return captureAppend(g, op);
     }

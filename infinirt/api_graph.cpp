@@ -1,5 +1,6 @@
 // C ABI: graphs (native ones through the plugin, or the loader's generic record/replay).
 #include "capture.h"
+#include "modules.h"
 
 #include <cstdio>
 #include <memory>
@@ -32,6 +33,7 @@ infiniStatus_t destroyGraphLike(const char *function, void *h, HandleKind kind, 
             return st;
         }
     }
+    delete slot->module_refs.exchange(nullptr); // may unload modules whose release was deferred
     handles().release(h);
     return INFINI_STATUS_SUCCESS;
 }
@@ -55,8 +57,10 @@ __export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infini
     }
     void *native = nullptr;
     uint32_t flags = 0;
+    std::unique_ptr<ModuleRefs> refs;
     if (s.backend->table.stream_begin_capture != nullptr) {
         st = INFINIRT_CALL(s.backend, stream_end_capture, s.device, s.device, s.native, &native);
+        refs.reset(s.slot->module_refs.exchange(nullptr, std::memory_order_acq_rel)); // the capture is over
         if (st != INFINI_STATUS_SUCCESS) {
             return st;
         }
@@ -81,6 +85,7 @@ __export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infini
         }
         return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtStreamEndCapture: no room for another handle");
     }
+    handles().lookup(h, HandleKind::Graph)->module_refs.store(refs.release(), std::memory_order_release);
     *graph_ptr = h;
     return INFINI_STATUS_SUCCESS;
 }
@@ -105,6 +110,7 @@ __export infiniStatus_t infinirtGraphInstantiate(infinirtGraphExec_t *graph_exec
     }
     Backend *b = g_registry.by_type[g->type];
     void *native = nullptr;
+    std::unique_ptr<ModuleRefs> refs;
     if (g->flags & kGenericGraph) {
         INFINIRT_GUARD_BEGIN
         const CaptureGraph *src = static_cast<const CaptureGraph *>(g->native);
@@ -115,6 +121,14 @@ __export infiniStatus_t infinirtGraphInstantiate(infinirtGraphExec_t *graph_exec
         native = exec;
         INFINIRT_GUARD_END("infinirtGraphInstantiate")
     } else {
+        // The exec keeps the modules its kernels come from, like the graph does.
+        const ModuleRefs *graph_refs = g->module_refs.load(std::memory_order_acquire);
+        if (graph_refs != nullptr && !graph_refs->modules.empty()) {
+            INFINIRT_GUARD_BEGIN
+            refs.reset(new ModuleRefs());
+            refs->modules = graph_refs->modules;
+            INFINIRT_GUARD_END("infinirtGraphInstantiate")
+        }
         infiniStatus_t st =
             INFINIRT_CALL(b, graph_instantiate, g->device, g->device, &native, g->native, log_buffer, buffer_size);
         if (st != INFINI_STATUS_SUCCESS) {
@@ -130,6 +144,7 @@ __export infiniStatus_t infinirtGraphInstantiate(infinirtGraphExec_t *graph_exec
         }
         return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtGraphInstantiate: no room for another handle");
     }
+    handles().lookup(h, HandleKind::Exec)->module_refs.store(refs.release(), std::memory_order_release);
     writeLog(log_buffer, buffer_size, "");
     if (node_ptr != nullptr) {
         *node_ptr = nullptr;

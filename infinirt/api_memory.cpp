@@ -212,7 +212,7 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
     }
     CaptureGraph *g = captureOf(r);
     if (INFINIRT_UNLIKELY(g != nullptr)) {
-        CapturedOp op{CapturedOp::Kind::Memcpy};
+        CapturedOp op(CapturedOp::Kind::Memcpy);
         op.dst = dst;
         op.src = src;
         op.size = size;
@@ -258,7 +258,7 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
     }
     CaptureGraph *g = captureOf(r);
     if (INFINIRT_UNLIKELY(g != nullptr)) {
-        CapturedOp op{CapturedOp::Kind::Memset};
+        CapturedOp op(CapturedOp::Kind::Memset);
         op.dst = ptr;
         op.size = count;
         op.value = value;

@@ -1,5 +1,8 @@
 // C ABI: streams and the start and end of capture.
 #include "capture.h"
+#include "modules.h"
+
+#include <memory>
 
 using namespace infinirt;
 
@@ -60,7 +63,8 @@ __export infiniStatus_t infinirtStreamDestroy(infinirtStream_t stream) {
         handles().restore(stream, slot);
         return st;
     }
-    delete slot->capture.exchange(nullptr); // an unfinished generic capture dies with its stream
+    delete slot->capture.exchange(nullptr); // an unfinished capture dies with its stream
+    delete slot->module_refs.exchange(nullptr);
     handles().release(stream);
     return INFINI_STATUS_SUCCESS;
 }
@@ -112,7 +116,7 @@ __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinir
     }
     CaptureGraph *g = captureOf(s);
     if (INFINIRT_UNLIKELY(g != nullptr)) {
-        CapturedOp op{CapturedOp::Kind::WaitEvent};
+        CapturedOp op(CapturedOp::Kind::WaitEvent);
         op.event = event;
         return captureAppend(g, op);
     }
@@ -134,11 +138,17 @@ __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infi
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    if (s.backend->table.stream_begin_capture != nullptr) {
-        return checked(s.backend, s.device, "stream_begin_capture",
-                       INFINIRT_PLUGIN_STATUS(s.backend, stream_begin_capture, s.device, s.native, mode));
-    }
     INFINIRT_GUARD_BEGIN
+    if (s.backend->table.stream_begin_capture != nullptr) {
+        // The modules whose kernels the capture launches are kept for the graph (modules.h).
+        std::unique_ptr<ModuleRefs> refs(new ModuleRefs());
+        st = checked(s.backend, s.device, "stream_begin_capture",
+                     INFINIRT_PLUGIN_STATUS(s.backend, stream_begin_capture, s.device, s.native, mode));
+        if (st == INFINI_STATUS_SUCCESS) {
+            delete s.slot->module_refs.exchange(refs.release(), std::memory_order_acq_rel);
+        }
+        return st;
+    }
     CaptureGraph *g = new CaptureGraph();
     g->type = s.type;
     g->device = s.device;

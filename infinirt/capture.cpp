@@ -34,6 +34,12 @@ infiniStatus_t captureReplay(const std::vector<CapturedOp> &ops, const StreamRef
         case CapturedOp::Kind::Memset:
             st = INFINIRT_CALL(b, memset_async, t.device, t.device, op.dst, op.value, op.size, t.native);
             break;
+        case CapturedOp::Kind::Launch: {
+            const CapturedLaunch &l = *op.launch;
+            st = INFINIRT_CALL(b, launch_kernel, t.device, t.device, l.kernel, &l.config, l.args.data(),
+                               static_cast<uint32_t>(l.args.size()), t.native);
+            break;
+        }
         case CapturedOp::Kind::EventRecord:
         case CapturedOp::Kind::WaitEvent: {
             HandleSlot *ev = handles().lookup(op.event, HandleKind::Event);

@@ -6,21 +6,37 @@
 #pragma once
 
 #include "dispatch.h"
+#include "modules.h"
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 namespace infinirt {
 
+// A kernel launch as captured: copies of the config and of the argument bytes (replays see the
+// values of capture time) and a reference that keeps the kernel's module loaded.
+struct CapturedLaunch {
+    ModuleRef module;
+    void *kernel = nullptr; // the plugin's kernel
+    infinirtLaunchConfig_t config{};
+    std::vector<infinirtKernelArg_t> args; // VALUE/POINTER values point into `bytes`
+    std::vector<unsigned char> bytes;
+};
+
 struct CapturedOp {
-    enum class Kind { Memcpy, Memset, EventRecord, WaitEvent } kind;
+    enum class Kind { Memcpy, Memset, EventRecord, WaitEvent, Launch };
+    Kind kind = Kind::Memcpy;
+    CapturedOp() = default;
+    explicit CapturedOp(Kind k) : kind(k) {}
     void *dst = nullptr;
     const void *src = nullptr;
     size_t size = 0;
     infinirtMemcpyKind_t memcpy_kind = INFINIRT_MEMCPY_H2H;
     int value = 0;
     void *event = nullptr; // an infinirt event handle, validated again at launch
+    std::shared_ptr<const CapturedLaunch> launch; // Launch
 };
 
 struct CaptureGraph {

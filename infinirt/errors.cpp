@@ -134,6 +134,8 @@ __export const char *infinirtGetErrorName(infiniStatus_t status) {
         NAME(INFINI_STATUS_NOT_READY)
         NAME(INFINI_STATUS_BACKEND_UNAVAILABLE)
         NAME(INFINI_STATUS_DRIVER_ERROR)
+        NAME(INFINI_STATUS_BUILD_FAILED)
+        NAME(INFINI_STATUS_SYMBOL_NOT_FOUND)
 #undef NAME
     }
     return "INFINI_STATUS_UNKNOWN";
@@ -159,6 +161,8 @@ __export const char *infinirtGetErrorString(infiniStatus_t status) {
     case INFINI_STATUS_NOT_READY: return "work still pending";
     case INFINI_STATUS_BACKEND_UNAVAILABLE: return "backend unavailable (vendor library or driver missing)";
     case INFINI_STATUS_DRIVER_ERROR: return "native driver error";
+    case INFINI_STATUS_BUILD_FAILED: return "module image failed to build or load";
+    case INFINI_STATUS_SYMBOL_NOT_FOUND: return "no kernel or global of that name in the module";
     }
     return "unknown status code";
 }

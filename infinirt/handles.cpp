@@ -29,7 +29,7 @@ HandleTable &handles() {
     return *table;
 }
 
-void *HandleTable::create(HandleKind k, int type, int device, void *native, uint32_t flags) {
+void *HandleTable::create(HandleKind k, int type, int device, void *native, uint32_t flags, void *record) {
     FreeList &fl = freeList();
     std::lock_guard<std::mutex> lock(fl.mutex);
     uint32_t idx;
@@ -58,6 +58,8 @@ void *HandleTable::create(HandleKind k, int type, int device, void *native, uint
     slot->native = native;
     slot->flags = flags;
     slot->capture.store(nullptr, std::memory_order_relaxed);
+    slot->module_refs.store(nullptr, std::memory_order_relaxed);
+    slot->record = record;
     uint32_t gen = slot->gen.load(std::memory_order_relaxed) + 1; // even (free) -> odd (live)
     if ((gen & 1u) == 0) {
         ++gen;

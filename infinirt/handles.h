@@ -15,9 +15,10 @@
 
 namespace infinirt {
 
-enum class HandleKind : uint8_t { Stream = 1, Event = 2, Graph = 3, Exec = 4 };
+enum class HandleKind : uint8_t { Stream = 1, Event = 2, Graph = 3, Exec = 4, Module = 5, Kernel = 6 };
 
 struct CaptureGraph; // capture.h
+struct ModuleRefs;   // modules.h
 
 // One cache line per slot: a call validates and reads its handles with one line each.
 struct alignas(64) HandleSlot {
@@ -28,6 +29,12 @@ struct alignas(64) HandleSlot {
     void *native = nullptr;       // the plugin's object (or the loader's, for generic graphs)
     // Streams under the loader's generic capture: the graph being recorded.
     std::atomic<CaptureGraph *> capture{nullptr};
+    // Streams under a plugin's native capture: the modules whose kernels the capture launched,
+    // handed to the graph at its end (modules.h). Graphs and execs: those modules (native
+    // graphs; generic ones keep them in their ops).
+    std::atomic<ModuleRefs *> module_refs{nullptr};
+    // The loader's record behind a module or kernel handle (modules.h).
+    void *record = nullptr;
     HandleKind kind = HandleKind::Stream;
 };
 
@@ -62,7 +69,7 @@ public:
 
     // Makes a live handle for the given payload. Returns nullptr when the table is full (16M live
     // handles) or memory runs out.
-    void *create(HandleKind k, int type, int device, void *native, uint32_t flags);
+    void *create(HandleKind k, int type, int device, void *native, uint32_t flags, void *record = nullptr);
 
     // Claims a live handle for destruction: afterwards it no longer validates. Returns false if
     // another thread destroyed it first. Follow with release() or restore().

@@ -4,6 +4,7 @@
 #include "status_assertions.h"
 
 #include <cstring>
+#include <string>
 #include <thread>
 
 namespace infinirt_loader_test {
@@ -42,7 +43,7 @@ TEST(AllStubs, LoggingStubIsLoaded) {
     EXPECT_STREQ(b.name, "stublog");
     EXPECT_EQ(b.device_type, INFINI_DEVICE_CAMBRICON);
     EXPECT_EQ(b.device_count, 2);
-    EXPECT_EQ(b.interface_version, 1u);
+    EXPECT_EQ(b.interface_version, 2u);
     EXPECT_STREQ(b.reason, "");
     EXPECT_EQ(DeviceCount(INFINI_DEVICE_CAMBRICON), 2);
 }
@@ -90,7 +91,7 @@ TEST(AllStubs, SkeletonIsUnavailableWithItsReason) {
     EXPECT_STREQ(b.name, "skeleton");
     EXPECT_EQ(b.device_type, INFINI_DEVICE_KUNLUN);
     EXPECT_EQ(b.device_count, 0);
-    EXPECT_EQ(b.interface_version, 1u);
+    EXPECT_EQ(b.interface_version, 2u);
     EXPECT_NE(std::strstr(b.reason, "skeleton backend: template only"), nullptr) << b.reason;
     EXPECT_EQ(DeviceCount(INFINI_DEVICE_KUNLUN), 0);
     EXPECT_STATUS(INFINI_STATUS_DEVICE_NOT_FOUND, infinirtSetDevice(INFINI_DEVICE_KUNLUN, 0));
@@ -135,6 +136,25 @@ TEST(AllStubs, ShortTableEntriesPastStructSizeAreIgnored) {
     void *p = nullptr;
     EXPECT_STATUS(INFINI_STATUS_NOT_IMPLEMENTED, infinirtMalloc(&p, 64));
     EXPECT_EQ(p, nullptr);
+}
+
+// A version-1 plugin (older than modules and kernels) keeps loading; the kernel API answers
+// NOT_IMPLEMENTED on its devices, with a message.
+TEST(AllStubs, VersionOnePluginAnswersNotImplementedForModules) {
+    const infinirtBackendInfo_t b = Listed(Backends(), STUB_SHORT_TABLE_PATH);
+    ASSERT_EQ(b.state, INFINIRT_BACKEND_LOADED) << b.reason;
+    EXPECT_EQ(b.interface_version, 1u);
+    static const char source[] = "__kernel void k(void) {}";
+    infinirtModuleImage_t image = {sizeof(infinirtModuleImage_t), INFINIRT_MODULE_FORMAT_OPENCL_C, source,
+                                   sizeof source, nullptr};
+    infinirtModule_t module = nullptr;
+    char log[64] = "unchanged";
+    EXPECT_STATUS(INFINI_STATUS_NOT_IMPLEMENTED,
+                  infinirtModuleLoad(&module, INFINI_DEVICE_HYGON, 0, &image, 1, log, sizeof log));
+    EXPECT_EQ(module, nullptr);
+    EXPECT_STREQ(log, "");
+    EXPECT_NE(std::string(infinirtGetLastErrorMessage()).find("module_load"), std::string::npos)
+        << infinirtGetLastErrorMessage();
 }
 
 TEST(AllStubs, DeviceCountsComeFromLoadedBackendsOnly) {

@@ -1,6 +1,6 @@
 /*
- * stub_short_table.c - a plugin built against an older, shorter table: its struct_size ends
- * before the memory entries. The entries past struct_size are filled here with functions that
+ * stub_short_table.c - a plugin built against an older, shorter table: interface version 1
+ * (before modules and kernels), and a struct_size that ends before the memory entries. The entries past struct_size are filled here with functions that
  * would succeed; the loader must not read them and must answer NOT_IMPLEMENTED instead.
  */
 #include <infinirt_plugin.h>
@@ -39,7 +39,7 @@ static infiniStatus_t stubMallocDevice(int device, void **ptr, size_t size) {
 
 static const infinirtPluginTable_t kTable = {
     .struct_size = offsetof(infinirtPluginTable_t, malloc_device),
-    .version = INFINIRT_PLUGIN_INTERFACE_VERSION,
+    .version = 1,
     .name = "stubshort",
     .device_type = INFINI_DEVICE_HYGON,
     .init = stubInit,
@@ -54,7 +54,7 @@ INFINIRT_PLUGIN_EXPORT infiniStatus_t INFINIRT_PLUGIN_ENTRY(uint32_t loader_vers
                                                             const infinirtPluginTable_t **table) {
     (void)loader_version;
     (void)host;
-    *plugin_version = INFINIRT_PLUGIN_INTERFACE_VERSION;
+    *plugin_version = 1;
     *table = &kTable;
     return INFINI_STATUS_SUCCESS;
 }
