@@ -188,6 +188,26 @@ infinirtPluginMemsetAsyncFn memsetAsync;
 // the pointer; any error otherwise (the loader then answers UNKNOWN).
 //     infinirtPluginPointerGetAttributesFn pointerGetAttributes;
 
+// ---- modules and kernels (skeleton_module.cpp, skeleton_launch.cpp) -------------------------
+// Loads device code and runs it; contracts at the fields of infinirtPluginTable_t. Fill all of
+// them or none (module_get_global may stay NOT_IMPLEMENTED where the device has no host-visible
+// address for module variables). docs/kernels.md says how each existing backend does it.
+
+// Builds `images` (formats resolved by the loader; refuse those the device cannot load with
+// BAD_PARAM naming the ones it can) into one module; writes the build log; BUILD_FAILED with the
+// log's first lines on failure.
+infinirtPluginModuleLoadFn moduleLoad;
+// Releases the module once launches already queued no longer need it.
+infinirtPluginModuleUnloadFn moduleUnload;
+// SYMBOL_NOT_FOUND naming the kernel (and some that exist).
+infinirtPluginModuleGetKernelFn moduleGetKernel;
+infinirtPluginModuleGetGlobalFn moduleGetGlobal;
+// Finite MAX_THREADS_PER_BLOCK and MAX_DYNAMIC_SHARED_BYTES; NUM_PARAMS or -1.
+infinirtPluginKernelGetAttributeFn kernelGetAttribute;
+infinirtPluginKernelSetAttributeFn kernelSetAttribute;
+// Stream-ordered; copies the argument bytes before returning; no allocation on this path.
+infinirtPluginLaunchKernelFn launchKernel;
+
 } // namespace infinirt::skeleton
 
 #endif // INFINIRT_SKELETON_BACKEND_H

@@ -52,6 +52,15 @@ const infinirtPluginTable_t kTable = [] {
     // graph_exec_destroy, graph_launch: NULL; the loader records the calls made on a capturing
     // stream and replays them through the entries above. Fill all six or none.
 
+    // ---- modules and kernels (interface version 2)
+    INFINIRT_COMMON_ENTRY(t, module_load, moduleLoad);
+    INFINIRT_COMMON_ENTRY(t, module_unload, moduleUnload);
+    INFINIRT_COMMON_ENTRY(t, module_get_kernel, moduleGetKernel);
+    INFINIRT_COMMON_ENTRY(t, module_get_global, moduleGetGlobal);
+    INFINIRT_COMMON_ENTRY(t, kernel_get_attribute, kernelGetAttribute);
+    INFINIRT_COMMON_ENTRY(t, kernel_set_attribute, kernelSetAttribute);
+    INFINIRT_COMMON_ENTRY(t, launch_kernel, launchKernel);
+
     // ---- native interop: stream_get_native, event_get_native, device_get_native_context: NULL;
     // the loader answers NOT_IMPLEMENTED. pointer_get_attributes: NULL; the loader reports the
     // memory infinirt allocated and UNKNOWN for any other pointer.
