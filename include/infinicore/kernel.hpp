@@ -82,10 +82,9 @@ public:
     // the calling thread's context stream, which must be on this kernel's device).
     template <class... Args> void launch(const LaunchConfig &config, infinirtStream_t stream, const Args &...args) const {
         constexpr std::size_t n = sizeof...(Args);
-        void *slots[n > 0 ? n : 1] = {};
-        std::size_t i = 0;
+        [[maybe_unused]] void *slots[n > 0 ? n : 1] = {};
+        [[maybe_unused]] std::size_t i = 0;
         infinirtKernelArg_t list[n > 0 ? n : 1] = {detail::kernelArg(args, slots[i++])...};
-        (void)i;
         launchRaw(config.toC(), n > 0 ? list : nullptr, static_cast<uint32_t>(n), stream);
     }
     // The C ABI's argument list as it is.
