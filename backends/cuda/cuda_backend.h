@@ -20,6 +20,9 @@ using gpu::NativeStatus;
 const char *errorName(NativeStatus code);
 /* The one table from CUresult to infiniStatus_t. */
 infiniStatus_t toStatus(NativeStatus code);
+/* Whether `code` says an image did not build or load for this device (invalid PTX or image, no
+ * code for the GPU, JIT unavailable...): BUILD_FAILED when a module load answers it. */
+bool isBuildError(NativeStatus code);
 
 /* ---- devices (cuda_device.cpp) ---- */
 infinirtPluginInitFn init;
@@ -45,6 +48,8 @@ CUmemoryPool defaultPool(int device);
 inline CUdeviceptr devicePointer(const void *p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
 inline CUstream streamOf(void *s) { return static_cast<CUstream>(s); }
 inline CUevent eventOf(void *e) { return static_cast<CUevent>(e); }
+inline CUmodule moduleOf(void *m) { return static_cast<CUmodule>(m); }
+inline CUfunction functionOf(void *f) { return static_cast<CUfunction>(f); }
 
 /* cuda_device.cpp */
 NativeStatus deviceSynchronize();
@@ -77,6 +82,21 @@ NativeStatus memcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpy
 NativeStatus memsetAsync(void *p, int value, size_t count, void *s);
 NativeStatus mallocAsync(void **p, size_t size, void *s);
 NativeStatus freeAsync(void *p, void *s);
+
+/* cuda_module.cpp: the module_load entry and the module and kernel adapters */
+infinirtPluginModuleLoadFn moduleLoad;
+NativeStatus moduleUnload(void *module);
+NativeStatus moduleGetFunction(void **function, void *module, const char *name);
+NativeStatus moduleGetGlobal(void **ptr, size_t *size, void *module, const char *name);
+NativeStatus moduleListFunctions(void *module, char *text, size_t capacity);
+NativeStatus functionGetAttribute(int *value, int attr, void *function);
+NativeStatus functionSetAttribute(void *function, int attr, int value);
+NativeStatus functionParamCount(void *function, int *count);
+NativeStatus deviceGetAttribute(int *value, int attr, int device);
+
+/* cuda_launch.cpp */
+NativeStatus launchKernel(const gpu::NativeLaunch &launch);
+NativeStatus launchKernelEx(const gpu::NativeLaunch &launch);
 
 /* cuda_graph.cpp */
 NativeStatus beginCapture(void *s, int mode);

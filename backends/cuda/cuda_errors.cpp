@@ -27,7 +27,12 @@ infiniStatus_t toStatus(NativeStatus code) {
     case CUDA_ERROR_STREAM_CAPTURE_IMPLICIT:
     case CUDA_ERROR_CAPTURED_EVENT:
     case CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD:
+    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+    case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
+    case CUDA_ERROR_INVALID_CLUSTER_SIZE:
         return INFINI_STATUS_BAD_PARAM;
+    case CUDA_ERROR_NOT_FOUND:
+        return INFINI_STATUS_SYMBOL_NOT_FOUND;
     case CUDA_ERROR_OUT_OF_MEMORY:
         return INFINI_STATUS_OUT_OF_MEMORY;
     case CUDA_ERROR_NOT_INITIALIZED:
@@ -54,6 +59,24 @@ infiniStatus_t toStatus(NativeStatus code) {
         return INFINI_STATUS_BACKEND_UNAVAILABLE;
     default:
         return INFINI_STATUS_DRIVER_ERROR;
+    }
+}
+
+bool isBuildError(NativeStatus code) {
+    switch (static_cast<CUresult>(code)) {
+    case CUDA_ERROR_INVALID_PTX:
+    case CUDA_ERROR_INVALID_IMAGE:
+    case CUDA_ERROR_INVALID_SOURCE:
+    case CUDA_ERROR_NO_BINARY_FOR_GPU:
+    case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
+    case CUDA_ERROR_JIT_COMPILATION_DISABLED:
+    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+    case CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC:
+    case CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND:
+    case CUDA_ERROR_SHARED_OBJECT_INIT_FAILED:
+        return true;
+    default:
+        return false;
     }
 }
 

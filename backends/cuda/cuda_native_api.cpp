@@ -41,6 +41,10 @@ common::LoadOutcome loadLibrary() {
     }
     INFINIRT_CUDA_DRIVER_SYMBOLS(INFINIRT_CUDA_RESOLVE)
 #undef INFINIRT_CUDA_RESOLVE
+#define INFINIRT_CUDA_RESOLVE_OPTIONAL(name, version)                                                                  \
+    resolved.name = reinterpret_cast<PFN_##name##_v##version>(resolve(#name, version));
+    INFINIRT_CUDA_OPTIONAL_DRIVER_SYMBOLS(INFINIRT_CUDA_RESOLVE_OPTIONAL)
+#undef INFINIRT_CUDA_RESOLVE_OPTIONAL
     g_driver = resolved;
     out.ok = true;
     return out;

@@ -71,11 +71,33 @@ namespace infinirt::cuda {
     X(cuGraphInstantiateWithFlags, 11040)                                                                              \
     X(cuGraphExecDestroy, 10000)                                                                                       \
     X(cuGraphLaunch, 10000)                                                                                            \
-    X(cuPointerGetAttributes, 7000)
+    X(cuPointerGetAttributes, 7000)                                                                                    \
+    X(cuModuleLoadDataEx, 2010)                                                                                        \
+    X(cuModuleUnload, 2000)                                                                                            \
+    X(cuModuleGetFunction, 2000)                                                                                       \
+    X(cuModuleGetGlobal, 3020)                                                                                         \
+    X(cuLinkCreate, 6050)                                                                                              \
+    X(cuLinkAddData, 6050)                                                                                             \
+    X(cuLinkComplete, 5050)                                                                                            \
+    X(cuLinkDestroy, 5050)                                                                                             \
+    X(cuFuncGetAttribute, 2020)                                                                                        \
+    X(cuFuncSetAttribute, 9000)                                                                                        \
+    X(cuLaunchKernel, 4000)                                                                                            \
+    X(cuLaunchKernelEx, 11060)
+
+/* Entry points of newer drivers than the plugin requires: NULL when the driver lacks them, and
+ * every use checks. cuFuncGetParamInfo (12.4) gives kernels' parameter counts; the others (12.3,
+ * 12.4) list a module's kernels for the detail of SYMBOL_NOT_FOUND. */
+#define INFINIRT_CUDA_OPTIONAL_DRIVER_SYMBOLS(X)                                                                      \
+    X(cuFuncGetParamInfo, 12040)                                                                                       \
+    X(cuFuncGetName, 12030)                                                                                            \
+    X(cuModuleGetFunctionCount, 12040)                                                                                 \
+    X(cuModuleEnumerateFunctions, 12040)
 
 struct Driver {
 #define INFINIRT_CUDA_MEMBER(name, version) PFN_##name##_v##version name;
     INFINIRT_CUDA_DRIVER_SYMBOLS(INFINIRT_CUDA_MEMBER)
+    INFINIRT_CUDA_OPTIONAL_DRIVER_SYMBOLS(INFINIRT_CUDA_MEMBER)
 #undef INFINIRT_CUDA_MEMBER
 };
 

@@ -1,9 +1,10 @@
 /*
  * cuda_plugin.cpp - the CUDA driver API as a gpu_common vendor table, and the plugin entry.
  *
- * The adapters (cuda_device/stream/event/memory/graph.cpp) only convert types; every decision
- * is made once, in backends/gpu_common, which builds the plugin table over this one. The cuda
- * entries of the table (init, device count, ...) are installed here through common::guarded.
+ * The adapters (cuda_device/stream/event/memory/graph/module/launch.cpp) only convert types;
+ * every decision is made once, in backends/gpu_common, which builds the plugin table over this
+ * one. The cuda entries of the table (init, device count, ..., module load) are installed here
+ * through common::guarded.
  */
 #include "cuda_backend.h"
 
@@ -65,6 +66,25 @@ const gpu::VendorApi kVendor = [] {
     v.graph_instantiate = {graphInstantiate, "cuGraphInstantiateWithFlags"};
     v.graph_exec_destroy = {graphExecDestroy, "cuGraphExecDestroy"};
     v.graph_launch = {graphLaunch, "cuGraphLaunch"};
+    v.module_load = common::guarded<moduleLoad>;
+    v.module_unload = {moduleUnload, "cuModuleUnload"};
+    v.module_get_function = {moduleGetFunction, "cuModuleGetFunction"};
+    v.module_get_global = {moduleGetGlobal, "cuModuleGetGlobal_v2"};
+    v.not_found = CUDA_ERROR_NOT_FOUND;
+    v.module_list_functions = {moduleListFunctions, "cuModuleEnumerateFunctions"};
+    v.function_get_attribute = {functionGetAttribute, "cuFuncGetAttribute"};
+    v.function_set_attribute = {functionSetAttribute, "cuFuncSetAttribute"};
+    v.function_param_count = {functionParamCount, "cuFuncGetParamInfo"};
+    v.device_get_attribute = {deviceGetAttribute, "cuDeviceGetAttribute"};
+    v.func_attr_max_threads_per_block = CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
+    v.func_attr_static_shared_bytes = CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES;
+    v.func_attr_local_bytes_per_thread = CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES;
+    v.func_attr_num_registers = CU_FUNC_ATTRIBUTE_NUM_REGS;
+    v.func_attr_max_dynamic_shared = CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+    v.device_attr_warp_size = CU_DEVICE_ATTRIBUTE_WARP_SIZE;
+    v.device_attr_max_shared_per_block = CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN;
+    v.launch_kernel = {launchKernel, "cuLaunchKernel"};
+    v.launch_kernel_ex = {launchKernelEx, "cuLaunchKernelEx"};
     return v;
 }();
 

@@ -87,6 +87,12 @@ struct Event {
     std::atomic<bool> recorded{false};
 };
 
+/* ---- modules and kernels (gpu_module.cpp) ---- */
+
+/* "PTX", "CUBIN", ... as messages name an image format ("an unknown format" for other
+ * values); static storage. */
+const char *moduleFormatName(infinirtModuleFormat_t format);
+
 /* ---- the generic plugin entries (gpu_device/stream/event/memory/graph.cpp) -------------
  * Installed by pluginTable() (gpu_plugin.cpp) inside the exception guard. */
 
@@ -126,6 +132,14 @@ infinirtPluginGraphDestroyFn graphDestroy;
 infinirtPluginGraphInstantiateFn graphInstantiate;
 infinirtPluginGraphExecDestroyFn graphExecDestroy;
 infinirtPluginGraphLaunchFn graphLaunch;
+
+/* Installed only when the vendor has module_load (gpu_module.cpp, gpu_launch.cpp). */
+infinirtPluginModuleUnloadFn moduleUnload;
+infinirtPluginModuleGetKernelFn moduleGetKernel;
+infinirtPluginModuleGetGlobalFn moduleGetGlobal;
+infinirtPluginKernelGetAttributeFn kernelGetAttribute;
+infinirtPluginKernelSetAttributeFn kernelSetAttribute;
+infinirtPluginLaunchKernelFn launchKernel;
 
 } // namespace infinirt::gpu
 

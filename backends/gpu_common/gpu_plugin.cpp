@@ -58,6 +58,17 @@ infinirtPluginTable_t buildTable(const VendorApi &v) {
 
     INFINIRT_COMMON_ENTRY(t, stream_get_native, streamGetNative);
     INFINIRT_COMMON_ENTRY(t, event_get_native, eventGetNative);
+
+    /* Modules and kernels: all or none, as the interface wants them. */
+    if (v.module_load) {
+        t.module_load = v.module_load;
+        INFINIRT_COMMON_ENTRY(t, module_unload, moduleUnload);
+        INFINIRT_COMMON_ENTRY(t, module_get_kernel, moduleGetKernel);
+        INFINIRT_COMMON_ENTRY(t, module_get_global, moduleGetGlobal);
+        INFINIRT_COMMON_ENTRY(t, kernel_get_attribute, kernelGetAttribute);
+        INFINIRT_COMMON_ENTRY(t, kernel_set_attribute, kernelSetAttribute);
+        INFINIRT_COMMON_ENTRY(t, launch_kernel, launchKernel);
+    }
     return t;
 }
 } // namespace

@@ -2,10 +2,10 @@
  * gpu_vendor.h - the table of vendor entry points that the shared CUDA/HIP implementation runs on.
  *
  * The CUDA driver API and the HIP runtime API correspond one to one for streams, events, copies,
- * memsets, stream-ordered allocation and graphs. backends/gpu_common implements every plugin-table
- * entry once over this table; backends/cuda and backends/hip fill it in (symbol loading, context
- * handling, error names, device properties), so what is verified on NVIDIA hardware covers the
- * shared logic of both.
+ * memsets, stream-ordered allocation, graphs, modules and kernel launch. backends/gpu_common
+ * implements every plugin-table entry once over this table; backends/cuda and backends/hip fill it
+ * in (symbol loading, context handling, error names, device properties, module loading), so what
+ * is verified on NVIDIA hardware covers the shared logic of both.
  *
  * Conventions of the table:
  *  - a native status is an int, 0 meaning success (CUresult and hipError_t both are);
@@ -38,6 +38,20 @@ struct Entry {
 struct ContextScope {
     int action = 0;
     int saved_device = 0;
+};
+
+/* One kernel launch as the vendor's native launch entries take it. `params` is the
+ * kernelParams array (one pointer per kernel parameter, each pointing at the bytes to copy);
+ * `cluster` is {0,0,0} or every component >= 1. */
+struct NativeLaunch {
+    void *function; /* the native function handle (CUfunction, hipFunction_t) */
+    uint32_t grid[3];
+    uint32_t block[3];
+    unsigned shared_bytes; /* dynamic shared memory per block */
+    void *stream;          /* never NULL: the default stream is the vendor's default_stream */
+    void **params;
+    uint32_t cluster[3];
+    bool cooperative;
 };
 
 struct VendorApi {
@@ -117,6 +131,51 @@ struct VendorApi {
     Entry<NativeStatus (*)(void **exec, void *graph)> graph_instantiate;
     Entry<NativeStatus (*)(void *exec)> graph_exec_destroy;
     Entry<NativeStatus (*)(void *exec, void *stream)> graph_launch;
+
+    /* ---- modules and kernels (plugin interface version 2) ----
+     * A module is the vendor's native module handle and a kernel its native function handle,
+     * handed to the loader as they are: the plugin keeps no objects of its own. Everything but
+     * module_load is shared (gpu_module.cpp, gpu_launch.cpp); a vendor with module_load NULL
+     * has no module entries at all (the loader answers NOT_IMPLEMENTED). */
+
+    /* The vendor's plugin entry (image formats, JIT options, linking and logs are the vendor's),
+     * installed as it is, filled through common::guarded like the entries above. */
+    infinirtPluginModuleLoadFn *module_load;
+
+    Entry<NativeStatus (*)(void *module)> module_unload;
+    /* Both answer `not_found` for a name the module does not have. */
+    Entry<NativeStatus (*)(void **function, void *module, const char *name)> module_get_function;
+    Entry<NativeStatus (*)(void **ptr, size_t *size, void *module, const char *name)> module_get_global;
+    NativeStatus not_found;
+    /* Optional (call may be NULL, or answer non-zero when the driver cannot list): writes the
+     * names of a few kernels of `module` into `text` as "a, b, c" (", ..." when there are more),
+     * for the detail of SYMBOL_NOT_FOUND. */
+    Entry<NativeStatus (*)(void *module, char *text, size_t capacity)> module_list_functions;
+
+    /* Native function attributes (`attr` is one of the func_attr_* values below). */
+    Entry<NativeStatus (*)(int *value, int attr, void *function)> function_get_attribute;
+    /* Optional: raises func_attr_max_dynamic_shared. NULL when the vendor has nothing to raise
+     * (the device's whole shared memory is always available to a kernel). */
+    Entry<NativeStatus (*)(void *function, int attr, int value)> function_set_attribute;
+    /* Optional: the number of the kernel's parameters, -1 when the driver cannot tell. */
+    Entry<NativeStatus (*)(void *function, int *count)> function_param_count;
+    /* A device attribute (`attr` is one of the device_attr_* values below) of plugin device `device`. */
+    Entry<NativeStatus (*)(int *value, int attr, int device)> device_get_attribute;
+
+    int func_attr_max_threads_per_block;
+    int func_attr_static_shared_bytes;
+    int func_attr_local_bytes_per_thread;
+    int func_attr_num_registers;
+    int func_attr_max_dynamic_shared;
+    int device_attr_warp_size;
+    /* The most shared memory (static plus dynamic) one block may use after opting in. */
+    int device_attr_max_shared_per_block;
+
+    /* Launches: `launch_kernel` for plain launches; `launch_kernel_ex` (optional: NULL answers
+     * NOT_IMPLEMENTED) for cluster and cooperative ones. Over the stream's context (the bound
+     * one for the default stream); they copy the parameter bytes before returning. */
+    Entry<NativeStatus (*)(const NativeLaunch &launch)> launch_kernel;
+    Entry<NativeStatus (*)(const NativeLaunch &launch)> launch_kernel_ex;
 };
 
 /* Installs `vendor` for the life of the process (static storage) and returns the plugin table

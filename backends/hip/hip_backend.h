@@ -19,6 +19,9 @@ using gpu::NativeStatus;
 const char *errorName(NativeStatus code);
 /* The one table from hipError_t to infiniStatus_t. */
 infiniStatus_t toStatus(NativeStatus code);
+/* Whether `code` says a code object did not load for this device (invalid image, no code for
+ * the GPU...): BUILD_FAILED when a module load answers it. */
+bool isBuildError(NativeStatus code);
 
 /* ---- devices (hip_device.cpp) ---- */
 infinirtPluginInitFn init;
@@ -39,6 +42,8 @@ hipMemPool_t defaultPool(int device);
  * They only convert types; every decision is made once, in backends/gpu_common. */
 inline hipStream_t streamOf(void *s) { return static_cast<hipStream_t>(s); }
 inline hipEvent_t eventOf(void *e) { return static_cast<hipEvent_t>(e); }
+inline hipModule_t moduleOf(void *m) { return static_cast<hipModule_t>(m); }
+inline hipFunction_t functionOf(void *f) { return static_cast<hipFunction_t>(f); }
 
 /* hip_device.cpp */
 NativeStatus deviceSynchronize();
@@ -69,6 +74,17 @@ NativeStatus memcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpy
 NativeStatus memsetAsync(void *p, int value, size_t count, void *s);
 NativeStatus mallocAsync(void **p, size_t size, void *s);
 NativeStatus freeAsync(void *p, void *s);
+
+/* hip_module.cpp: the module_load entry and the module and kernel adapters */
+infinirtPluginModuleLoadFn moduleLoad;
+NativeStatus moduleUnload(void *module);
+NativeStatus moduleGetFunction(void **function, void *module, const char *name);
+NativeStatus moduleGetGlobal(void **ptr, size_t *size, void *module, const char *name);
+NativeStatus functionGetAttribute(int *value, int attr, void *function);
+NativeStatus deviceGetAttribute(int *value, int attr, int device);
+
+/* hip_launch.cpp */
+NativeStatus launchKernel(const gpu::NativeLaunch &launch);
 
 /* hip_graph.cpp */
 NativeStatus beginCapture(void *s, int mode);

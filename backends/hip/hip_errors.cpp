@@ -23,7 +23,11 @@ infiniStatus_t toStatus(NativeStatus code) {
     case hipErrorStreamCaptureImplicit:
     case hipErrorCapturedEvent:
     case hipErrorStreamCaptureWrongThread:
+    case hipErrorLaunchOutOfResources:
+    case hipErrorCooperativeLaunchTooLarge:
         return INFINI_STATUS_BAD_PARAM;
+    case hipErrorNotFound:
+        return INFINI_STATUS_SYMBOL_NOT_FOUND;
     case hipErrorOutOfMemory:
         return INFINI_STATUS_OUT_OF_MEMORY;
     case hipErrorNotInitialized:
@@ -46,6 +50,20 @@ infiniStatus_t toStatus(NativeStatus code) {
         return INFINI_STATUS_BACKEND_UNAVAILABLE;
     default:
         return INFINI_STATUS_DRIVER_ERROR;
+    }
+}
+
+bool isBuildError(NativeStatus code) {
+    switch (static_cast<hipError_t>(code)) {
+    case hipErrorInvalidImage:
+    case hipErrorInvalidKernelFile:
+    case hipErrorInvalidSource:
+    case hipErrorNoBinaryForGpu:
+    case hipErrorSharedObjectSymbolNotFound:
+    case hipErrorSharedObjectInitFailed:
+        return true;
+    default:
+        return false;
     }
 }
 

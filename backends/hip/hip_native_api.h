@@ -59,7 +59,14 @@ namespace infinirt::hip {
     X(hipGraphDestroy, (hipGraph_t))                                                                                   \
     X(hipGraphInstantiateWithFlags, (hipGraphExec_t *, hipGraph_t, unsigned long long))                                \
     X(hipGraphExecDestroy, (hipGraphExec_t))                                                                           \
-    X(hipGraphLaunch, (hipGraphExec_t, hipStream_t))
+    X(hipGraphLaunch, (hipGraphExec_t, hipStream_t))                                                                   \
+    X(hipModuleLoadData, (hipModule_t *, const void *))                                                                \
+    X(hipModuleUnload, (hipModule_t))                                                                                  \
+    X(hipModuleGetFunction, (hipFunction_t *, hipModule_t, const char *))                                              \
+    X(hipModuleGetGlobal, (hipDeviceptr_t *, size_t *, hipModule_t, const char *))                                     \
+    X(hipFuncGetAttribute, (int *, hipFunction_attribute, hipFunction_t))                                              \
+    X(hipModuleLaunchKernel, (hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,     \
+                              unsigned int, unsigned int, hipStream_t, void **, void **))
 
 struct Api {
 #define INFINIRT_HIP_MEMBER(name, params) hipError_t(*name) params;

@@ -1,9 +1,10 @@
 /*
  * hip_plugin.cpp - the HIP runtime API as a gpu_common vendor table, and the plugin entry.
  *
- * The adapters (hip_device/stream/event/memory/graph.cpp) only convert types; every decision is
- * made once, in backends/gpu_common, which builds the plugin table over this one. The hip
- * entries of the table (init, device count, ...) are installed here through common::guarded.
+ * The adapters (hip_device/stream/event/memory/graph/module/launch.cpp) only convert types; every
+ * decision is made once, in backends/gpu_common, which builds the plugin table over this one. The
+ * hip entries of the table (init, device count, ..., module load) are installed here through
+ * common::guarded.
  */
 #include "hip_backend.h"
 
@@ -66,6 +67,30 @@ const gpu::VendorApi kVendor = [] {
     v.graph_instantiate = {graphInstantiate, "hipGraphInstantiateWithFlags"};
     v.graph_exec_destroy = {graphExecDestroy, "hipGraphExecDestroy"};
     v.graph_launch = {graphLaunch, "hipGraphLaunch"};
+    v.module_load = common::guarded<moduleLoad>;
+    v.module_unload = {moduleUnload, "hipModuleUnload"};
+    v.module_get_function = {moduleGetFunction, "hipModuleGetFunction"};
+    v.module_get_global = {moduleGetGlobal, "hipModuleGetGlobal"};
+    v.not_found = hipErrorNotFound;
+    /* HIP cannot list a module's kernels. */
+    v.module_list_functions = {nullptr, "hipModuleGetFunctionCount"};
+    v.function_get_attribute = {functionGetAttribute, "hipFuncGetAttribute"};
+    /* hipFuncSetAttribute takes runtime-API functions, not module ones, and AMD GPUs have no
+     * opt-in limit to raise: the whole LDS is available, which gpu_common checks against. */
+    v.function_set_attribute = {nullptr, "hipFuncSetAttribute"};
+    /* HIP cannot tell a module function's parameter count: NUM_PARAMS is -1. */
+    v.function_param_count = {nullptr, "hipFuncGetParamInfo"};
+    v.device_get_attribute = {deviceGetAttribute, "hipDeviceGetAttribute"};
+    v.func_attr_max_threads_per_block = HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
+    v.func_attr_static_shared_bytes = HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES;
+    v.func_attr_local_bytes_per_thread = HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES;
+    v.func_attr_num_registers = HIP_FUNC_ATTRIBUTE_NUM_REGS;
+    v.func_attr_max_dynamic_shared = HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+    v.device_attr_warp_size = hipDeviceAttributeWarpSize;
+    /* hipDeviceAttributeSharedMemPerBlockOptin is CUDA-only; on AMD this is the whole limit. */
+    v.device_attr_max_shared_per_block = hipDeviceAttributeMaxSharedMemoryPerBlock;
+    v.launch_kernel = {launchKernel, "hipModuleLaunchKernel"};
+    v.launch_kernel_ex = {nullptr, "hipModuleLaunchCooperativeKernel"};
     return v;
 }();
 

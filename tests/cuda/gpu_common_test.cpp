@@ -2,8 +2,9 @@
  * The shared CUDA/HIP implementation (backends/gpu_common) over a fake vendor table: the rules
  * both plugins rely on, checked without a GPU (so in CI): when a call binds the device's context
  * and when it does not, the default stream, synchronous copies, event flags and timing rules,
- * capture-time event records, error details with figures, outputs untouched on failure, and
- * the table itself: every entry inside the exception guard, the entry query of backends/common.
+ * capture-time event records, error details with figures, outputs untouched on failure, the
+ * kernel rules (kernelParams, LOCAL offsets, attributes, symbols), and the table itself: every
+ * entry inside the exception guard, the entry query of backends/common.
  */
 #include "../../backends/gpu_common/gpu_backend.h"
 
@@ -11,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,6 +23,11 @@ using infinirt::gpu::ContextScope;
 using infinirt::gpu::NativeStatus;
 
 constexpr NativeStatus kOutOfMemory = 2;
+constexpr NativeStatus kNotFound = 500;
+void *const kModule = reinterpret_cast<void *>(0x30);
+void *const kFunction = reinterpret_cast<void *>(0x40);
+/* Native attribute values of the fake vendor. */
+enum FakeAttr { kMaxThreads = 10, kStaticShared, kLocalBytes, kNumRegs, kMaxDynamic, kWarpSize = 20, kOptinShared };
 constexpr NativeStatus kNotReady = 600;
 void *const kDefaultStream = reinterpret_cast<void *>(0xd5);
 void *const kStream = reinterpret_cast<void *>(0x51);
@@ -36,6 +43,16 @@ struct Fake {
     bool capturing = false;
     bool throw_next = false;
     std::string detail;
+    /* Modules and launches: what the last launch saw (params copied during the call, each
+     * pointee's first 8 bytes read then, as the driver would), and attribute answers. */
+    size_t expect_params = 0;
+    infinirt::gpu::NativeLaunch launch{};
+    std::vector<void *> params;
+    std::vector<uint64_t> param_words;
+    int static_shared = 1024, optin_limit = 99 * 1024, param_count = 3;
+    NativeStatus param_count_rc = 0;
+    std::vector<int> attrs_read;
+    int set_attr = -1, set_value = -1;
 } fake;
 
 NativeStatus answer(const char *call, void *stream = nullptr) {
@@ -56,6 +73,7 @@ const char *error_name(NativeStatus code) {
 infiniStatus_t to_status(NativeStatus code) {
     return code == 0              ? INFINI_STATUS_SUCCESS
            : code == kOutOfMemory ? INFINI_STATUS_OUT_OF_MEMORY
+           : code == kNotFound    ? INFINI_STATUS_SYMBOL_NOT_FOUND
            : code == kNotReady    ? INFINI_STATUS_NOT_READY
                                   : INFINI_STATUS_DRIVER_ERROR;
 }
@@ -170,6 +188,81 @@ infinirt::gpu::VendorApi MakeVendor() {
                            "fakeInstantiate"};
     v.graph_exec_destroy = {[](void *) { return answer("exec_destroy"); }, "fakeExecDestroy"};
     v.graph_launch = {[](void *, void *s) { return answer("launch", s); }, "fakeLaunch"};
+
+    v.module_load = [](int, const infinirtModuleImage_t *, size_t, char *, size_t, void **m) {
+        *m = kModule;
+        return INFINI_STATUS_SUCCESS;
+    };
+    v.module_unload = {[](void *) { return answer("module_unload"); }, "fakeModuleUnload"};
+    v.module_get_function = {[](void **f, void *, const char *name) {
+                                 *f = kFunction;
+                                 answer("get_function");
+                                 return std::string(name) == "missing" ? kNotFound : 0;
+                             },
+                             "fakeGetFunction"};
+    v.module_get_global = {[](void **p, size_t *size, void *, const char *name) {
+                               *p = reinterpret_cast<void *>(0x60);
+                               *size = 4;
+                               answer("get_global");
+                               return std::string(name) == "missing" ? kNotFound : 0;
+                           },
+                           "fakeGetGlobal"};
+    v.not_found = kNotFound;
+    v.module_list_functions = {[](void *, char *text, size_t capacity) {
+                                   infinirt::common::copyString(text, capacity, "vector_add, saxpy");
+                                   return 0;
+                               },
+                               "fakeList"};
+    v.function_get_attribute = {[](int *value, int attr, void *) {
+                                    fake.attrs_read.push_back(attr);
+                                    *value = attr == kStaticShared ? fake.static_shared : attr * 100;
+                                    return answer("func_attr");
+                                },
+                                "fakeFuncAttr"};
+    v.function_set_attribute = {[](void *, int attr, int value) {
+                                    fake.set_attr = attr;
+                                    fake.set_value = value;
+                                    return answer("func_set_attr");
+                                },
+                                "fakeFuncSetAttr"};
+    v.function_param_count = {[](void *, int *count) {
+                                  *count = fake.param_count;
+                                  return fake.param_count_rc;
+                              },
+                              "fakeParamCount"};
+    v.device_get_attribute = {[](int *value, int attr, int) {
+                                  fake.attrs_read.push_back(attr);
+                                  *value = attr == kOptinShared ? fake.optin_limit : 32;
+                                  return answer("device_attr");
+                              },
+                              "fakeDeviceAttr"};
+    v.func_attr_max_threads_per_block = kMaxThreads;
+    v.func_attr_static_shared_bytes = kStaticShared;
+    v.func_attr_local_bytes_per_thread = kLocalBytes;
+    v.func_attr_num_registers = kNumRegs;
+    v.func_attr_max_dynamic_shared = kMaxDynamic;
+    v.device_attr_warp_size = kWarpSize;
+    v.device_attr_max_shared_per_block = kOptinShared;
+    static auto record_launch = [](const infinirt::gpu::NativeLaunch &l) {
+        fake.launch = l;
+        fake.params.assign(l.params, l.params + (l.params ? fake.expect_params : 0));
+        fake.param_words.clear();
+        for (void *p : fake.params) {
+            uint64_t word = 0;
+            std::memcpy(&word, p, sizeof word);
+            fake.param_words.push_back(word);
+        }
+    };
+    v.launch_kernel = {[](const infinirt::gpu::NativeLaunch &l) {
+                           record_launch(l);
+                           return answer("launch_kernel", l.stream);
+                       },
+                       "fakeLaunchKernel"};
+    v.launch_kernel_ex = {[](const infinirt::gpu::NativeLaunch &l) {
+                              record_launch(l);
+                              return answer("launch_kernel_ex", l.stream);
+                          },
+                          "fakeLaunchKernelEx"};
     return v;
 }
 const infinirt::gpu::VendorApi kVendor = MakeVendor();
@@ -349,6 +442,228 @@ TEST_F(GpuCommon, SnapshotFillsTheMemoryFields) {
     EXPECT_EQ(s.total_bytes, size_t(2) << 30);
     EXPECT_EQ(s.used_bytes, size_t(1) << 30);
     EXPECT_EQ(s.reserved_bytes, 4096u);
+}
+
+/* ---- modules and kernels ---- */
+
+infinirtLaunchConfig_t Config(uint32_t block_x, size_t dynamic_shared = 0) {
+    infinirtLaunchConfig_t c{};
+    c.struct_size = sizeof c;
+    c.grid[0] = 4, c.grid[1] = 1, c.grid[2] = 1;
+    c.block[0] = block_x, c.block[1] = 1, c.block[2] = 1;
+    c.dynamic_shared_bytes = dynamic_shared;
+    return c;
+}
+
+TEST_F(GpuCommon, AVendorWithModuleLoadGetsEveryModuleEntry) {
+    EXPECT_NE(t->module_load, nullptr);
+    EXPECT_NE(t->module_unload, nullptr);
+    EXPECT_NE(t->module_get_kernel, nullptr);
+    EXPECT_NE(t->module_get_global, nullptr);
+    EXPECT_NE(t->kernel_get_attribute, nullptr);
+    EXPECT_NE(t->kernel_set_attribute, nullptr);
+    EXPECT_NE(t->launch_kernel, nullptr);
+}
+
+TEST(GpuCommonTable, AVendorWithoutModuleLoadHasNoModuleEntries) {
+    static infinirt::gpu::VendorApi v = MakeVendor();
+    v.module_load = nullptr;
+    const infinirtPluginTable_t &table = infinirt::gpu::pluginTable(v);
+    EXPECT_EQ(table.module_load, nullptr);
+    EXPECT_EQ(table.module_get_kernel, nullptr);
+    EXPECT_EQ(table.launch_kernel, nullptr);
+    EXPECT_NE(table.stream_create, nullptr);
+    infinirt::gpu::pluginTable(kVendor); /* the other tests' vendor */
+}
+
+TEST_F(GpuCommon, ValueAndPointerArgumentsArePassedByTheirValuePointers) {
+    float a = 1.5f;
+    void *device_ptr = reinterpret_cast<void *>(0xdead0);
+    int32_t n = 7;
+    const infinirtKernelArg_t args[] = {{INFINIRT_KERNEL_ARG_VALUE, sizeof a, &a},
+                                        {INFINIRT_KERNEL_ARG_POINTER, sizeof(void *), &device_ptr},
+                                        {INFINIRT_KERNEL_ARG_VALUE, sizeof n, &n}};
+    const infinirtLaunchConfig_t config = Config(256, 100);
+    fake.expect_params = 3;
+    ASSERT_EQ(t->launch_kernel(0, kFunction, &config, args, 3, kStream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(fake.calls, (std::vector<std::string>{"launch_kernel"}));
+    EXPECT_EQ(fake.launch.function, kFunction);
+    EXPECT_EQ(fake.params, (std::vector<void *>{&a, &device_ptr, &n}));
+    EXPECT_EQ(fake.param_words[1], 0xdead0u) << "a POINTER argument's param points at the device address";
+    EXPECT_EQ(fake.launch.shared_bytes, 100u) << "without LOCAL arguments, dynamic_shared_bytes as given";
+    EXPECT_EQ(fake.launch.grid[0], 4u);
+    EXPECT_EQ(fake.launch.block[0], 256u);
+    EXPECT_EQ(fake.launch.cluster[0], 0u);
+    EXPECT_FALSE(fake.launch.cooperative);
+}
+
+TEST_F(GpuCommon, LocalArgumentsAreOffsetsAfterDynamicSharedMemoryAlignedTo16) {
+    int32_t n = 3;
+    const infinirtKernelArg_t args[] = {{INFINIRT_KERNEL_ARG_LOCAL, 8, nullptr},
+                                        {INFINIRT_KERNEL_ARG_VALUE, sizeof n, &n},
+                                        {INFINIRT_KERNEL_ARG_LOCAL, 40, nullptr},
+                                        {INFINIRT_KERNEL_ARG_LOCAL, 1, nullptr}};
+    const infinirtLaunchConfig_t config = Config(64, 100);
+    fake.expect_params = 4;
+    ASSERT_EQ(t->launch_kernel(0, kFunction, &config, args, 4, kStream), INFINI_STATUS_SUCCESS);
+    /* 100 -> 112 (8 bytes, ends 120) -> 128 (40 bytes, ends 168) -> 176 (1 byte, ends 177). */
+    EXPECT_EQ(fake.param_words[0], 112u);
+    EXPECT_EQ(fake.params[1], &n);
+    EXPECT_EQ(fake.param_words[2], 128u);
+    EXPECT_EQ(fake.param_words[3], 176u);
+    EXPECT_EQ(fake.launch.shared_bytes, 177u) << "the launch's shared memory ends with the last LOCAL argument";
+
+    const infinirtLaunchConfig_t no_dynamic = Config(64, 0);
+    fake.expect_params = 1;
+    ASSERT_EQ(t->launch_kernel(0, kFunction, &no_dynamic, args, 1, kStream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(fake.param_words[0], 0u);
+    EXPECT_EQ(fake.launch.shared_bytes, 8u);
+}
+
+TEST_F(GpuCommon, ManyArgumentsAndNoArgumentsLaunch) {
+    std::vector<int32_t> values(100);
+    std::vector<infinirtKernelArg_t> args(100);
+    for (size_t i = 0; i < values.size(); ++i) {
+        values[i] = static_cast<int32_t>(i);
+        args[i] = {INFINIRT_KERNEL_ARG_VALUE, sizeof(int32_t), &values[i]};
+    }
+    args[99] = {INFINIRT_KERNEL_ARG_LOCAL, 16, nullptr};
+    const infinirtLaunchConfig_t config = Config(32, 4);
+    fake.expect_params = 100;
+    ASSERT_EQ(t->launch_kernel(0, kFunction, &config, args.data(), 100, kStream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(fake.params[98], &values[98]);
+    EXPECT_EQ(fake.param_words[99], 16u);
+    EXPECT_EQ(fake.launch.shared_bytes, 32u);
+
+    fake.expect_params = 0;
+    ASSERT_EQ(t->launch_kernel(0, kFunction, &config, nullptr, 0, kStream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(fake.launch.params, nullptr);
+}
+
+TEST_F(GpuCommon, LaunchOnAnExplicitStreamDoesNotBindAndNullIsTheDefaultStream) {
+    const infinirtLaunchConfig_t config = Config(32);
+    ASSERT_EQ(t->launch_kernel(0, kFunction, &config, nullptr, 0, kStream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(fake.binds, 0);
+    ASSERT_EQ(t->launch_kernel(0, kFunction, &config, nullptr, 0, nullptr), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(fake.binds, 1);
+    EXPECT_EQ(fake.unbinds, 1);
+    EXPECT_EQ(fake.streams, (std::vector<void *>{kStream, kDefaultStream}));
+}
+
+TEST_F(GpuCommon, ClusterAndCooperativeLaunchesUseTheExtendedLaunch) {
+    infinirtLaunchConfig_t config = Config(32);
+    config.cluster[0] = 2;
+    ASSERT_EQ(t->launch_kernel(0, kFunction, &config, nullptr, 0, kStream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(fake.calls.back(), "launch_kernel_ex");
+    EXPECT_EQ(fake.launch.cluster[0], 2u);
+    EXPECT_EQ(fake.launch.cluster[1], 1u) << "a zero component of a cluster is 1";
+    EXPECT_EQ(fake.launch.cluster[2], 1u);
+    EXPECT_FALSE(fake.launch.cooperative);
+
+    config = Config(32);
+    config.flags = INFINIRT_LAUNCH_COOPERATIVE;
+    ASSERT_EQ(t->launch_kernel(0, kFunction, &config, nullptr, 0, kStream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(fake.calls.back(), "launch_kernel_ex");
+    EXPECT_TRUE(fake.launch.cooperative);
+    EXPECT_EQ(fake.launch.cluster[0], 0u);
+}
+
+TEST(GpuCommonTable, WithoutAnExtendedLaunchCooperativeLaunchesAreNotImplemented) {
+    static infinirt::gpu::VendorApi v = MakeVendor();
+    v.launch_kernel_ex = {nullptr, "fakeLaunchKernelEx"};
+    const infinirtPluginTable_t &table = infinirt::gpu::pluginTable(v);
+    infinirtLaunchConfig_t config = Config(32);
+    config.flags = INFINIRT_LAUNCH_COOPERATIVE;
+    fake = Fake{};
+    EXPECT_EQ(table.launch_kernel(0, kFunction, &config, nullptr, 0, kStream), INFINI_STATUS_NOT_IMPLEMENTED);
+    EXPECT_TRUE(fake.calls.empty());
+    infinirt::gpu::pluginTable(kVendor);
+}
+
+TEST_F(GpuCommon, LaunchFailureNamesTheCallAndTheFigures) {
+    infinirtLaunchConfig_t config = Config(1024, 48);
+    fake.next = 77;
+    EXPECT_EQ(t->launch_kernel(0, kFunction, &config, nullptr, 0, kStream), INFINI_STATUS_DRIVER_ERROR);
+    EXPECT_EQ(fake.detail, "fakeLaunchKernel failed: FAKE_ERROR (77) while launching a kernel on fake:0 (grid 4x1x1, "
+                           "block 1024x1x1, cluster 0x0x0, 48 bytes of dynamic shared memory, 0 arguments)");
+    config.dynamic_shared_bytes = size_t(1) << 33;
+    EXPECT_EQ(t->launch_kernel(0, kFunction, &config, nullptr, 0, kStream), INFINI_STATUS_BAD_PARAM);
+}
+
+TEST_F(GpuCommon, MissingKernelsAndGlobalsAreSymbolNotFoundNamingThem) {
+    void *kernel = reinterpret_cast<void *>(0x1);
+    EXPECT_EQ(t->module_get_kernel(0, kModule, "missing", &kernel), INFINI_STATUS_SYMBOL_NOT_FOUND);
+    EXPECT_EQ(kernel, reinterpret_cast<void *>(0x1));
+    EXPECT_EQ(fake.detail, "no kernel 'missing' in the module on fake:0; it has vector_add, saxpy");
+    ASSERT_EQ(t->module_get_kernel(0, kModule, "vector_add", &kernel), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(kernel, kFunction);
+
+    void *ptr = reinterpret_cast<void *>(0x1);
+    size_t size = 0;
+    EXPECT_EQ(t->module_get_global(0, kModule, "missing", &ptr, &size), INFINI_STATUS_SYMBOL_NOT_FOUND);
+    EXPECT_EQ(fake.detail, "no global 'missing' in the module on fake:0");
+    EXPECT_EQ(ptr, reinterpret_cast<void *>(0x1));
+    ASSERT_EQ(t->module_get_global(0, kModule, "g_value", &ptr, &size), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(ptr, reinterpret_cast<void *>(0x60));
+    EXPECT_EQ(size, 4u);
+    EXPECT_EQ(t->module_get_global(0, kModule, "g_value", &ptr, nullptr), INFINI_STATUS_SUCCESS) << "size may be NULL";
+}
+
+TEST_F(GpuCommon, AttributesReadTheirNativeAttributes) {
+    int64_t value = 0;
+    const struct {
+        infinirtKernelAttribute_t attr;
+        int native;
+    } cases[] = {{INFINIRT_KERNEL_ATTR_MAX_THREADS_PER_BLOCK, kMaxThreads},
+                 {INFINIRT_KERNEL_ATTR_PRIVATE_BYTES_PER_THREAD, kLocalBytes},
+                 {INFINIRT_KERNEL_ATTR_NUM_REGISTERS, kNumRegs},
+                 {INFINIRT_KERNEL_ATTR_MAX_DYNAMIC_SHARED_BYTES, kMaxDynamic}};
+    for (const auto &c : cases) {
+        fake.attrs_read.clear();
+        ASSERT_EQ(t->kernel_get_attribute(0, kFunction, c.attr, &value), INFINI_STATUS_SUCCESS);
+        EXPECT_EQ(fake.attrs_read, std::vector<int>{c.native});
+        EXPECT_EQ(value, c.native * 100);
+    }
+    ASSERT_EQ(t->kernel_get_attribute(0, kFunction, INFINIRT_KERNEL_ATTR_STATIC_SHARED_BYTES, &value),
+              INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(value, 1024);
+    ASSERT_EQ(t->kernel_get_attribute(0, kFunction, INFINIRT_KERNEL_ATTR_PREFERRED_BLOCK_MULTIPLE, &value),
+              INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(value, 32) << "the device's warp size";
+    ASSERT_EQ(t->kernel_get_attribute(0, kFunction, INFINIRT_KERNEL_ATTR_NUM_PARAMS, &value), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(value, 3);
+    fake.param_count_rc = 77;
+    ASSERT_EQ(t->kernel_get_attribute(0, kFunction, INFINIRT_KERNEL_ATTR_NUM_PARAMS, &value), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(value, -1) << "a driver that cannot count parameters leaves the count unknown";
+
+    value = 5;
+    fake.next = 77;
+    EXPECT_EQ(t->kernel_get_attribute(0, kFunction, INFINIRT_KERNEL_ATTR_NUM_REGISTERS, &value),
+              INFINI_STATUS_DRIVER_ERROR);
+    EXPECT_EQ(value, 5);
+    EXPECT_NE(fake.detail.find("fakeFuncAttr failed"), std::string::npos) << fake.detail;
+}
+
+TEST_F(GpuCommon, DynamicSharedMemoryIsRaisedUpToTheOptInLimitLessStaticMemory) {
+    const int64_t room = 99 * 1024 - 1024;
+    ASSERT_EQ(t->kernel_set_attribute(0, kFunction, INFINIRT_KERNEL_ATTR_MAX_DYNAMIC_SHARED_BYTES, room),
+              INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(fake.set_attr, kMaxDynamic);
+    EXPECT_EQ(fake.set_value, room);
+    fake.set_value = -1;
+    EXPECT_EQ(t->kernel_set_attribute(0, kFunction, INFINIRT_KERNEL_ATTR_MAX_DYNAMIC_SHARED_BYTES, room + 1),
+              INFINI_STATUS_BAD_PARAM);
+    EXPECT_EQ(fake.set_value, -1);
+    EXPECT_EQ(fake.detail, "100353 bytes of dynamic shared memory asked for a kernel on fake:0: a block may use 101376 "
+                           "bytes of shared memory, of which the kernel's static shared memory takes 1024, leaving "
+                           "100352");
+    EXPECT_EQ(t->kernel_set_attribute(0, kFunction, INFINIRT_KERNEL_ATTR_NUM_REGISTERS, 1), INFINI_STATUS_BAD_PARAM);
+}
+
+TEST_F(GpuCommon, UnloadWaitsForTheDeviceFirst) {
+    ASSERT_EQ(t->module_unload(0, kModule), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(fake.calls, (std::vector<std::string>{"sync_device", "module_unload"}));
+    EXPECT_EQ(fake.binds, 1);
 }
 
 TEST(GpuCommonHelpers, PciBusIdIsSpelledInLowerCase) {

@@ -1,0 +1,41 @@
+/* cuda_launch.cpp - the launch adapters of the vendor table: cuLaunchKernel, and cuLaunchKernelEx
+ * with cluster and cooperative attributes (the argument rules are gpu_common's, gpu_launch.cpp). */
+#include "cuda_backend.h"
+
+namespace infinirt::cuda {
+
+NativeStatus launchKernel(const gpu::NativeLaunch &l) {
+    return driver().cuLaunchKernel(functionOf(l.function), l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                                   l.block[2], l.shared_bytes, streamOf(l.stream), l.params, nullptr);
+}
+
+NativeStatus launchKernelEx(const gpu::NativeLaunch &l) {
+    CUlaunchAttribute attributes[2] = {};
+    unsigned count = 0;
+    if (l.cluster[0] != 0) {
+        attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attributes[count].value.clusterDim.x = l.cluster[0];
+        attributes[count].value.clusterDim.y = l.cluster[1];
+        attributes[count].value.clusterDim.z = l.cluster[2];
+        ++count;
+    }
+    if (l.cooperative) {
+        attributes[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+        attributes[count].value.cooperative = 1;
+        ++count;
+    }
+    CUlaunchConfig config = {};
+    config.gridDimX = l.grid[0];
+    config.gridDimY = l.grid[1];
+    config.gridDimZ = l.grid[2];
+    config.blockDimX = l.block[0];
+    config.blockDimY = l.block[1];
+    config.blockDimZ = l.block[2];
+    config.sharedMemBytes = l.shared_bytes;
+    config.hStream = streamOf(l.stream);
+    config.attrs = attributes;
+    config.numAttrs = count;
+    return driver().cuLaunchKernelEx(&config, functionOf(l.function), l.params, nullptr);
+}
+
+} // namespace infinirt::cuda

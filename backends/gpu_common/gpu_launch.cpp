@@ -1,0 +1,124 @@
+/* gpu_launch.cpp - kernel launch: the kernelParams array, LOCAL arguments placed in dynamic
+ * shared memory, plain, cluster and cooperative launches.
+ *
+ * The argument rules (fixed by the ABI, infinirt.h): kernelParams[i] points at the bytes of
+ * argument i; for VALUE and POINTER that is `value` itself (for POINTER, the void * holding the
+ * device address); a LOCAL argument reaches the kernel as a size_t byte offset into the block's
+ * dynamic shared memory (`extern __shared__`): the first is placed at dynamic_shared_bytes
+ * rounded up to 16, each at the next 16-byte boundary after the previous one, and the launch's
+ * dynamic shared memory ends with the last of them (dynamic_shared_bytes when there is none).
+ *
+ * Hot path: no allocation for up to kStackParams arguments, and no context call on an explicit
+ * stream (the native launch takes the context from the stream, as the other stream calls do).
+ */
+#include "gpu_backend.h"
+
+#include <climits>
+#include <memory>
+
+namespace infinirt::gpu {
+
+namespace {
+
+constexpr uint32_t kStackParams = 64;
+constexpr uint64_t kLocalAlignment = 16;
+
+constexpr uint64_t alignLocal(uint64_t offset) { return (offset + kLocalAlignment - 1) & ~(kLocalAlignment - 1); }
+
+/* Fills params[0..num_args) and, for LOCAL arguments, offsets[i] (which params[i] points at),
+ * and returns the launch's dynamic shared memory in *shared_bytes. */
+infiniStatus_t buildParams(int device, const infinirtLaunchConfig_t &config, const infinirtKernelArg_t *args,
+                           uint32_t num_args, void **params, size_t *offsets, unsigned *shared_bytes) {
+    if (config.dynamic_shared_bytes > UINT_MAX) {
+        return common::fail(INFINI_STATUS_BAD_PARAM, "%zu bytes of dynamic shared memory on %s:%d: more than a launch "
+                            "can take (%u)", config.dynamic_shared_bytes, api().name, device, UINT_MAX);
+    }
+    uint64_t end = config.dynamic_shared_bytes; /* <= UINT_MAX throughout */
+    for (uint32_t i = 0; i < num_args; ++i) {
+        const infinirtKernelArg_t &arg = args[i];
+        switch (arg.kind) {
+        case INFINIRT_KERNEL_ARG_VALUE:
+        case INFINIRT_KERNEL_ARG_POINTER:
+            params[i] = const_cast<void *>(arg.value);
+            break;
+        case INFINIRT_KERNEL_ARG_LOCAL: {
+            const uint64_t start = alignLocal(end);
+            if (start > UINT_MAX || arg.size > UINT_MAX - start) {
+                return common::fail(INFINI_STATUS_BAD_PARAM,
+                                    "LOCAL argument %u (%zu bytes at offset %llu) takes the dynamic shared memory "
+                                    "of a launch on %s:%d past %u bytes",
+                                    i, arg.size, static_cast<unsigned long long>(start), api().name, device, UINT_MAX);
+            }
+            offsets[i] = static_cast<size_t>(start);
+            params[i] = &offsets[i];
+            end = start + arg.size;
+            break;
+        }
+        default:
+            return common::fail(INFINI_STATUS_BAD_PARAM, "argument %u has kind %d, which is none of VALUE, POINTER "
+                                "and LOCAL", i, static_cast<int>(arg.kind));
+        }
+    }
+    *shared_bytes = static_cast<unsigned>(end);
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace
+
+infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig_t *config,
+                            const infinirtKernelArg_t *args, uint32_t num_args, void *stream) {
+    void *stack_params[kStackParams];
+    size_t stack_offsets[kStackParams];
+    std::unique_ptr<void *[]> heap_params;
+    std::unique_ptr<size_t[]> heap_offsets;
+    void **params = stack_params;
+    size_t *offsets = stack_offsets;
+    if (num_args > kStackParams) {
+        heap_params.reset(new void *[num_args]);
+        heap_offsets.reset(new size_t[num_args]);
+        params = heap_params.get();
+        offsets = heap_offsets.get();
+    }
+
+    NativeLaunch launch{};
+    launch.function = kernel;
+    for (int d = 0; d < 3; ++d) {
+        launch.grid[d] = config->grid[d];
+        launch.block[d] = config->block[d];
+    }
+    if (infiniStatus_t status = buildParams(device, *config, args, num_args, params, offsets, &launch.shared_bytes)) {
+        return status;
+    }
+    launch.params = num_args > 0 ? params : nullptr;
+    /* A cluster of {2, 0, 0} means 2x1x1: the native launch wants every component >= 1. */
+    const bool clustered = (config->cluster[0] | config->cluster[1] | config->cluster[2]) != 0;
+    for (int d = 0; d < 3 && clustered; ++d) {
+        launch.cluster[d] = config->cluster[d] != 0 ? config->cluster[d] : 1;
+    }
+    launch.cooperative = (config->flags & INFINIRT_LAUNCH_COOPERATIVE) != 0;
+
+    const bool extended = clustered || launch.cooperative;
+    const Entry<NativeStatus (*)(const NativeLaunch &)> &entry =
+        extended ? api().launch_kernel_ex : api().launch_kernel;
+    if (!entry.call) {
+        return common::fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s has no %s launches", api().name,
+                            launch.cooperative ? "cooperative" : "cluster");
+    }
+
+    Binding bound(device, needsBinding(stream));
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    launch.stream = nativeStream(stream);
+    if (NativeStatus rc = entry.call(launch)) {
+        return nativeFailure(entry.name, rc,
+                             "launching a kernel on %s:%d (grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u%s, %u bytes "
+                             "of dynamic shared memory, %u arguments)",
+                             api().name, device, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0],
+                             launch.block[1], launch.block[2], launch.cluster[0], launch.cluster[1], launch.cluster[2],
+                             launch.cooperative ? ", cooperative" : "", launch.shared_bytes, num_args);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace infinirt::gpu
