@@ -5,12 +5,14 @@
 #include "common/host_services.hpp"
 #include "common/text.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <sched.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -77,6 +79,25 @@ void readEnvironment(Config &cfg) {
                         count, kMaxDevices);
         }
     }
+    const char *workers = std::getenv("INFINIRT_CPU_WORKERS");
+    if (workers != nullptr) {
+        if (parseCount(workers, &value) && value <= static_cast<unsigned long long>(kMaxWorkers)) {
+            cfg.workers = static_cast<int>(value);
+        } else {
+            common::logMessage(INFINIRT_LOG_WARN, "INFINIRT_CPU_WORKERS=\"%s\" ignored: expected 1..%d; using %d",
+                               workers, kMaxWorkers, cfg.workers);
+        }
+    }
+    const char *threads = std::getenv("INFINIRT_CPU_MAX_THREADS_PER_BLOCK");
+    if (threads != nullptr) {
+        if (parseCount(threads, &value) && value <= (1ull << 30)) {
+            cfg.max_threads_per_block = static_cast<int64_t>(value);
+        } else {
+            common::logMessage(INFINIRT_LOG_WARN,
+                               "INFINIRT_CPU_MAX_THREADS_PER_BLOCK=\"%s\" ignored: expected 1..%llu; using %lld",
+                               threads, 1ull << 30, static_cast<long long>(cfg.max_threads_per_block));
+        }
+    }
     const char *limit = std::getenv("INFINIRT_CPU_MEMORY_LIMIT");
     if (limit != nullptr) {
         if (parseCount(limit, &value) && value <= SIZE_MAX) {
@@ -107,6 +128,16 @@ void readSystem(Config &cfg) {
     }
     long threads = sysconf(_SC_NPROCESSORS_ONLN);
     cfg.hardware_threads = threads > 0 ? static_cast<int>(threads) : 0;
+    // Kernel workers by default: the CPUs this process may run on (as OpenMP counts them).
+    cpu_set_t allowed;
+    const int usable = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : cfg.hardware_threads;
+    cfg.workers = std::min(std::max(usable, 1), kMaxWorkers);
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    cfg.simd_lanes = __builtin_cpu_supports("avx512f") ? 16 : __builtin_cpu_supports("avx") ? 8 : 4;
+#elif defined(__aarch64__)
+    cfg.simd_lanes = 4; // NEON: 128 bits
+#endif
 }
 
 } // namespace
@@ -115,8 +146,8 @@ infiniStatus_t initDevices() {
     // An exception (std::bad_alloc) leaves the flag unset, so a later init tries again.
     std::call_once(g_init_once, [] {
         State *state = new State();
-        readEnvironment(state->config);
         readSystem(state->config);
+        readEnvironment(state->config);
         for (int i = 0; i < kMaxDevices; ++i) {
             state->devices[i].index = i;
         }
@@ -157,6 +188,24 @@ size_t systemAvailableMemory() noexcept {
     return sysinfo(&info) == 0 ? static_cast<size_t>(info.freeram) * info.mem_unit : 0;
 }
 
+void drainDevice(int device) {
+    Device &dev = deviceState(device);
+    // Only busy streams are copied out, so the common idle case (every free_device and
+    // free_host goes through here) allocates nothing.
+    std::vector<std::shared_ptr<Stream>> busy;
+    {
+        std::lock_guard<std::mutex> lock(dev.streams_mutex);
+        for (const std::shared_ptr<Stream> &stream : dev.streams) {
+            if (!stream->idle()) {
+                busy.push_back(stream);
+            }
+        }
+    }
+    for (const std::shared_ptr<Stream> &stream : busy) {
+        stream->synchronize();
+    }
+}
+
 // ---- entries -----------------------------------------------------------------------------
 
 infiniStatus_t getDeviceCount(int *count, char *reason, size_t reason_size) {
@@ -195,20 +244,17 @@ infiniStatus_t setDevice(int) {
 }
 
 infiniStatus_t deviceSynchronize(int device) {
+    drainDevice(device);
     Device &dev = deviceState(device);
-    // Only busy streams are copied out, so the common idle case (every free_device and
-    // free_host goes through here) allocates nothing.
-    std::vector<std::shared_ptr<Stream>> busy;
-    {
-        std::lock_guard<std::mutex> lock(dev.streams_mutex);
-        for (const std::shared_ptr<Stream> &stream : dev.streams) {
-            if (!stream->idle()) {
-                busy.push_back(stream);
+    // A kernel failure kept by any stream of the device (the first one found) is reported here.
+    std::lock_guard<std::mutex> lock(dev.streams_mutex);
+    for (const std::shared_ptr<Stream> &stream : dev.streams) {
+        if (stream->hasFailure()) {
+            infiniStatus_t status = stream->takeFailure(UINT64_MAX, "device_synchronize");
+            if (status != INFINI_STATUS_SUCCESS) {
+                return status;
             }
         }
-    }
-    for (const std::shared_ptr<Stream> &stream : busy) {
-        stream->synchronize();
     }
     return INFINI_STATUS_SUCCESS;
 }

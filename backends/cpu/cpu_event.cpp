@@ -36,11 +36,14 @@ bool Event::complete() const noexcept {
     return recording_.stream == nullptr || recording_.stream->reached(recording_.number);
 }
 
-void Event::synchronize() {
+infiniStatus_t Event::synchronize() {
     Recording awaited = current();
-    if (awaited.stream != nullptr) {
-        awaited.stream->wait(awaited.number);
+    if (awaited.stream == nullptr) {
+        return INFINI_STATUS_SUCCESS;
     }
+    awaited.stream->wait(awaited.number);
+    // A kernel failure of a launch before the recording (not after it) is reported here.
+    return awaited.stream->takeFailure(awaited.number, "event_synchronize");
 }
 
 Event::Recording Event::current() const {
@@ -100,8 +103,7 @@ infiniStatus_t eventQuery(int, void *event, infinirtEventStatus_t *status) {
 }
 
 infiniStatus_t eventSynchronize(int, void *event) {
-    static_cast<Event *>(event)->synchronize();
-    return INFINI_STATUS_SUCCESS;
+    return static_cast<Event *>(event)->synchronize();
 }
 
 infiniStatus_t eventElapsedTime(int, float *ms, void *start, void *end) {

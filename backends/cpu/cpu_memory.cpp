@@ -60,13 +60,12 @@ infiniStatus_t allocate(const char *entry, int device, size_t size, bool device_
 }
 
 // Frees a block once every stream of its device has drained, as cudaFree/cudaFreeHost do: queued
-// work may still read or write it.
+// work may still read or write it. A kernel failure a stream keeps is left for that stream's next
+// synchronising call.
 infiniStatus_t releaseAfterDevice(int device, void *ptr) {
-    infiniStatus_t status = deviceSynchronize(device);
-    if (status == INFINI_STATUS_SUCCESS) {
-        releaseBlock(ptr);
-    }
-    return status;
+    drainDevice(device);
+    releaseBlock(ptr);
+    return INFINI_STATUS_SUCCESS;
 }
 
 // Synchronous copies and memsets: waiting for the default stream and working on the calling

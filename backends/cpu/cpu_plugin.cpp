@@ -1,6 +1,7 @@
 // The cpu plugin's function table and entry point: the reference implementation of the stream,
-// event and memory semantics every backend gives (DESIGN.md section 6), on host threads. Every
-// entry goes in through INFINIRT_COMMON_ENTRY, inside the exception guard of backends/common.
+// event and memory semantics every backend gives (DESIGN.md section 6), on host threads, and
+// kernels from host shared objects run by a per-device worker pool. Every entry goes in through
+// INFINIRT_COMMON_ENTRY, inside the exception guard of backends/common.
 #include "cpu_backend.h"
 
 #include "common/plugin_table.hpp"
@@ -37,6 +38,13 @@ const infinirtPluginTable_t kTable = [] {
     INFINIRT_COMMON_ENTRY(t, memset_async, memsetAsync);
     INFINIRT_COMMON_ENTRY(t, malloc_async, mallocAsync);
     INFINIRT_COMMON_ENTRY(t, free_async, freeAsync);
+    INFINIRT_COMMON_ENTRY(t, module_load, moduleLoad);
+    INFINIRT_COMMON_ENTRY(t, module_unload, moduleUnload);
+    INFINIRT_COMMON_ENTRY(t, module_get_kernel, moduleGetKernel);
+    INFINIRT_COMMON_ENTRY(t, module_get_global, moduleGetGlobal);
+    INFINIRT_COMMON_ENTRY(t, kernel_get_attribute, kernelGetAttribute);
+    INFINIRT_COMMON_ENTRY(t, kernel_set_attribute, kernelSetAttribute);
+    INFINIRT_COMMON_ENTRY(t, launch_kernel, launchKernel);
     // Left NULL on purpose: graphs (the loader records and replays), native handles (there is no
     // native object), resource snapshots and pointer attributes (the loader knows our blocks).
     return t;

@@ -5,47 +5,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 namespace infinirt::cpu {
 
 namespace {
 
-// How long a waiter, or a worker that ran out of work, polls before sleeping on its condition
-// variable. Synchronising right after a small copy is common; a futex sleep and wake on each
-// side costs tens of microseconds, a short poll catches most such handoffs. Never used on a
-// single hardware thread, where polling only delays the thread being waited for.
-constexpr std::chrono::microseconds kSpin(20);
-
-inline void cpuRelax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    asm volatile("yield");
-#endif
-}
-
-// Polls `done` for up to kSpin; true if it became true.
-template <class Done>
-bool spinUntil(Done done) noexcept {
-    if (config().hardware_threads < 2) {
-        return false;
-    }
-    const auto deadline = std::chrono::steady_clock::now() + kSpin;
-    for (;;) {
-        for (int i = 0; i < 64; ++i) {
-            if (done()) {
-                return true;
-            }
-            cpuRelax();
-        }
-        if (std::chrono::steady_clock::now() >= deadline) {
-            return false;
-        }
-    }
-}
-
-void execute(Task &task) noexcept {
+void execute(Task &task, Stream &stream, uint64_t number) noexcept {
     switch (task.kind) {
     case Task::Kind::Copy:
         std::memmove(task.dst, task.src, task.size);
@@ -63,6 +30,9 @@ void execute(Task &task) noexcept {
         // Cannot deadlock: the awaited task was submitted before this one, so waits only ever
         // point back in time.
         task.stream->wait(task.number);
+        break;
+    case Task::Kind::Launch:
+        runLaunch(*task.launch, stream, number);
         break;
     }
 }
@@ -128,9 +98,10 @@ void Stream::run() noexcept {
         }
         Task task = pop();
         lock.unlock();
-        execute(task);
-        // Drop the task's references before retaking the lock: the last reference to an event
-        // or to another stream may go here.
+        // Only this thread advances completed_, so the task's number is known here.
+        execute(task, *this, completed_.load(std::memory_order_relaxed) + 1);
+        // Drop the task's references before retaking the lock: the last reference to an event,
+        // to another stream or to a module (dlclose) may go here.
         task = Task();
         lock.lock();
         completed_.store(completed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
@@ -163,6 +134,28 @@ void Stream::shutdown() {
     if (worker_.joinable()) {
         worker_.join();
     }
+}
+
+void Stream::noteFailure(uint64_t number, const char *text) noexcept {
+    std::lock_guard<std::mutex> lock(failure_mutex_);
+    if (has_failure_.load(std::memory_order_relaxed)) {
+        return;
+    }
+    failure_number_ = number;
+    std::snprintf(failure_text_, sizeof failure_text_, "%s", text);
+    has_failure_.store(true, std::memory_order_release);
+}
+
+infiniStatus_t Stream::takeFailure(uint64_t up_to, const char *entry) noexcept {
+    if (!has_failure_.load(std::memory_order_acquire)) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    std::lock_guard<std::mutex> lock(failure_mutex_);
+    if (!has_failure_.load(std::memory_order_relaxed) || failure_number_ > up_to) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    has_failure_.store(false, std::memory_order_relaxed);
+    return common::fail(INFINI_STATUS_DRIVER_ERROR, "%s: %s", entry, failure_text_);
 }
 
 Stream &resolveStream(int device, void *stream) {
@@ -227,10 +220,11 @@ infiniStatus_t streamDestroy(int device, void *stream) {
 
 infiniStatus_t streamSynchronize(int device, void *stream) {
     Stream *target = stream != nullptr ? static_cast<Stream *>(stream) : existingDefaultStream(device);
-    if (target != nullptr) {
-        target->synchronize();
+    if (target == nullptr) {
+        return INFINI_STATUS_SUCCESS;
     }
-    return INFINI_STATUS_SUCCESS;
+    const uint64_t reached = target->synchronize();
+    return target->takeFailure(reached, "stream_synchronize");
 }
 
 infiniStatus_t streamQuery(int device, void *stream) {
