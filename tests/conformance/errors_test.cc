@@ -31,6 +31,8 @@ const Code kCodes[] = {
     {INFINI_STATUS_NOT_READY, "INFINI_STATUS_NOT_READY"},
     {INFINI_STATUS_BACKEND_UNAVAILABLE, "INFINI_STATUS_BACKEND_UNAVAILABLE"},
     {INFINI_STATUS_DRIVER_ERROR, "INFINI_STATUS_DRIVER_ERROR"},
+    {INFINI_STATUS_BUILD_FAILED, "INFINI_STATUS_BUILD_FAILED"},
+    {INFINI_STATUS_SYMBOL_NOT_FOUND, "INFINI_STATUS_SYMBOL_NOT_FOUND"},
 };
 
 TEST(ErrorNames, EveryCodeHasItsName) {
@@ -52,7 +54,7 @@ TEST(ErrorNames, EveryCodeHasAOneLineDescription) {
 }
 
 TEST(ErrorNames, UnknownCodes) {
-    for (int unknown : {-1, 9, 14, 99, 105, 1000, 0x7fffffff}) {
+    for (int unknown : {-1, 9, 14, 99, 107, 1000, 0x7fffffff}) {
         EXPECT_STREQ(oorGetErrorName(unknown), "INFINI_STATUS_UNKNOWN") << unknown;
         const char *text = oorGetErrorString(unknown);
         ASSERT_NE(text, nullptr) << unknown;
