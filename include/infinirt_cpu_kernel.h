@@ -7,7 +7,8 @@
  * global is any exported data symbol of that object.
  *
  * Execution model: a launch is one task in its stream's order. Its blocks run in parallel on the
- * device's worker pool (INFINIRT_CPU_WORKERS threads, default: the hardware threads); the launch
+ * device's worker pool (INFINIRT_CPU_WORKERS threads in all, the stream's own thread included;
+ * default: the CPUs the process may run on); `worker` is 0 on the stream's thread; the launch
  * completes after its last block. The function is called once per block and loops over the
  * block's threads itself (block[0] * block[1] * block[2] of them), so "threads" are the
  * iterations of that loop. Blocks of one launch may run concurrently on different workers, in
@@ -32,8 +33,9 @@ typedef struct {
 } infinirtCpuLaunch_t;
 
 /* Runs one block; args[i] points at argument i's bytes (for POINTER: at the void *; for LOCAL: at
- * a void * into launch->shared). Returns 0 on success; anything else fails the launch: the
- * stream's next synchronising call fails, naming the kernel, the block and the value. */
+ * a void * into launch->shared). Returns 0 on success; anything else fails the launch (its other
+ * blocks may be skipped): the stream's next synchronising call returns INFINI_STATUS_DRIVER_ERROR
+ * once, its message naming the kernel, the block and the value. */
 typedef int (*infinirtCpuKernel_t)(const infinirtCpuLaunch_t *launch, void *const *args);
 
 #ifdef __cplusplus
