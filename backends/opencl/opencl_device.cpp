@@ -25,19 +25,6 @@ constexpr cl_device_info kPciDomainIdNv = 0x400A;
 std::vector<std::unique_ptr<Device>> *g_devices = nullptr;
 std::string g_reason;
 
-std::string deviceString(cl_device_id id, cl_device_info what) {
-    size_t size = 0;
-    if (api().clGetDeviceInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
-        return "";
-    }
-    std::string value(size, '\0');
-    if (api().clGetDeviceInfo(id, what, size, value.data(), nullptr) != CL_SUCCESS) {
-        return "";
-    }
-    value.resize(std::strlen(value.c_str()));
-    return value;
-}
-
 std::string platformString(cl_platform_id id, cl_platform_info what) {
     size_t size = 0;
     if (api().clGetPlatformInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
@@ -54,11 +41,6 @@ std::string platformString(cl_platform_id id, cl_platform_info what) {
 template <typename T>
 bool deviceValue(cl_device_id id, cl_device_info what, T *value) {
     return api().clGetDeviceInfo(id, what, sizeof(T), value, nullptr) == CL_SUCCESS;
-}
-
-bool hasExtension(const std::string &extensions, const char *name) {
-    const std::string padded = " " + extensions + " ";
-    return padded.find(" " + std::string(name) + " ") != std::string::npos;
 }
 
 // "OpenCL 3.0 CUDA" -> 3; 0 when unparsable.
@@ -209,6 +191,24 @@ bool probeMarkerTimestamps(Device &dev, cl_command_queue queue) {
 }
 
 } // namespace
+
+std::string deviceString(cl_device_id id, cl_device_info what) {
+    size_t size = 0;
+    if (api().clGetDeviceInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
+        return "";
+    }
+    std::string value(size, '\0');
+    if (api().clGetDeviceInfo(id, what, size, value.data(), nullptr) != CL_SUCCESS) {
+        return "";
+    }
+    value.resize(std::strlen(value.c_str()));
+    return value;
+}
+
+bool hasExtension(const std::string &extensions, const char *name) {
+    const std::string padded = " " + extensions + " ";
+    return padded.find(" " + std::string(name) + " ") != std::string::npos;
+}
 
 void discoverDevices() {
     static std::once_flag once;

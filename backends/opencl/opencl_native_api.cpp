@@ -32,6 +32,9 @@ void load() {
     }
     INFINIRT_OPENCL_SYMBOLS(INFINIRT_OPENCL_RESOLVE)
 #undef INFINIRT_OPENCL_RESOLVE
+#define INFINIRT_OPENCL_RESOLVE_OPTIONAL(name) table.name = reinterpret_cast<decltype(table.name)>(dlsym(lib, #name));
+    INFINIRT_OPENCL_OPTIONAL_SYMBOLS(INFINIRT_OPENCL_RESOLVE_OPTIONAL)
+#undef INFINIRT_OPENCL_RESOLVE_OPTIONAL
     g_api = table;
     g_loaded = true;
 }

@@ -37,16 +37,37 @@ namespace infinirt::opencl {
     X(clSVMFree)                                                                                                  \
     X(clEnqueueSVMMemcpy)                                                                                         \
     X(clEnqueueSVMMemFill)                                                                                        \
-    X(clEnqueueSVMFree)
+    X(clEnqueueSVMFree)                                                                                           \
+    X(clGetExtensionFunctionAddressForPlatform)                                                                   \
+    X(clCreateProgramWithSource)                                                                                  \
+    X(clCreateProgramWithBinary)                                                                                  \
+    X(clBuildProgram)                                                                                             \
+    X(clCompileProgram)                                                                                           \
+    X(clLinkProgram)                                                                                              \
+    X(clGetProgramInfo)                                                                                           \
+    X(clGetProgramBuildInfo)                                                                                      \
+    X(clReleaseProgram)                                                                                           \
+    X(clCreateKernel)                                                                                             \
+    X(clReleaseKernel)                                                                                            \
+    X(clGetKernelInfo)                                                                                            \
+    X(clGetKernelWorkGroupInfo)                                                                                   \
+    X(clSetKernelArg)                                                                                             \
+    X(clSetKernelArgSVMPointer)                                                                                   \
+    X(clEnqueueNDRangeKernel)
+
+// Entry points an ICD loader may lack (newer than OpenCL 2.0): NULL when it does, and the plugin
+// answers what needs them with NOT_IMPLEMENTED instead of refusing to load.
+#define INFINIRT_OPENCL_OPTIONAL_SYMBOLS(X) X(clCreateProgramWithIL)
 
 // One function pointer per symbol, named like the symbol: api().clFinish(queue).
 struct NativeApi {
 #define INFINIRT_OPENCL_DECLARE(name) decltype(&::name) name = nullptr;
     INFINIRT_OPENCL_SYMBOLS(INFINIRT_OPENCL_DECLARE)
+    INFINIRT_OPENCL_OPTIONAL_SYMBOLS(INFINIRT_OPENCL_DECLARE)
 #undef INFINIRT_OPENCL_DECLARE
 };
 
-// Loads the ICD loader and resolves every symbol, once per process (thread-safe). The library is
+// Loads the ICD loader and resolves every symbol (the optional ones where present), once per process (thread-safe). The library is
 // $INFINIRT_OPENCL_LIBRARY if set (read with secure_getenv), else "libOpenCL.so.1". Returns true
 // when every symbol resolved; otherwise false and `reason` says which step failed (the library
 // stays loaded but api() must not be used). Repeated calls return the first call's result.

@@ -41,6 +41,15 @@ const infinirtPluginTable_t kTable = [] {
     INFINIRT_COMMON_ENTRY(t, stream_get_native, streamGetNative);
     INFINIRT_COMMON_ENTRY(t, event_get_native, eventGetNative);
     INFINIRT_COMMON_ENTRY(t, device_get_native_context, deviceGetNativeContext);
+    INFINIRT_COMMON_ENTRY(t, module_load, moduleLoad);
+    INFINIRT_COMMON_ENTRY(t, module_unload, moduleUnload);
+    INFINIRT_COMMON_ENTRY(t, module_get_kernel, moduleGetKernel);
+    INFINIRT_COMMON_ENTRY(t, module_get_global, moduleGetGlobal);
+    INFINIRT_COMMON_ENTRY(t, kernel_get_attribute, kernelGetAttribute);
+    INFINIRT_COMMON_ENTRY(t, kernel_set_attribute, kernelSetAttribute);
+    // No native graphs: a launch on a capturing stream is recorded by the loader and replayed
+    // through launch_kernel.
+    INFINIRT_COMMON_ENTRY(t, launch_kernel, launchKernel);
     return t;
 }();
 

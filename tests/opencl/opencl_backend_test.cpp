@@ -3,6 +3,7 @@
 #include <CL/cl.h>
 
 #include "infinirt.h"
+#include "opencl_test_devices.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -31,18 +32,7 @@ class OpenclBackend : public ::testing::TestWithParam<int> {
     void SetUp() override { ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_OPENCL, GetParam()), INFINI_STATUS_SUCCESS); }
 };
 
-int openclDeviceCount() {
-    int count = 0;
-    return infinirtGetDeviceCount(INFINI_DEVICE_OPENCL, &count) == INFINI_STATUS_SUCCESS ? count : 0;
-}
-
-std::vector<int> openclDevices() {
-    std::vector<int> ids;
-    for (int i = 0; i < openclDeviceCount(); ++i) {
-        ids.push_back(i);
-    }
-    return ids;
-}
+using infinirt_opencl_test::openclDevices;
 
 TEST_P(OpenclBackend, PropertiesComeFromTheDeviceAndItsPlatform) {
     infinirtDeviceProperties_t props{};
