@@ -28,6 +28,10 @@ fi
     INFINIRT_BENCH_BACKEND=$backend "$build/bin/infinirt-dispatch-bench" 2>&1 | sed -n '/^Dispatch overhead/,$p'
   done
   "$build/bin/cuda_dispatch_bench"
+  # Kernel launch (issue 9): cuda; every OpenCL device found (NVIDIA's, PoCL); cpu.
+  "$build/bin/infinirt-kernels-cuda-bench"
+  INFINIRT_BACKENDS=opencl "$build/bin/infinirt-kernels-opencl-bench"
+  INFINIRT_BACKENDS=cpu "$build/bin/infinirt-kernels-cpu-bench"
   "$build/bin/infinicore_alloc_bench" 2>&1 | tail -n 40
 } > "$out/bench.txt" 2>&1
 cat "$out/bench.txt"
