@@ -45,6 +45,22 @@ inline ByteText formatBytes(uint64_t bytes) noexcept {
     return out;
 }
 
+// "PTX", "OPENCL_C", ...: a module image format as messages name it (the enumerator's suffix).
+inline const char *moduleFormatName(infinirtModuleFormat_t format) noexcept {
+    switch (format) {
+    case INFINIRT_MODULE_FORMAT_AUTO: return "AUTO";
+    case INFINIRT_MODULE_FORMAT_PTX: return "PTX";
+    case INFINIRT_MODULE_FORMAT_CUBIN: return "CUBIN";
+    case INFINIRT_MODULE_FORMAT_FATBIN: return "FATBIN";
+    case INFINIRT_MODULE_FORMAT_HSACO: return "HSACO";
+    case INFINIRT_MODULE_FORMAT_OPENCL_C: return "OPENCL_C";
+    case INFINIRT_MODULE_FORMAT_SPIRV: return "SPIRV";
+    case INFINIRT_MODULE_FORMAT_DEVICE_BINARY: return "DEVICE_BINARY";
+    case INFINIRT_MODULE_FORMAT_HOST_SO: return "HOST_SO";
+    }
+    return "unknown";
+}
+
 } // namespace infinirt::common
 
 #endif // INFINIRT_COMMON_TEXT_HPP

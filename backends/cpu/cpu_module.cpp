@@ -320,9 +320,10 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
     const infinirtModuleImage_t &image = images[0];
     if (image.format != INFINIRT_MODULE_FORMAT_HOST_SO) {
         return common::fail(INFINI_STATUS_BAD_PARAM,
-                            "module_load: format %d is not loaded by the cpu backend; it loads "
-                            "INFINIRT_MODULE_FORMAT_HOST_SO (%d, a host ELF shared object) only",
-                            static_cast<int>(image.format), static_cast<int>(INFINIRT_MODULE_FORMAT_HOST_SO));
+                            "module_load: format %s (%d) is not loaded by the cpu backend; it loads "
+                            "HOST_SO (%d, a host ELF shared object) only",
+                            common::moduleFormatName(image.format), static_cast<int>(image.format),
+                            static_cast<int>(INFINIRT_MODULE_FORMAT_HOST_SO));
     }
     if (!blank(image.options)) {
         return common::fail(INFINI_STATUS_BAD_PARAM,

@@ -262,7 +262,7 @@ infiniStatus_t prepare(const infinirtModuleImage_t &source, size_t index, Image 
         break;
     default:
         return common::fail(INFINI_STATUS_BAD_PARAM, "cuda loads PTX, CUBIN and FATBIN images; image %zu is %s", index,
-                            gpu::moduleFormatName(source.format));
+                            common::moduleFormatName(source.format));
     }
     return parseOptions(source.options, index, &image->options);
 }

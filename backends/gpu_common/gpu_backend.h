@@ -87,12 +87,6 @@ struct Event {
     std::atomic<bool> recorded{false};
 };
 
-/* ---- modules and kernels (gpu_module.cpp) ---- */
-
-/* "PTX", "CUBIN", ... as messages name an image format ("an unknown format" for other
- * values); static storage. */
-const char *moduleFormatName(infinirtModuleFormat_t format);
-
 /* ---- the generic plugin entries (gpu_device/stream/event/memory/graph.cpp) -------------
  * Installed by pluginTable() (gpu_plugin.cpp) inside the exception guard. */
 

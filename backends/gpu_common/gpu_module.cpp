@@ -43,30 +43,6 @@ int64_t paramCount(int device, void *kernel) {
 
 } // namespace
 
-const char *moduleFormatName(infinirtModuleFormat_t format) {
-    switch (format) {
-    case INFINIRT_MODULE_FORMAT_AUTO:
-        return "AUTO";
-    case INFINIRT_MODULE_FORMAT_PTX:
-        return "PTX";
-    case INFINIRT_MODULE_FORMAT_CUBIN:
-        return "CUBIN";
-    case INFINIRT_MODULE_FORMAT_FATBIN:
-        return "FATBIN";
-    case INFINIRT_MODULE_FORMAT_HSACO:
-        return "HSACO";
-    case INFINIRT_MODULE_FORMAT_OPENCL_C:
-        return "OPENCL_C";
-    case INFINIRT_MODULE_FORMAT_SPIRV:
-        return "SPIRV";
-    case INFINIRT_MODULE_FORMAT_DEVICE_BINARY:
-        return "DEVICE_BINARY";
-    case INFINIRT_MODULE_FORMAT_HOST_SO:
-        return "HOST_SO";
-    }
-    return "an unknown format";
-}
-
 /* The context frees the module's code at once: launches still queued that use it must have run
  * first, so the device is synchronized before (the loader defers unloads a live graph needs). */
 infiniStatus_t moduleUnload(int device, void *module) {

@@ -40,7 +40,7 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
     if (image.format != INFINIRT_MODULE_FORMAT_HSACO && image.format != INFINIRT_MODULE_FORMAT_FATBIN) {
         return common::fail(INFINI_STATUS_BAD_PARAM,
                             "hip loads HSACO and FATBIN (offload bundle) images; image 0 is %s",
-                            gpu::moduleFormatName(image.format));
+                            common::moduleFormatName(image.format));
     }
     if (!isBlank(image.options)) {
         return common::fail(INFINI_STATUS_BAD_PARAM,
@@ -55,7 +55,7 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
     if (hipError_t rc = hip().hipModuleLoadData(&loaded, image.data)) {
         const infiniStatus_t status = isBuildError(rc) ? INFINI_STATUS_BUILD_FAILED : toStatus(rc);
         return common::nativeFailure(status, "hipModuleLoadData", errorName(rc), rc, " while ",
-                                     "loading a %s image of %zu bytes on hip:%d", gpu::moduleFormatName(image.format),
+                                     "loading a %s image of %zu bytes on hip:%d", common::moduleFormatName(image.format),
                                      image.size, device);
     }
     *module = loaded;

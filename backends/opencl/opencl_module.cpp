@@ -28,21 +28,6 @@ constexpr size_t kDetailLineChars = 160;
 // How much of the program's kernel list a SYMBOL_NOT_FOUND detail carries.
 constexpr size_t kDetailNameChars = 240;
 
-const char *formatName(infinirtModuleFormat_t format) {
-    switch (format) {
-    case INFINIRT_MODULE_FORMAT_AUTO: return "AUTO";
-    case INFINIRT_MODULE_FORMAT_PTX: return "PTX";
-    case INFINIRT_MODULE_FORMAT_CUBIN: return "CUBIN";
-    case INFINIRT_MODULE_FORMAT_FATBIN: return "FATBIN";
-    case INFINIRT_MODULE_FORMAT_HSACO: return "HSACO";
-    case INFINIRT_MODULE_FORMAT_OPENCL_C: return "OPENCL_C";
-    case INFINIRT_MODULE_FORMAT_SPIRV: return "SPIRV";
-    case INFINIRT_MODULE_FORMAT_DEVICE_BINARY: return "DEVICE_BINARY";
-    case INFINIRT_MODULE_FORMAT_HOST_SO: return "HOST_SO";
-    }
-    return "unknown";
-}
-
 // A variable-length device info array of T ([] when the query fails, e.g. before OpenCL 3.0).
 template <typename T> std::vector<T> deviceInfoArray(cl_device_id id, cl_device_info what) {
     size_t size = 0;
@@ -266,7 +251,7 @@ infiniStatus_t createProgram(Build &build, const infinirtModuleImage_t &image, s
     default:
         return common::fail(INFINI_STATUS_BAD_PARAM,
                             "image %zu is %s; the opencl backend loads OPENCL_C, SPIRV and DEVICE_BINARY images", index,
-                            formatName(image.format));
+                            common::moduleFormatName(image.format));
     }
     *out = ProgramRef(program);
     return INFINI_STATUS_SUCCESS;
@@ -298,7 +283,7 @@ infiniStatus_t buildOne(Build &build, const infinirtModuleImage_t &image, Progra
     const std::string log = buildLog(program.get(), build.dev.id);
     build.addLog("", log);
     if (err != CL_SUCCESS) {
-        return buildFailure(build, "clBuildProgram", err, std::string("the ") + formatName(image.format) + " image",
+        return buildFailure(build, "clBuildProgram", err, std::string("the ") + common::moduleFormatName(image.format) + " image",
                             options, log);
     }
     *out = std::move(program);
@@ -333,7 +318,7 @@ infiniStatus_t compileAndLink(Build &build, const infinirtModuleImage_t *images,
         build.addLog("image " + std::to_string(i) + " (compile)", log);
         if (err != CL_SUCCESS) {
             return buildFailure(build, "clCompileProgram", err,
-                                "image " + std::to_string(i) + " (" + formatName(images[i].format) + ")", options, log);
+                                "image " + std::to_string(i) + " (" + common::moduleFormatName(images[i].format) + ")", options, log);
         }
         objects.push_back(program.get());
         compiled.push_back(std::move(program));
@@ -433,7 +418,7 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
             format != INFINIRT_MODULE_FORMAT_DEVICE_BINARY) {
             return common::fail(INFINI_STATUS_BAD_PARAM,
                                 "image %zu is %s; the opencl backend loads OPENCL_C, SPIRV and DEVICE_BINARY images", i,
-                                formatName(format));
+                                common::moduleFormatName(format));
         }
         if (format == INFINIRT_MODULE_FORMAT_SPIRV && dev.code.il_versions.empty()) {
             return noIl(dev, i);
