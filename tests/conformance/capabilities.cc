@@ -21,7 +21,8 @@ const std::vector<Enrolment> &Table() {
     static const std::vector<Enrolment> kTable = {
         {"cpu",
          {F::kDeviceProperties, F::kMemory, F::kStreams, F::kEvents, F::kStreamQuery, F::kEventTiming,
-          F::kStreamOrderedAlloc, F::kStreamCapture, F::kCrossDeviceHandles, F::kResourceSnapshot},
+          F::kStreamOrderedAlloc, F::kStreamCapture, F::kCrossDeviceHandles, F::kResourceSnapshot, F::kKernels,
+          F::kModuleGlobals},
          {
              {F::kNativeHandles,
               "the cpu backend runs its streams on host threads without any driver, so there is no native stream, "
@@ -31,18 +32,23 @@ const std::vector<Enrolment> &Table() {
         {"cuda",
          {F::kDeviceProperties, F::kMemory, F::kStreams, F::kEvents, F::kStreamQuery, F::kEventTiming,
           F::kStreamOrderedAlloc, F::kStreamCapture, F::kNativeHandles, F::kCrossDeviceHandles,
-          F::kResourceSnapshot},
+          F::kResourceSnapshot, F::kKernels, F::kModuleGlobals},
          {}},
         {"hip",
          {F::kDeviceProperties, F::kMemory, F::kStreams, F::kEvents, F::kStreamQuery, F::kEventTiming,
           F::kStreamOrderedAlloc, F::kStreamCapture, F::kNativeHandles, F::kCrossDeviceHandles,
-          F::kResourceSnapshot},
+          F::kResourceSnapshot, F::kKernels, F::kModuleGlobals},
          {}},
         {"opencl",
          {F::kDeviceProperties, F::kMemory, F::kStreams, F::kEvents, F::kStreamQuery, F::kEventTiming,
           F::kStreamOrderedAlloc, F::kStreamCapture, F::kNativeHandles, F::kCrossDeviceHandles,
-          F::kResourceSnapshot},
-         {}},
+          F::kResourceSnapshot, F::kKernels},
+         {
+             {F::kModuleGlobals,
+              "OpenCL has no host-visible address for program-scope variables (only through "
+              "cl_intel_global_variable_pointers), so module_get_global is left NULL and the loader answers "
+              "NOT_IMPLEMENTED"},
+         }},
         // The template a vendor copies (backends/skeleton): with INFINIRT_SKELETON_DEVICE_COUNT it
         // reports template devices and their properties; every other entry is the vendor's to fill.
         {"skeleton",
@@ -80,6 +86,13 @@ const std::vector<Enrolment> &Table() {
              {F::kResourceSnapshot,
               "the skeleton leaves get_resource_snapshot NULL, and the loader's fallback calls get_mem_info, which "
               "answers NOT_IMPLEMENTED"},
+             {F::kKernels,
+              "the skeleton is the template a vendor copies: module_load, module_unload, module_get_kernel, "
+              "kernel_get_attribute, kernel_set_attribute and launch_kernel answer NOT_IMPLEMENTED until the "
+              "vendor fills them with its module and launch API"},
+             {F::kModuleGlobals,
+              "the skeleton is the template a vendor copies: module_get_global answers NOT_IMPLEMENTED until the "
+              "vendor fills it, and without module_load there is no module to look a variable up in"},
          }},
     };
     return kTable;
@@ -150,7 +163,8 @@ const std::vector<Feature> &AllFeatures() {
     static const std::vector<Feature> kAll = {
         F::kDeviceProperties, F::kMemory,         F::kStreams,        F::kEvents,
         F::kStreamQuery,      F::kEventTiming,    F::kStreamOrderedAlloc, F::kStreamCapture,
-        F::kNativeHandles,    F::kCrossDeviceHandles, F::kResourceSnapshot,
+        F::kNativeHandles,    F::kCrossDeviceHandles, F::kResourceSnapshot, F::kKernels,
+        F::kModuleGlobals,
     };
     return kAll;
 }
@@ -168,6 +182,8 @@ const char *FeatureName(Feature feature) {
     case F::kNativeHandles: return "native_handles";
     case F::kCrossDeviceHandles: return "cross_device_handles";
     case F::kResourceSnapshot: return "resource_snapshot";
+    case F::kKernels: return "kernels";
+    case F::kModuleGlobals: return "module_globals";
     }
     return "unknown_feature";
 }

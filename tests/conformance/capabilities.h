@@ -30,6 +30,8 @@ enum class Feature {
     kNativeHandles,      // StreamGetNativeHandle, EventGetNativeHandle, DeviceGetNativeContext
     kCrossDeviceHandles, // handles of one device used while another device is current
     kResourceSnapshot,   // infinirtGetDeviceResourceSnapshot memory fields (the loader falls back to GetMemInfo)
+    kKernels,            // ModuleLoad/Unload/GetKernel, KernelGetAttribute/SetAttribute, LaunchKernel (kernels/)
+    kModuleGlobals,      // infinirtModuleGetGlobal: a host-visible device address for a module variable
 };
 
 // Every feature, in the order above (the basics of a feature come before it).

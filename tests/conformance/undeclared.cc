@@ -1,6 +1,7 @@
 // What an undeclared feature must look like (every entry answers NOT_IMPLEMENTED with a message),
 // and the skip of the tests that need one (SkipUnlessDeclared, REQUIRE_FEATURES).
 #include "device_test.h"
+#include "kernel_images.h"
 
 #include <cstdint>
 #include <cstring>
@@ -153,6 +154,48 @@ void ExpectResourceSnapshot(const DeviceParam &device) {
     EXPECT_EQ(reinterpret_cast<const unsigned char *>(&snapshot)[0], 0xcd) << "output written on failure";
 }
 
+// ModuleLoad is the one entry of kernels a caller reaches without a module: the others take the
+// handles only it makes (any other value is INVALID_HANDLE before a backend is asked). Given the
+// backend's own image of the kernel set where there is one, else kernels.cl, by name and as AUTO.
+void ExpectKernels(const DeviceParam &device) {
+    std::string why_not;
+    std::vector<KernelImage> images = KernelImages(device, &why_not);
+    if (images.empty()) {
+        images.push_back(OpenClSourceImage());
+    }
+    for (infinirtModuleFormat_t as : {images[0].format, INFINIRT_MODULE_FORMAT_AUTO}) {
+        const infinirtModuleImage_t image = images[0].Describe(as);
+        infinirtModule_t m = kSentinel;
+        char log[64];
+        EXPECT_NOT_IMPLEMENTED(infinirtModuleLoad(&m, device.type, device.id, &image, 1, log, sizeof log))
+            << images[0].what << (as == INFINIRT_MODULE_FORMAT_AUTO ? " as AUTO" : "");
+        if (m != kSentinel) {
+            ADD_FAILURE() << "infinirtModuleLoad wrote its output";
+            infinirtModuleUnload(m);
+        }
+    }
+}
+
+// ModuleGetGlobal on a module of the kernel set (which has the variable g_value).
+void ExpectModuleGlobals(const DeviceParam &device, bool kernels) {
+    if (!kernels) {
+        return; // no module to ask
+    }
+    std::string why_not;
+    const std::vector<KernelImage> images = KernelImages(device, &why_not);
+    ASSERT_FALSE(images.empty()) << why_not;
+    infinirtModule_t m = nullptr;
+    const infinirtModuleImage_t image = images[0].Describe();
+    ASSERT_OK(infinirtModuleLoad(&m, device.type, device.id, &image, 1, nullptr, 0)) << images[0].what;
+    Defer unload([&] { infinirtModuleUnload(m); });
+    void *p = kSentinel;
+    size_t size = 1;
+    EXPECT_NOT_IMPLEMENTED(infinirtModuleGetGlobal(&p, &size, m, "g_value"));
+    EXPECT_NOT_IMPLEMENTED(infinirtModuleGetGlobal(&p, nullptr, m, "g_value"));
+    EXPECT_EQ(p, kSentinel) << "output written on failure";
+    EXPECT_EQ(size, 1u) << "output written on failure";
+}
+
 // GTEST_SKIP returns from the function it is in: this one.
 void Skip(const std::string &why) { GTEST_SKIP() << why; }
 
@@ -187,6 +230,7 @@ void ExpectUndeclaredEntries(const DeviceParam &device, Feature feature) {
                  (reason != nullptr ? reason : "(none: it declares the feature)"));
     const bool streams = UndeclaredReason(device.backend, Feature::kStreams) == nullptr;
     const bool events = UndeclaredReason(device.backend, Feature::kEvents) == nullptr;
+    const bool kernels = UndeclaredReason(device.backend, Feature::kKernels) == nullptr;
     switch (feature) {
     case Feature::kDeviceProperties: ExpectDeviceProperties(device); break;
     case Feature::kMemory: ExpectMemory(device); break;
@@ -199,6 +243,8 @@ void ExpectUndeclaredEntries(const DeviceParam &device, Feature feature) {
     case Feature::kNativeHandles: ExpectNativeHandles(device, streams, events); break;
     case Feature::kCrossDeviceHandles: break; // no entry of its own: it is how the others behave
     case Feature::kResourceSnapshot: ExpectResourceSnapshot(device); break;
+    case Feature::kKernels: ExpectKernels(device); break;
+    case Feature::kModuleGlobals: ExpectModuleGlobals(device, kernels); break;
     }
 }
 
