@@ -53,7 +53,8 @@ INFINIRT_COLD infiniStatus_t resolveImages(const infinirtModuleImage_t *images, 
         if (img.size == 0) {
             return fail(INFINI_STATUS_BAD_PARAM, "%s: images[%zu].size is 0", fn, i);
         }
-        const int f = static_cast<int>(img.format);
+        int f = 0; // read as an int: the caller's value may be no enumerator at all
+        std::memcpy(&f, &img.format, sizeof f);
         if (f < INFINIRT_MODULE_FORMAT_AUTO || f > INFINIRT_MODULE_FORMAT_HOST_SO) {
             return fail(INFINI_STATUS_BAD_PARAM, "%s: images[%zu].format %d is not an infinirtModuleFormat_t", fn, i, f);
         }
@@ -148,7 +149,9 @@ infiniStatus_t checkLaunch(const KernelRecord *k, const HandleSlot *ks, const in
     size_t shared = c.dynamic_shared_bytes;
     for (uint32_t i = 0; i < num_args; ++i) {
         const infinirtKernelArg_t &a = args[i];
-        switch (a.kind) {
+        int kind = 0; // read as an int: the caller's value may be no enumerator at all
+        std::memcpy(&kind, &a.kind, sizeof kind);
+        switch (kind) {
         case INFINIRT_KERNEL_ARG_VALUE:
             if (INFINIRT_UNLIKELY(a.value == nullptr)) {
                 return fail(INFINI_STATUS_NULL_POINTER, "infinirtLaunchKernel: kernel %s: argument %u (VALUE) has a NULL value",
@@ -185,7 +188,7 @@ infiniStatus_t checkLaunch(const KernelRecord *k, const HandleSlot *ks, const in
             shared = alignUp(shared, kLocalAlignment) + a.size; // the offset rule (infinirt.h)
             break;
         default:
-            return badLaunch(k, "argument %u has kind %d, which is no infinirtKernelArgKind_t", i, static_cast<int>(a.kind));
+            return badLaunch(k, "argument %u has kind %d, which is no infinirtKernelArgKind_t", i, kind);
         }
     }
     const int64_t limit = k->max_dynamic_shared.load(std::memory_order_relaxed);
