@@ -48,7 +48,6 @@ struct Fake {
     size_t expect_params = 0;
     infinirt::gpu::NativeLaunch launch{};
     std::vector<void *> params;
-    std::vector<uint64_t> param_words;
     int static_shared = 1024, optin_limit = 99 * 1024, param_count = 3;
     NativeStatus param_count_rc = 0;
     std::vector<int> attrs_read;
@@ -246,12 +245,6 @@ infinirt::gpu::VendorApi MakeVendor() {
     static auto record_launch = [](const infinirt::gpu::NativeLaunch &l) {
         fake.launch = l;
         fake.params.assign(l.params, l.params + (l.params ? fake.expect_params : 0));
-        fake.param_words.clear();
-        for (void *p : fake.params) {
-            uint64_t word = 0;
-            std::memcpy(&word, p, sizeof word);
-            fake.param_words.push_back(word);
-        }
     };
     v.launch_kernel = {[](const infinirt::gpu::NativeLaunch &l) {
                            record_launch(l);
@@ -279,6 +272,14 @@ protected:
     }
     const infinirtPluginTable_t *t = nullptr;
 };
+
+/* The 8 bytes param i points at (a POINTER's address, a LOCAL's size_t offset), read when asked:
+ * VALUE arguments may be shorter. */
+uint64_t paramWord(size_t i) {
+    uint64_t word = 0;
+    std::memcpy(&word, fake.params.at(i), sizeof word);
+    return word;
+}
 
 TEST_F(GpuCommon, TableNamesTheVendorAndFillsEveryGenericEntry) {
     EXPECT_STREQ(t->name, "fake");
@@ -489,7 +490,7 @@ TEST_F(GpuCommon, ValueAndPointerArgumentsArePassedByTheirValuePointers) {
     EXPECT_EQ(fake.calls, (std::vector<std::string>{"launch_kernel"}));
     EXPECT_EQ(fake.launch.function, kFunction);
     EXPECT_EQ(fake.params, (std::vector<void *>{&a, &device_ptr, &n}));
-    EXPECT_EQ(fake.param_words[1], 0xdead0u) << "a POINTER argument's param points at the device address";
+    EXPECT_EQ(paramWord(1), 0xdead0u) << "a POINTER argument's param points at the device address";
     EXPECT_EQ(fake.launch.shared_bytes, 100u) << "without LOCAL arguments, dynamic_shared_bytes as given";
     EXPECT_EQ(fake.launch.grid[0], 4u);
     EXPECT_EQ(fake.launch.block[0], 256u);
@@ -507,16 +508,16 @@ TEST_F(GpuCommon, LocalArgumentsAreOffsetsAfterDynamicSharedMemoryAlignedTo16) {
     fake.expect_params = 4;
     ASSERT_EQ(t->launch_kernel(0, kFunction, &config, args, 4, kStream), INFINI_STATUS_SUCCESS);
     /* 100 -> 112 (8 bytes, ends 120) -> 128 (40 bytes, ends 168) -> 176 (1 byte, ends 177). */
-    EXPECT_EQ(fake.param_words[0], 112u);
+    EXPECT_EQ(paramWord(0), 112u);
     EXPECT_EQ(fake.params[1], &n);
-    EXPECT_EQ(fake.param_words[2], 128u);
-    EXPECT_EQ(fake.param_words[3], 176u);
+    EXPECT_EQ(paramWord(2), 128u);
+    EXPECT_EQ(paramWord(3), 176u);
     EXPECT_EQ(fake.launch.shared_bytes, 177u) << "the launch's shared memory ends with the last LOCAL argument";
 
     const infinirtLaunchConfig_t no_dynamic = Config(64, 0);
     fake.expect_params = 1;
     ASSERT_EQ(t->launch_kernel(0, kFunction, &no_dynamic, args, 1, kStream), INFINI_STATUS_SUCCESS);
-    EXPECT_EQ(fake.param_words[0], 0u);
+    EXPECT_EQ(paramWord(0), 0u);
     EXPECT_EQ(fake.launch.shared_bytes, 8u);
 }
 
@@ -532,7 +533,7 @@ TEST_F(GpuCommon, ManyArgumentsAndNoArgumentsLaunch) {
     fake.expect_params = 100;
     ASSERT_EQ(t->launch_kernel(0, kFunction, &config, args.data(), 100, kStream), INFINI_STATUS_SUCCESS);
     EXPECT_EQ(fake.params[98], &values[98]);
-    EXPECT_EQ(fake.param_words[99], 16u);
+    EXPECT_EQ(paramWord(99), 16u);
     EXPECT_EQ(fake.launch.shared_bytes, 32u);
 
     fake.expect_params = 0;
