@@ -493,7 +493,8 @@ __export infiniStatus_t infinirtModuleLoad(infinirtModule_t *module, infiniDevic
                                            const infinirtModuleImage_t *images, size_t count, char *log,
                                            size_t log_size);
 /* Invalidates the module and every kernel handle taken from it. Launches already queued run to
- * completion. If a live graph or graph exec holds a launch of one of its kernels, the release of
+ * completion (cuda/hip wait for the device's queued work before releasing the code; cpu and
+ * opencl do not block: the queued launches keep the code alive). If a live graph or graph exec holds a launch of one of its kernels, the release of
  * the code is deferred until the last of them is destroyed (the handles die now; the graph stays
  * valid). INVALID_HANDLE for a bad handle. */
 __export infiniStatus_t infinirtModuleUnload(infinirtModule_t module);

@@ -39,14 +39,13 @@ INFINIRT_COLD infiniStatus_t resolveImages(const infinirtModuleImage_t *images, 
     static const char *fn = "infinirtModuleLoad";
     out.resize(count);
     for (size_t i = 0; i < count; ++i) {
-        const infinirtModuleImage_t &in = images[i];
-        if (in.struct_size <= sizeof(size_t) || in.struct_size > (1u << 20)) {
-            return fail(INFINI_STATUS_BAD_PARAM, "%s: images[%zu].struct_size is %zu; set it to sizeof(infinirtModuleImage_t) (%zu)",
-                        fn, i, in.struct_size, sizeof(infinirtModuleImage_t));
+        char what[64];
+        std::snprintf(what, sizeof what, "%s: images[%zu]", fn, i);
+        const infiniStatus_t st = checkStructSize(what, &images[i]);
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st;
         }
-        infinirtModuleImage_t img{};
-        std::memcpy(static_cast<void *>(&img), &in, std::min(in.struct_size, sizeof img));
-        img.struct_size = sizeof img;
+        infinirtModuleImage_t img = widened(&images[i]);
         if (img.data == nullptr) {
             return fail(INFINI_STATUS_NULL_POINTER, "%s: images[%zu].data is NULL", fn, i);
         }
@@ -83,6 +82,13 @@ infiniStatus_t badLaunch(const KernelRecord *k, const char *fmt, ...) {
     return fail(INFINI_STATUS_BAD_PARAM, "infinirtLaunchKernel: kernel %s: %s", k->name.c_str(), what);
 }
 
+// A POINTER argument holding device memory of (type, device), another device type than the kernel's.
+INFINIRT_COLD infiniStatus_t otherTypesDeviceMemory(const KernelRecord *k, const HandleSlot *ks, uint32_t index,
+                                                    const void *ptr, int type, int device) {
+    return badLaunch(k, "argument %u (%p) is device memory of %s:%d; the kernel runs on %s:%d", index, ptr,
+                     typeName(type), device, typeName(ks->type), ks->device);
+}
+
 // A pointer argument's address, checked against what infinirt and the backend know.
 INFINIRT_COLD infiniStatus_t checkForeignPointer(const KernelRecord *k, const HandleSlot *ks, uint32_t index,
                                                  const void *ptr) {
@@ -92,8 +98,7 @@ INFINIRT_COLD infiniStatus_t checkForeignPointer(const KernelRecord *k, const Ha
         a.struct_size = sizeof a;
         if (b->table.pointer_get_attributes(ptr, &a) == INFINI_STATUS_SUCCESS && a.kind != INFINIRT_MEMORY_UNKNOWN) {
             if (a.kind == INFINIRT_MEMORY_DEVICE && static_cast<int>(a.device_type) != ks->type) {
-                return badLaunch(k, "argument %u (%p) is device memory of %s:%d; the kernel runs on %s:%d", index, ptr,
-                                 typeName(a.device_type), a.device_id, typeName(ks->type), ks->device);
+                return otherTypesDeviceMemory(k, ks, index, ptr, a.device_type, a.device_id);
             }
             return INFINI_STATUS_SUCCESS;
         }
@@ -116,8 +121,7 @@ infiniStatus_t checkPointer(const KernelRecord *k, const HandleSlot *ks, uint32_
     Allocation a;
     if (INFINIRT_LIKELY(findAllocation(ptr, a))) {
         if (INFINIRT_UNLIKELY(a.type != ks->type && a.kind == INFINIRT_MEMORY_DEVICE)) {
-            return badLaunch(k, "argument %u (%p) is device memory of %s:%d; the kernel runs on %s:%d", index, ptr,
-                             typeName(a.type), a.device, typeName(ks->type), ks->device);
+            return otherTypesDeviceMemory(k, ks, index, ptr, a.type, a.device);
         }
         return INFINI_STATUS_SUCCESS;
     }
@@ -490,9 +494,7 @@ __export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infi
         if (st != INFINI_STATUS_SUCCESS) {
             return st;
         }
-        std::memset(static_cast<void *>(&whole), 0, sizeof whole);
-        std::memcpy(static_cast<void *>(&whole), config, std::min(config->struct_size, sizeof whole));
-        whole.struct_size = sizeof whole;
+        whole = widened(config);
         c = &whole;
     }
     st = checkLaunch(k, ks, *c, args, num_args);

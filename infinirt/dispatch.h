@@ -108,6 +108,16 @@ template <typename T> infiniStatus_t checkStructSize(const char *function, const
     return INFINI_STATUS_SUCCESS;
 }
 
+// The caller's struct (its struct_size checked by checkStructSize) as a whole one of ours: the
+// fields it has, zero for those past its struct_size, struct_size = sizeof(T).
+template <typename T> T widened(const T *s) {
+    T whole;
+    std::memset(static_cast<void *>(&whole), 0, sizeof whole);
+    std::memcpy(static_cast<void *>(&whole), s, s->struct_size < sizeof(T) ? s->struct_size : sizeof(T));
+    whole.struct_size = sizeof whole;
+    return whole;
+}
+
 // Copies as much of `full` as the caller's struct holds, keeping the caller's struct_size.
 template <typename T> void copyOut(T *dst, const T &full) {
     const size_t keep = dst->struct_size;

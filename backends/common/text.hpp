@@ -45,6 +45,30 @@ inline ByteText formatBytes(uint64_t bytes) noexcept {
     return out;
 }
 
+// The first `max_lines` lines of `log` that are not blank, each cut at `max_line_chars` (with
+// "..."), joined by " | ": what an error detail quotes of a build log. "" for a blank log.
+inline std::string firstLines(const std::string &log, int max_lines, size_t max_line_chars) {
+    std::string out;
+    int lines = 0;
+    size_t start = 0;
+    while (start < log.size() && lines < max_lines) {
+        size_t end = log.find('\n', start);
+        if (end == std::string::npos) {
+            end = log.size();
+        }
+        std::string line = log.substr(start, end - start);
+        start = end + 1;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) {
+            continue;
+        }
+        if (line.size() > max_line_chars) {
+            line = line.substr(0, max_line_chars) + "...";
+        }
+        out += (lines++ ? " | " : "") + line;
+    }
+    return out;
+}
+
 // "PTX", "OPENCL_C", ...: a module image format as messages name it (the enumerator's suffix).
 inline const char *moduleFormatName(infinirtModuleFormat_t format) noexcept {
     switch (format) {

@@ -85,35 +85,11 @@ struct JitLog {
     }
 };
 
-void writeLog(char *log, size_t log_size, const std::string &text) {
-    if (log && log_size > 0) {
-        common::copyString(log, log_size, text);
-    }
-}
-
-/* Up to `max_lines` non-empty lines of `text` joined by " | ", for an error detail. */
-std::string firstLines(const std::string &text, int max_lines) {
-    std::string out;
-    size_t start = 0;
-    for (int lines = 0; lines < max_lines && start < text.size();) {
-        size_t end = text.find('\n', start);
-        if (end == std::string::npos) {
-            end = text.size();
-        }
-        if (end > start) {
-            out += (out.empty() ? "" : " | ") + text.substr(start, end - start);
-            ++lines;
-        }
-        start = end + 1;
-    }
-    return out;
-}
-
 /* The detail of a failed load or link: the native failure, then the error log's first lines.
  * Build-type errors are BUILD_FAILED here (the shared table maps them for other calls). */
 infiniStatus_t loadFailure(const char *call, NativeStatus rc, int device, const char *what, const JitLog &log) {
     const infiniStatus_t status = isBuildError(rc) ? INFINI_STATUS_BUILD_FAILED : toStatus(rc);
-    const std::string lines = firstLines(log.errorText(), 3);
+    const std::string lines = common::firstLines(log.errorText(), 3, std::string::npos);
     return common::nativeFailure(status, call, errorName(rc), rc, " while ", "%s on cuda:%d%s%s", what, device,
                                  lines.empty() ? "" : ": ", lines.c_str());
 }
@@ -274,7 +250,7 @@ infiniStatus_t loadOne(int device, Image &image, char *log, size_t log_size, CUm
     CUmodule loaded = nullptr;
     CUresult rc = driver().cuModuleLoadDataEx(&loaded, image.data, image.options.count, image.options.keys,
                                               image.options.values);
-    writeLog(log, log_size, jit.combined());
+    common::copyString(log, log_size, jit.combined());
     if (rc) {
         char what[64];
         std::snprintf(what, sizeof what, "loading a %s image",
@@ -297,7 +273,7 @@ infiniStatus_t linkMany(int device, std::vector<Image> &images, char *log, size_
     jit.request(&link_options);
     CUlinkState state = nullptr;
     if (CUresult rc = d.cuLinkCreate(link_options.count, link_options.keys, link_options.values, &state)) {
-        writeLog(log, log_size, jit.combined());
+        common::copyString(log, log_size, jit.combined());
         return loadFailure("cuLinkCreate_v2", rc, device, "starting a link", jit);
     }
     struct Destroy {
@@ -312,7 +288,7 @@ infiniStatus_t linkMany(int device, std::vector<Image> &images, char *log, size_
         const unsigned option_count = image.type == CU_JIT_INPUT_CUBIN ? 0 : image.options.count;
         if (CUresult rc = d.cuLinkAddData(state, image.type, const_cast<void *>(image.data), image.size, name.c_str(),
                                           option_count, image.options.keys, image.options.values)) {
-            writeLog(log, log_size, jit.combined());
+            common::copyString(log, log_size, jit.combined());
             char what[64];
             std::snprintf(what, sizeof what, "adding image %zu to a link", i);
             return loadFailure("cuLinkAddData_v2", rc, device, what, jit);
@@ -321,10 +297,10 @@ infiniStatus_t linkMany(int device, std::vector<Image> &images, char *log, size_
     void *cubin = nullptr;
     size_t cubin_size = 0;
     if (CUresult rc = d.cuLinkComplete(state, &cubin, &cubin_size)) {
-        writeLog(log, log_size, jit.combined());
+        common::copyString(log, log_size, jit.combined());
         return loadFailure("cuLinkComplete", rc, device, "linking images", jit);
     }
-    writeLog(log, log_size, jit.combined());
+    common::copyString(log, log_size, jit.combined());
     CUmodule loaded = nullptr;
     if (CUresult rc = d.cuModuleLoadDataEx(&loaded, cubin, 0, nullptr, nullptr)) {
         return loadFailure("cuModuleLoadDataEx", rc, device, "loading the linked cubin", jit);
@@ -337,7 +313,7 @@ infiniStatus_t linkMany(int device, std::vector<Image> &images, char *log, size_
 
 infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_t count, char *log, size_t log_size,
                           void **module) {
-    writeLog(log, log_size, "");
+    common::copyString(log, log_size, "");
     std::vector<Image> prepared(count);
     for (size_t i = 0; i < count; ++i) {
         if (infiniStatus_t status = prepare(images[i], i, &prepared[i])) {

@@ -141,27 +141,10 @@ std::string buildLog(cl_program program, cl_device_id id) {
     return text;
 }
 
-// The first kDetailLogLines non-empty lines of `log`, each cut at kDetailLineChars, joined by " | ".
+// The first kDetailLogLines non-blank lines of `log` for an error detail.
 std::string firstLines(const std::string &log) {
-    std::string out;
-    int lines = 0;
-    size_t start = 0;
-    while (start < log.size() && lines < kDetailLogLines) {
-        size_t end = log.find('\n', start);
-        if (end == std::string::npos) {
-            end = log.size();
-        }
-        std::string line = log.substr(start, end - start);
-        start = end + 1;
-        if (line.find_first_not_of(" \t\r") == std::string::npos) {
-            continue;
-        }
-        if (line.size() > kDetailLineChars) {
-            line = line.substr(0, kDetailLineChars) + "...";
-        }
-        out += (lines++ ? " | " : "") + line;
-    }
-    return out.empty() ? "(the build log is empty)" : out;
+    const std::string lines = common::firstLines(log, kDetailLogLines, kDetailLineChars);
+    return lines.empty() ? "(the build log is empty)" : lines;
 }
 
 // A program being put together; released unless handed over (release()).
