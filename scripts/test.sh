@@ -24,10 +24,10 @@ if [ "${INFINIRT_TEST_SANITIZERS:-1}" != "0" ]; then
   cmake -S . -B build-asan $flags -DINFINIRT_SANITIZE=address,undefined -DINFINIRT_BUILD_BENCHMARKS=OFF
   cmake --build build-asan --parallel "$jobs"
   # PoCL and the vendor libraries are not built with ASan; leaks inside them are not ours.
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:protect_shadow_gap=0 \
   # use_tls=0: LeakSanitizer's tracer crashes (SIGSEGV) scanning the dynamic TLS of the cpu
   # plugin's detached kernel-pool threads, which live until exit; their thread_local buffers'
   # destructor registrations are then listed in lsan.supp.
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:protect_shadow_gap=0 \
   LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0:use_tls=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   INFINIRT_EXPECT_BACKENDS=cpu,opencl \
