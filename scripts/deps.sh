@@ -1,18 +1,31 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages infinirt needs to build, test and benchmark, if missing.
-# Sourced by quickstart.sh and test.sh; safe to run again.
+# Installs the Debian 12 packages infinirt needs, if missing. Sourced by quickstart.sh (build
+# packages only) and test.sh (build and test packages); safe to run again.
+# `scripts/deps.sh` installs both sets; `scripts/deps.sh build` only what building needs.
 set -euo pipefail
 
-INFINIRT_PACKAGES=(
-  build-essential cmake ninja-build pkg-config python3
-  libgtest-dev libgmock-dev libbenchmark-dev
-  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+# To build the libraries, plugins, infinirt-info and the quickstart example.
+INFINIRT_BUILD_PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  ocl-icd-opencl-dev opencl-headers
   libamdhip64-dev
 )
+# Only to build and run the tests and benchmarks: GoogleTest, Google Benchmark, the Python
+# clients, PoCL (the OpenCL device the conformance suite runs on without a GPU) and clinfo.
+INFINIRT_TEST_PACKAGES=(
+  python3
+  libgtest-dev libgmock-dev libbenchmark-dev
+  pocl-opencl-icd clinfo
+)
 
+# infinirt_install_deps [build|all]: installs the build packages, and with `all` (the default)
+# the test packages too.
 infinirt_install_deps() {
+  local which="${1:-all}"
+  local wanted=("${INFINIRT_BUILD_PACKAGES[@]}")
+  [ "$which" = "build" ] || wanted+=("${INFINIRT_TEST_PACKAGES[@]}")
   local missing=()
-  for p in "${INFINIRT_PACKAGES[@]}"; do
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then
@@ -41,5 +54,5 @@ infinirt_cmake_flags() {
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-  infinirt_install_deps
+  infinirt_install_deps "${1:-all}"
 fi

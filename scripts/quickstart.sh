@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build, then list backends and devices and run the
-# quickstart example on the default device.
+# The main job: install what building needs (no test packages), build the libraries, plugins and
+# tools without tests or benchmarks, then list backends and devices and run the quickstart example
+# on the default device. scripts/test.sh reconfigures the same build/ with the tests on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
-infinirt_install_deps
-cmake -S . -B build $(infinirt_cmake_flags) -DINFINIRT_BUILD_TESTS=OFF
+infinirt_install_deps build
+cmake -S . -B build $(infinirt_cmake_flags) \
+  -DINFINIRT_BUILD_TESTS=OFF -DINFINIRT_BUILD_BENCHMARKS=OFF -DINFINIRT_SANITIZE=
 cmake --build build --parallel "$(nproc)"
 ./build/bin/infinirt-info
 ./build/bin/infinirt-quickstart
