@@ -3,13 +3,17 @@
 #   2. build external_plugin/ (a separate project) against that prefix only, and drop its .so
 #      into <prefix>/<libdir>/infinirt/;
 #   3. build a client with find_package(infinirt) and another with pkg-config; both must list the
-#      new backend as LOADED and use it;
-#   4. move the prefix elsewhere: the installed package and library must still work (relocatable);
+#      new backend as LOADED and use it; build a C++ client of infinirt::core with --as-needed (it
+#      NEEDs only libinfinicore) and run it with no library path set: libinfinicore's RUNPATH
+#      ($ORIGIN) must find libinfinirt;
+#   4. move the prefix elsewhere: the installed package and library must still work (relocatable),
+#      the infinirt::core client too;
 #   5. libinfinirt exports only infinirt* symbols, each plugin only infinirtPluginQuery.
-# Inputs (-D): INFINIRT_BUILD_DIR, EXTERNAL_SOURCE_DIR, WORK_DIR, GENERATOR, C_COMPILER, LIBDIR.
+# Inputs (-D): INFINIRT_BUILD_DIR, EXTERNAL_SOURCE_DIR, WORK_DIR, GENERATOR, C_COMPILER,
+# CXX_COMPILER, LIBDIR.
 cmake_minimum_required(VERSION 3.20)
 
-foreach(var INFINIRT_BUILD_DIR EXTERNAL_SOURCE_DIR WORK_DIR GENERATOR C_COMPILER LIBDIR)
+foreach(var INFINIRT_BUILD_DIR EXTERNAL_SOURCE_DIR WORK_DIR GENERATOR C_COMPILER CXX_COMPILER LIBDIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "drop_in_test.cmake: -D${var}=... is required")
   endif()
@@ -42,6 +46,28 @@ function(build_cmake_client prefix build_dir)
   run(${CMAKE_COMMAND} -S ${EXTERNAL_SOURCE_DIR}/client -B ${build_dir} -G ${GENERATOR}
       -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
   run(${CMAKE_COMMAND} --build ${build_dir})
+endfunction()
+
+# Builds the infinirt::core client against `prefix` in `build_dir` and checks what it NEEDs:
+# libinfinicore, not libinfinirt (else the test would not show that libinfinicore finds it).
+function(build_core_client prefix build_dir)
+  run(${CMAKE_COMMAND} -S ${EXTERNAL_SOURCE_DIR}/core_client -B ${build_dir} -G ${GENERATOR}
+      -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+  run(${CMAKE_COMMAND} --build ${build_dir})
+  run(readelf -d ${build_dir}/core_client OUTPUT_VARIABLE dynamic)
+  if(NOT dynamic MATCHES "NEEDED[^\n]*libinfinicore\\.so" OR dynamic MATCHES "NEEDED[^\n]*libinfinirt\\.so")
+    message(FATAL_ERROR "the infinirt::core client should NEED libinfinicore and not libinfinirt "
+                        "(linked with --as-needed):\n${dynamic}")
+  endif()
+endfunction()
+
+# Runs the infinirt::core client with LD_LIBRARY_PATH unset.
+function(expect_core_client_works label client)
+  run(${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH ${client} OUTPUT_VARIABLE out)
+  if(NOT out MATCHES "infinicore client: OK")
+    message(FATAL_ERROR "${label}: the infinirt::core client did not work:\n${out}")
+  endif()
+  message(STATUS "${label}: OK")
 endfunction()
 
 # Builds the client with the flags `pkg-config --cflags --libs infinirt` gives for `prefix`.
@@ -97,6 +123,12 @@ build_cmake_client(${prefix} ${WORK_DIR}/client-build)
 expect_client_works("find_package client" ${WORK_DIR}/client-build/drop_in_client)
 build_pkg_config_client(${prefix} ${WORK_DIR}/pkg-config-client)
 expect_client_works("pkg-config client" LD_LIBRARY_PATH=${prefix}/${LIBDIR} ${WORK_DIR}/pkg-config-client)
+run(readelf -d ${prefix}/${LIBDIR}/libinfinicore.so OUTPUT_VARIABLE core_dynamic)
+if(NOT core_dynamic MATCHES "RUNPATH[^\n]*\\[\\$ORIGIN\\]")
+  message(FATAL_ERROR "the installed libinfinicore.so has no RUNPATH [$ORIGIN] to find libinfinirt:\n${core_dynamic}")
+endif()
+build_core_client(${prefix} ${WORK_DIR}/core-client-build)
+expect_core_client_works("infinirt::core client" ${WORK_DIR}/core-client-build/core_client)
 
 # 5. exported symbols
 defined_symbols(${prefix}/${LIBDIR}/libinfinirt.so loader_symbols)
@@ -130,4 +162,6 @@ expect_client_works("moved prefix, find_package client" ${WORK_DIR}/client-build
 build_pkg_config_client(${moved} ${WORK_DIR}/pkg-config-client-moved)
 expect_client_works("moved prefix, pkg-config client" LD_LIBRARY_PATH=${moved}/${LIBDIR}
                     ${WORK_DIR}/pkg-config-client-moved)
+build_core_client(${moved} ${WORK_DIR}/core-client-build-moved)
+expect_core_client_works("moved prefix, infinirt::core client" ${WORK_DIR}/core-client-build-moved/core_client)
 file(REMOVE_RECURSE ${WORK_DIR})
