@@ -1,0 +1,42 @@
+"""infinirt for Python: the infinirt C ABI (libinfinirt.so) through ctypes, with objects that own
+their handles, exceptions that carry the C status and message, and DLPack exchange with NumPy and
+PyTorch. See docs/python.md.
+
+    import infinirt, numpy
+    dev = infinirt.devices()[0]
+    buf = infinirt.alloc(4096, dev).copy_from(numpy.arange(1024, dtype=numpy.float32))
+    arr = numpy.from_dlpack(infinirt.alloc_host(4096, dev).copy_from(buf).view("float32", (1024,)))
+"""
+from ._abi import DeviceType, KernelAttribute, ModuleFormat, Status, StreamCaptureMode
+from ._dlpack import View, from_dlpack
+from ._errors import BackendUnavailableError, BadParamError, BuildFailedError, DeviceNotFoundError, \
+    DeviceTypeNotSupportedError, DriverError, Error, InvalidHandleError, NotReadyError, NotSupportedError, \
+    NullPointerError, OutOfMemoryError, SymbolNotFoundError
+from ._kernels import Kernel, LocalMemory, Module
+from ._lib import LibraryNotFoundError
+from ._lib import path as library_path
+from ._runtime import Buffer, Device, Event, Graph, Stream, alloc, alloc_host, backends, devices, synchronize
+
+__version__ = "0.1.0"
+
+
+def current_device():
+    """The calling thread's current device."""
+    return Device.current()
+
+
+def error_name(status):
+    """infinirtGetErrorName(status) as a str."""
+    from ._lib import library
+    return library().infinirtGetErrorName(int(status)).decode()
+
+
+__all__ = [
+    "Buffer", "Device", "Event", "Graph", "Kernel", "LocalMemory", "Module", "Stream", "View",
+    "alloc", "alloc_host", "backends", "current_device", "devices", "error_name", "from_dlpack",
+    "library_path", "synchronize",
+    "Error", "OutOfMemoryError", "InvalidHandleError", "DeviceNotFoundError", "DeviceTypeNotSupportedError",
+    "BadParamError", "NullPointerError", "NotSupportedError", "NotReadyError", "DriverError",
+    "BackendUnavailableError", "BuildFailedError", "SymbolNotFoundError", "LibraryNotFoundError",
+    "DeviceType", "KernelAttribute", "ModuleFormat", "Status", "StreamCaptureMode",
+]
