@@ -108,13 +108,21 @@ class Device:
             value = getattr(props, field)
             if isinstance(value, bytes):
                 value = value.decode("utf-8", "replace")
-            elif isinstance(value, ctypes.Array):
+            elif field == "uuid":
                 value = bytes(value)
+            elif isinstance(value, ctypes.Array):
+                value = tuple(value)
             out[field] = value
-        if "has_uuid" in out:
-            out["has_uuid"] = bool(out["has_uuid"])
-            if not out["has_uuid"]:
-                out["uuid"] = None
+        for flag in ("has_uuid", "graphs_native"):
+            if flag in out:
+                out[flag] = bool(out[flag])
+        if "has_uuid" in out and not out["has_uuid"]:
+            out["uuid"] = None
+        if "device_kind" in out:
+            try:
+                out["device_kind"] = _abi.DeviceKind(out["device_kind"]).name.lower()
+            except ValueError:
+                pass  # a kind newer than this package: the number
         return out
 
     def mem_info(self):
