@@ -11,9 +11,10 @@ INFINIRT_BUILD_PACKAGES=(
   libamdhip64-dev
 )
 # Only to build and run the tests and benchmarks: GoogleTest, Google Benchmark, the Python
-# clients, PoCL (the OpenCL device the conformance suite runs on without a GPU) and clinfo.
+# clients, PoCL (the OpenCL device the conformance suite runs on without a GPU) and clinfo;
+# the Python package's tests (tests/python: pytest, NumPy, pip install with setuptools).
 INFINIRT_TEST_PACKAGES=(
-  python3
+  python3 python3-numpy python3-pytest python3-setuptools python3-pip
   libgtest-dev libgmock-dev libbenchmark-dev
   pocl-opencl-icd clinfo
 )
