@@ -16,6 +16,18 @@ cmake --build "$build" --parallel "$(nproc)" > "$out/build.log" 2>&1 || { grep -
 INFINIRT_EXPECT_BACKENDS=cuda,opencl,cpu \
   ctest --test-dir "$build" --output-on-failure --parallel 8 --timeout 300 > "$out/ctest.log" 2>&1
 tail -n 25 "$out/ctest.log"
+# The Python package (tests/python) with this machine's python3 and PyTorch, on this build's
+# library: test_gpu.py exchanges memory with torch on the nvidia device. Without pytest, only
+# test_gpu.py runs, as a script.
+py_env=(INFINIRT_LIBRARY="$build/lib/libinfinirt.so.0" PYTHONPATH="$PWD/python" PYTHONDONTWRITEBYTECODE=1
+        INFINIRT_TEST_INCLUDE="$PWD/include" INFINIRT_TEST_BUILD_DIR="$build" INFINIRT_TEST_CMAKE=cmake)
+if python3 -c 'import pytest' 2>/dev/null; then
+  env "${py_env[@]}" python3 -m pytest -v -rs -p no:cacheprovider tests/python > "$out/python.log" 2>&1
+else
+  env "${py_env[@]}" python3 tests/python/test_gpu.py > "$out/python.log" 2>&1
+fi
+echo "python package: $(tail -n 1 "$out/python.log")"
+grep -E '(test_gpu.py::|^)test_[a-z_]+.*(PASSED|FAILED|SKIPPED|ERROR)|^(PASSED|FAILED|SKIPPED) ' "$out/python.log"
 nv_ocl=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')
 [ -n "$nv_ocl" ] || nv_ocl=$(find / -name 'libnvidia-opencl.so.1*' 2>/dev/null | head -n 1)
 if [ -n "$nv_ocl" ]; then
