@@ -19,9 +19,12 @@
  *    plugins, once; concurrent first calls wait for it. A plugin that fails to load fails no
  *    call: its device type just has no devices (infinirtGetBackendInfo tells why).
  *  - Current device: per thread. A new thread starts on the process default device: the one
- *    named by INFINICORE_DEFAULT_DEVICE=type:index if set and present, else device 0 of the first
- *    non-cpu type that has devices (in infiniDevice_t order), else cpu:0. If no backend reports
- *    any device, every call that needs a device gives DEVICE_NOT_FOUND.
+ *    named by INFINICORE_DEFAULT_DEVICE=type:index if set and present, else the first GPU or
+ *    accelerator device (infinirtDeviceProperties_t.device_kind; by type in infiniDevice_t order,
+ *    then by index; a device whose backend does not report its kind counts as an accelerator),
+ *    else cpu:0, else the first device of any kind. A device of another type that is itself a CPU
+ *    (PoCL's OpenCL device) does not win over cpu:0. If no backend reports any device, every call
+ *    that needs a device gives DEVICE_NOT_FOUND.
  *  - Explicit devices: functions taking (device, device_id) neither use nor change the current
  *    device. A type outside [0, INFINI_DEVICE_TYPE_COUNT) gives DEVICE_TYPE_NOT_SUPPORTED; a type
  *    with no devices or an id outside [0, count) gives DEVICE_NOT_FOUND.
@@ -380,8 +383,19 @@ __export infiniStatus_t infinirtGetBackendCount(int *count);
  * struct_size as the caller set it; strings are NUL-terminated, cut to their fields. */
 __export infiniStatus_t infinirtGetBackendInfo(int index, infinirtBackendInfo_t *info);
 
+/* What a device is, whatever backend serves it (infinirtDeviceProperties_t.device_kind). */
+typedef enum {
+    INFINIRT_DEVICE_KIND_UNKNOWN = 0,    /* the backend does not say (a plugin built before the field) */
+    INFINIRT_DEVICE_KIND_CPU = 1,        /* host processors: the cpu backend, or a device that is itself a
+                                          * CPU (OpenCL CL_DEVICE_TYPE_CPU, e.g. PoCL) */
+    INFINIRT_DEVICE_KIND_GPU = 2,        /* cuda, hip, OpenCL CL_DEVICE_TYPE_GPU */
+    INFINIRT_DEVICE_KIND_ACCELERATOR = 3 /* any other accelerator (OpenCL ACCELERATOR or CUSTOM, NPUs) */
+} infinirtDeviceKind_t;
+
 /* Extensible: set struct_size = sizeof(infinirtDeviceProperties_t) before the call. Fields a
- * backend does not know are left as 0 / "" / -1 (as documented per field). */
+ * backend does not know are left as 0 / "" / -1 (as documented per field). A caller built with
+ * an older header (a smaller struct_size) gets the fields its struct has. New fields are only
+ * ever appended. */
 typedef struct {
     size_t struct_size;
     char name[256];
@@ -396,6 +410,19 @@ typedef struct {
     unsigned char uuid[16];
     int has_uuid;
     char pci_bus_id[32];          /* "0000:3b:00.0"; "" if none */
+    /* ---- appended in 0.1 (issue 13); 0 means unknown for each ---------------------------- */
+    infinirtDeviceKind_t device_kind; /* the default device is the first GPU or ACCELERATOR */
+    int clock_rate_khz;           /* peak core clock (cpu: cpufreq's maximum; 0 without cpufreq) */
+    int memory_clock_rate_khz;    /* peak memory clock */
+    int memory_bus_width_bits;
+    size_t cache_bytes;           /* last-level cache before device memory: L2 on cuda/hip, the global
+                                   * memory cache on opencl, the largest data cache on cpu */
+    int max_threads_per_block;    /* the device's limit (a kernel's own may be lower) */
+    int max_block_dim[3];         /* x, y, z */
+    int max_grid_dim[3];          /* x, y, z; 0 if unknown or no limit below the launch's 32 bits */
+    size_t shared_memory_per_block; /* bytes of shared/local memory one block may use */
+    int graphs_native;            /* set by the loader: 1 if the backend captures and replays graphs
+                                   * natively, 0 if the loader's record/replay does */
 } infinirtDeviceProperties_t;
 
 /* Properties of the named device. NULL props -> NULL_POINTER; struct_size <= sizeof(size_t)

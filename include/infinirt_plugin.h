@@ -132,7 +132,9 @@ typedef struct infinirtPluginTable {
      * `reason` is "" when devices were found. */
     infinirtPluginGetDeviceCountFn *get_device_count;
     /* props->struct_size is sizeof(infinirtDeviceProperties_t) of this header; the loader
-     * pre-fills unknown fields (-1 / 0 / ""). */
+     * pre-fills unknown fields (-1 / 0 / ""). Set device_kind: the loader reads it to choose the
+     * process default device (a CPU-kind device never wins over cpu:0); graphs_native is the
+     * loader's (overwritten). */
     infinirtPluginGetDevicePropertiesFn *get_device_properties;
     /* Optional. Called when a thread makes this device current (infinirtSetDevice), so that
      * native per-thread state (e.g. the CUDA current context) can follow. Failure leaves the

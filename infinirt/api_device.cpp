@@ -167,6 +167,8 @@ __export infiniStatus_t infinirtGetDeviceProperties(infiniDevice_t device, int d
     st = INFINIRT_CALL(b, get_device_properties, device_id, device_id, &p);
     if (st == INFINI_STATUS_SUCCESS) {
         p.struct_size = sizeof p;
+        // Whether graphs are the backend's own or the loader's record/replay (capture.cpp).
+        p.graphs_native = b->table.stream_begin_capture != nullptr ? 1 : 0;
         copyOut(props, p);
     }
     return st;

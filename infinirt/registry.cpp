@@ -250,6 +250,27 @@ bool parseDefaultDevice(int &type, int &id) {
     return false;
 }
 
+// The kind the backend reports for its device `id`; UNKNOWN if it says nothing (a plugin built
+// before the field), something out of range, has no get_device_properties, or it fails.
+infinirtDeviceKind_t deviceKind(Backend &b, int id) {
+    if (b.table.get_device_properties == nullptr) {
+        return INFINIRT_DEVICE_KIND_UNKNOWN;
+    }
+    infinirtDeviceProperties_t p{};
+    p.struct_size = sizeof p;
+    p.compute_capability_major = -1;
+    p.compute_capability_minor = -1;
+    beginPluginCall();
+    if (b.table.get_device_properties(id, &p) != INFINI_STATUS_SUCCESS) {
+        logf(INFINIRT_LOG_INFO, "%s:%d: properties unreadable while choosing the default device", b.name.c_str(), id);
+        return INFINIRT_DEVICE_KIND_UNKNOWN;
+    }
+    const int kind = static_cast<int>(p.device_kind);
+    return kind >= INFINIRT_DEVICE_KIND_CPU && kind <= INFINIRT_DEVICE_KIND_ACCELERATOR
+               ? static_cast<infinirtDeviceKind_t>(kind)
+               : INFINIRT_DEVICE_KIND_UNKNOWN;
+}
+
 void chooseDefaultDevice(Registry &r) {
     int type = 0;
     int id = 0;
@@ -262,16 +283,31 @@ void chooseDefaultDevice(Registry &r) {
         logf(INFINIRT_LOG_WARN, "INFINICORE_DEFAULT_DEVICE names %s:%d, which does not exist; ignored",
              kTypeNames[type], id);
     }
+    // The first GPU or accelerator (in infiniDevice_t order, then by index): a device of another
+    // type that is itself a CPU (PoCL's OpenCL device) does not win over cpu:0. A device whose
+    // backend does not report its kind counts as an accelerator, as every non-cpu type did before
+    // the kind existed.
+    for (int t = 1; t < kTypeCount; ++t) {
+        for (int id = 0; id < r.device_count[t]; ++id) {
+            if (deviceKind(*r.by_type[t], id) != INFINIRT_DEVICE_KIND_CPU) {
+                r.default_type = t;
+                r.default_id = id;
+                return;
+            }
+        }
+    }
+    if (r.device_count[INFINI_DEVICE_CPU] > 0) {
+        r.default_type = INFINI_DEVICE_CPU;
+        r.default_id = 0;
+        return;
+    }
+    // No cpu backend: the first device there is, whatever its kind.
     for (int t = 1; t < kTypeCount; ++t) {
         if (r.device_count[t] > 0) {
             r.default_type = t;
             r.default_id = 0;
             return;
         }
-    }
-    if (r.device_count[INFINI_DEVICE_CPU] > 0) {
-        r.default_type = INFINI_DEVICE_CPU;
-        r.default_id = 0;
     }
 }
 

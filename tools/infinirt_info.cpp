@@ -1,9 +1,12 @@
 // infinirt-info: lists the backend plugins (loaded or not, and why) and every device with its
-// properties. `--json` prints the same as one JSON document.
+// properties (kind, clocks, cache, launch limits, graphs native or emulated). `--json` prints the
+// same as one JSON document (schema in README.md, "schema_version" 1): a property the backend
+// does not know is left out, never given a placeholder. `--version` prints the version.
 #include "infinirt.h"
 
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -53,6 +56,52 @@ std::string uuidText(const infinirtDeviceProperties_t &p) {
     return s;
 }
 
+#ifndef INFINIRT_INFO_VERSION
+#error "tools/CMakeLists.txt defines INFINIRT_INFO_VERSION"
+#endif
+// The layout of --json: raised when a field changes meaning or goes away (not when one is added).
+constexpr int kJsonSchemaVersion = 1;
+
+const char *kindName(infinirtDeviceKind_t k) {
+    switch (k) {
+    case INFINIRT_DEVICE_KIND_CPU: return "cpu";
+    case INFINIRT_DEVICE_KIND_GPU: return "gpu";
+    case INFINIRT_DEVICE_KIND_ACCELERATOR: return "accelerator";
+    case INFINIRT_DEVICE_KIND_UNKNOWN: break;
+    }
+    return nullptr;
+}
+
+// ", \"key\": value" for a known (non-zero) figure; "" when unknown.
+std::string jsonNumber(const char *key, unsigned long long value) {
+    return value == 0 ? std::string() : std::string(", \"") + key + "\": " + std::to_string(value);
+}
+
+std::string jsonString(const char *key, const char *value) {
+    return value == nullptr || *value == '\0' ? std::string() : std::string(", \"") + key + "\": " + json(value);
+}
+
+// [x, y, z], or "" when any is unknown.
+std::string jsonTriple(const char *key, const int v[3]) {
+    if (v[0] <= 0 || v[1] <= 0 || v[2] <= 0) {
+        return std::string();
+    }
+    return std::string(", \"") + key + "\": [" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " +
+           std::to_string(v[2]) + "]";
+}
+
+std::string bytesText(size_t bytes) {
+    char b[32];
+    if (bytes >= (size_t{1} << 20) && bytes % (size_t{1} << 20) == 0) {
+        std::snprintf(b, sizeof b, "%zu MiB", bytes >> 20);
+    } else if (bytes >= 1024 && bytes % 1024 == 0) {
+        std::snprintf(b, sizeof b, "%zu KiB", bytes >> 10);
+    } else {
+        std::snprintf(b, sizeof b, "%zu bytes", bytes);
+    }
+    return b;
+}
+
 struct Device {
     infiniDevice_t type;
     int id;
@@ -82,9 +131,13 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--json") == 0) {
             as_json = true;
+        } else if (std::strcmp(argv[i], "--version") == 0) {
+            std::printf("infinirt-info %s\n", INFINIRT_INFO_VERSION);
+            return 0;
         } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-            std::printf("usage: infinirt-info [--json]\n"
-                        "Lists infinirt backend plugins (and why any did not load) and all devices.\n");
+            std::printf("usage: infinirt-info [--json] [--version]\n"
+                        "Lists infinirt backend plugins (and why any did not load) and all devices with their\n"
+                        "kind, memory, clocks, cache and launch limits. --json: one JSON document (README.md).\n");
             return 0;
         } else {
             std::fprintf(stderr, "infinirt-info: unknown argument %s (try --help)\n", argv[i]);
@@ -127,7 +180,8 @@ int main(int argc, char **argv) {
     const bool has_default = infinirtGetDevice(&cur_type, &cur_id) == INFINI_STATUS_SUCCESS;
 
     if (as_json) {
-        std::printf("{\n  \"backends\": [");
+        std::printf("{\n  \"schema_version\": %d,\n  \"infinirt_version\": %s,\n  \"backends\": [",
+                    kJsonSchemaVersion, json(INFINIRT_INFO_VERSION).c_str());
         for (int i = 0; i < nb; ++i) {
             const infinirtBackendInfo_t &b = backends[i];
             std::printf("%s\n    {\"name\": %s, \"device_type\": %s, \"path\": %s, \"interface_version\": %u, "
@@ -148,13 +202,35 @@ int main(int argc, char **argv) {
             const infinirtDeviceProperties_t &p = d.props;
             std::printf("%s\n    {\"type\": \"%s\", \"id\": %d", i ? "," : "", typeLabel(d.type), d.id);
             if (d.props_ok) {
-                std::printf(", \"name\": %s, \"vendor\": %s, \"platform\": %s, \"driver_version\": %s, "
-                            "\"total_memory\": %zu, \"compute_capability\": \"%d.%d\", \"architecture\": %s, "
-                            "\"multiprocessors\": %d, \"uuid\": %s, \"pci_bus_id\": %s",
-                            json(p.name).c_str(), json(p.vendor).c_str(), json(p.platform).c_str(),
-                            json(p.driver_version).c_str(), p.total_memory, p.compute_capability_major,
-                            p.compute_capability_minor, json(p.architecture).c_str(), p.multiprocessor_count,
-                            json(uuidText(p).c_str()).c_str(), json(p.pci_bus_id).c_str());
+                std::string fields = ", \"name\": " + json(p.name);
+                fields += jsonString("vendor", p.vendor);
+                fields += jsonString("platform", p.platform);
+                fields += jsonString("driver_version", p.driver_version);
+                const char *kind = kindName(p.device_kind);
+                fields += kind ? std::string(", \"kind\": \"") + kind + "\"" : std::string();
+                fields += jsonNumber("total_memory", p.total_memory);
+                if (p.compute_capability_major >= 0 && p.compute_capability_minor >= 0) {
+                    fields += ", \"compute_capability\": \"" + std::to_string(p.compute_capability_major) + "." +
+                              std::to_string(p.compute_capability_minor) + "\"";
+                }
+                fields += jsonString("architecture", p.architecture);
+                fields += jsonNumber("multiprocessors", static_cast<unsigned long long>(p.multiprocessor_count > 0
+                                                                                           ? p.multiprocessor_count
+                                                                                           : 0));
+                fields += jsonString("uuid", uuidText(p).c_str());
+                fields += jsonString("pci_bus_id", p.pci_bus_id);
+                for (const auto &[key, value] : {std::pair<const char *, int>{"clock_rate_khz", p.clock_rate_khz},
+                                                 {"memory_clock_rate_khz", p.memory_clock_rate_khz},
+                                                 {"memory_bus_width_bits", p.memory_bus_width_bits},
+                                                 {"max_threads_per_block", p.max_threads_per_block}}) {
+                    fields += jsonNumber(key, static_cast<unsigned long long>(value > 0 ? value : 0));
+                }
+                fields += jsonNumber("cache_bytes", p.cache_bytes);
+                fields += jsonTriple("max_block_dim", p.max_block_dim);
+                fields += jsonTriple("max_grid_dim", p.max_grid_dim);
+                fields += jsonNumber("shared_memory_per_block", p.shared_memory_per_block);
+                fields += std::string(", \"graphs\": \"") + (p.graphs_native ? "native" : "emulated") + "\"";
+                std::printf("%s", fields.c_str());
             }
             if (d.mem_ok) {
                 std::printf(", \"free_memory\": %zu", d.free_bytes);
@@ -183,8 +259,46 @@ int main(int argc, char **argv) {
             std::printf("      vendor %s%s%s, architecture %s, %d multiprocessors/cores\n", p.vendor,
                         p.platform[0] ? ", platform " : "", p.platform, p.architecture[0] ? p.architecture : "-",
                         p.multiprocessor_count);
+            const char *kind = kindName(p.device_kind);
+            std::printf("      kind %s, graphs %s\n", kind ? kind : "unknown",
+                        p.graphs_native ? "native" : "emulated (the loader's record/replay)");
             if (p.compute_capability_major >= 0) {
                 std::printf("      compute capability %d.%d\n", p.compute_capability_major, p.compute_capability_minor);
+            }
+            std::string clocks;
+            if (p.clock_rate_khz > 0) {
+                clocks += "core " + std::to_string(p.clock_rate_khz / 1000) + " MHz";
+            }
+            if (p.memory_clock_rate_khz > 0) {
+                clocks += (clocks.empty() ? "" : ", ") + std::string("memory ") +
+                          std::to_string(p.memory_clock_rate_khz / 1000) + " MHz";
+            }
+            if (p.memory_bus_width_bits > 0) {
+                clocks += (clocks.empty() ? "" : ", ") + std::to_string(p.memory_bus_width_bits) + "-bit bus";
+            }
+            if (!clocks.empty()) {
+                std::printf("      clocks: %s\n", clocks.c_str());
+            }
+            if (p.cache_bytes > 0) {
+                std::printf("      cache %s\n", bytesText(p.cache_bytes).c_str());
+            }
+            std::string limits;
+            if (p.max_threads_per_block > 0) {
+                limits += "max " + std::to_string(p.max_threads_per_block) + " threads per block";
+            }
+            if (p.max_block_dim[0] > 0) {
+                limits += (limits.empty() ? "" : ", ") + std::string("block ") + std::to_string(p.max_block_dim[0]) +
+                          " x " + std::to_string(p.max_block_dim[1]) + " x " + std::to_string(p.max_block_dim[2]);
+            }
+            if (p.max_grid_dim[0] > 0) {
+                limits += (limits.empty() ? "" : ", ") + std::string("grid ") + std::to_string(p.max_grid_dim[0]) +
+                          " x " + std::to_string(p.max_grid_dim[1]) + " x " + std::to_string(p.max_grid_dim[2]);
+            }
+            if (p.shared_memory_per_block > 0) {
+                limits += (limits.empty() ? "" : ", ") + bytesText(p.shared_memory_per_block) + " shared per block";
+            }
+            if (!limits.empty()) {
+                std::printf("      launch: %s\n", limits.c_str());
             }
             if (p.has_uuid || p.pci_bus_id[0]) {
                 std::printf("      uuid %s  pci %s\n", uuidText(p).c_str(), p.pci_bus_id);

@@ -106,6 +106,10 @@ struct Config {
     int64_t max_threads_per_block = 1024;
     // PREFERRED_BLOCK_MULTIPLE: 32-bit lanes of the widest vector unit (4, 8 or 16; 1 if unknown).
     int simd_lanes = 1;
+    // cpufreq's cpuinfo_max_freq of cpu0 in kHz; 0 where the kernel has no cpufreq (VMs).
+    int max_clock_khz = 0;
+    // The largest data or unified cache of cpu0 (sysfs cache/index*/size, else sysconf); 0 if unknown.
+    size_t largest_cache_bytes = 0;
 };
 
 constexpr int kMaxWorkers = 4096;

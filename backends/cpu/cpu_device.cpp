@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -109,6 +110,51 @@ void readEnvironment(Config &cfg) {
     }
 }
 
+// The first line of a sysfs file ("" if it cannot be read).
+std::string sysfsLine(const std::string &path) {
+    std::ifstream file(path);
+    std::string line;
+    std::getline(file, line);
+    return line;
+}
+
+// The largest data or unified cache of cpu0, from /sys/devices/system/cpu/cpu0/cache/index*/
+// ("32K", "1024K", "32768K"), else from sysconf; 0 if neither knows.
+size_t largestCacheBytes() {
+    size_t largest = 0;
+    for (int index = 0; index < 16; ++index) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+        const std::string type = sysfsLine(dir + "type");
+        if (type.empty()) {
+            break;
+        }
+        if (type == "Instruction") {
+            continue;
+        }
+        const std::string size = sysfsLine(dir + "size");
+        char unit = '\0';
+        unsigned long long value = 0;
+        const int parsed = std::sscanf(size.c_str(), "%llu%c", &value, &unit);
+        if (parsed < 1) {
+            continue;
+        }
+        const size_t bytes = static_cast<size_t>(value) * (parsed == 2 && unit == 'K'   ? 1024
+                                                           : parsed == 2 && unit == 'M' ? 1024 * 1024
+                                                                                        : 1);
+        largest = std::max(largest, bytes);
+    }
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+    // No sysfs cache folders (containers, some VMs): glibc's answer (cpuid on x86; 0 if unknown).
+    if (largest == 0) {
+        for (int name : {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE}) {
+            const long bytes = sysconf(name);
+            largest = bytes > 0 ? std::max(largest, static_cast<size_t>(bytes)) : largest;
+        }
+    }
+#endif
+    return largest;
+}
+
 void readSystem(Config &cfg) {
     struct sysinfo info;
     if (sysinfo(&info) == 0) {
@@ -126,6 +172,12 @@ void readSystem(Config &cfg) {
         cfg.architecture = names.machine;
         cfg.kernel_release = names.release;
     }
+    unsigned long long khz = 0;
+    if (parseCount(sysfsLine("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq").c_str(), &khz) &&
+        khz <= static_cast<unsigned long long>(INT_MAX)) {
+        cfg.max_clock_khz = static_cast<int>(khz);
+    }
+    cfg.largest_cache_bytes = largestCacheBytes();
     long threads = sysconf(_SC_NPROCESSORS_ONLN);
     cfg.hardware_threads = threads > 0 ? static_cast<int>(threads) : 0;
     // Kernel workers by default: the CPUs this process may run on (as OpenMP counts them).
@@ -235,6 +287,18 @@ infiniStatus_t getDeviceProperties(int, infinirtDeviceProperties_t *props) {
     std::memset(props->uuid, 0, sizeof props->uuid);
     props->has_uuid = 0;
     props->pci_bus_id[0] = '\0';
+    props->device_kind = INFINIRT_DEVICE_KIND_CPU;
+    props->clock_rate_khz = cfg.max_clock_khz;
+    props->cache_bytes = cfg.largest_cache_bytes;
+    // A block runs its threads' work in one kernel call; the limit is the configured
+    // MAX_THREADS_PER_BLOCK, in any one dimension as in the product. The grid has no limit of its
+    // own below the launch config's 32-bit fields (max_grid_dim stays 0).
+    const int max_threads = static_cast<int>(cfg.max_threads_per_block);
+    props->max_threads_per_block = max_threads;
+    for (int i = 0; i < 3; ++i) {
+        props->max_block_dim[i] = max_threads;
+    }
+    props->shared_memory_per_block = kMaxDynamicShared;
     return INFINI_STATUS_SUCCESS;
 }
 

@@ -99,6 +99,35 @@ infiniStatus_t getDeviceProperties(int device, infinirtDeviceProperties_t *props
     out.compute_capability_major = major;
     out.compute_capability_minor = minor;
     out.multiprocessor_count = sms;
+    out.device_kind = INFINIRT_DEVICE_KIND_GPU;
+    /* Clocks, cache and launch limits: an attribute the driver does not answer stays 0 (unknown). */
+    struct {
+        CUdevice_attribute attribute;
+        int *field;
+    } const limits[] = {
+        {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, &out.clock_rate_khz},
+        {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, &out.memory_clock_rate_khz},
+        {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, &out.memory_bus_width_bits},
+        {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &out.max_threads_per_block},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &out.max_block_dim[0]},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &out.max_block_dim[1]},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &out.max_block_dim[2]},
+        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &out.max_grid_dim[0]},
+        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &out.max_grid_dim[1]},
+        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &out.max_grid_dim[2]},
+    };
+    for (const auto &limit : limits) {
+        int value = 0;
+        *limit.field = d.cuDeviceGetAttribute(&value, limit.attribute, dev) == CUDA_SUCCESS && value > 0 ? value : 0;
+    }
+    int l2 = 0, shared = 0;
+    out.cache_bytes = d.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) == CUDA_SUCCESS && l2 > 0
+                          ? static_cast<size_t>(l2)
+                          : 0;
+    out.shared_memory_per_block =
+        d.cuDeviceGetAttribute(&shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, dev) == CUDA_SUCCESS && shared > 0
+            ? static_cast<size_t>(shared)
+            : 0;
     *props = out;
     return INFINI_STATUS_SUCCESS;
 }

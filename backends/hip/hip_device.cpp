@@ -20,7 +20,13 @@ void discover() {
         return;
     }
     if (hipError_t rc = hip().hipInit(0)) {
-        std::snprintf(g_reason, sizeof g_reason, "hipInit failed: %s (%d)", errorName(rc), rc);
+        /* Debian's libamdhip64 answers hipErrorInvalidDevice (or NoDevice) on machines without an
+         * AMD GPU: not a failure of the runtime, so not worded as one. */
+        if (rc == hipErrorInvalidDevice || rc == hipErrorNoDevice) {
+            std::snprintf(g_reason, sizeof g_reason, "no AMD GPU found (hipInit: %s)", errorName(rc));
+        } else {
+            std::snprintf(g_reason, sizeof g_reason, "hipInit failed: %s (%d)", errorName(rc), rc);
+        }
         return;
     }
     if (hip().hipDriverGetVersion(&g_runtime_version) != hipSuccess) {
@@ -88,6 +94,35 @@ infiniStatus_t getDeviceProperties(int device, infinirtDeviceProperties_t *props
     out.compute_capability_major = major;
     out.compute_capability_minor = minor;
     out.multiprocessor_count = units;
+    out.device_kind = INFINIRT_DEVICE_KIND_GPU;
+    /* Clocks, cache and launch limits: an attribute the runtime does not answer stays 0 (unknown). */
+    struct {
+        hipDeviceAttribute_t attribute;
+        int *field;
+    } const limits[] = {
+        {hipDeviceAttributeClockRate, &out.clock_rate_khz},
+        {hipDeviceAttributeMemoryClockRate, &out.memory_clock_rate_khz},
+        {hipDeviceAttributeMemoryBusWidth, &out.memory_bus_width_bits},
+        {hipDeviceAttributeMaxThreadsPerBlock, &out.max_threads_per_block},
+        {hipDeviceAttributeMaxBlockDimX, &out.max_block_dim[0]},
+        {hipDeviceAttributeMaxBlockDimY, &out.max_block_dim[1]},
+        {hipDeviceAttributeMaxBlockDimZ, &out.max_block_dim[2]},
+        {hipDeviceAttributeMaxGridDimX, &out.max_grid_dim[0]},
+        {hipDeviceAttributeMaxGridDimY, &out.max_grid_dim[1]},
+        {hipDeviceAttributeMaxGridDimZ, &out.max_grid_dim[2]},
+    };
+    for (const auto &limit : limits) {
+        int value = 0;
+        *limit.field = h.hipDeviceGetAttribute(&value, limit.attribute, device) == hipSuccess && value > 0 ? value : 0;
+    }
+    int l2 = 0, shared = 0;
+    out.cache_bytes = h.hipDeviceGetAttribute(&l2, hipDeviceAttributeL2CacheSize, device) == hipSuccess && l2 > 0
+                          ? static_cast<size_t>(l2)
+                          : 0;
+    out.shared_memory_per_block =
+        h.hipDeviceGetAttribute(&shared, hipDeviceAttributeMaxSharedMemoryPerBlock, device) == hipSuccess && shared > 0
+            ? static_cast<size_t>(shared)
+            : 0;
     *props = out;
     return INFINI_STATUS_SUCCESS;
 }

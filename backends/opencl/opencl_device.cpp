@@ -8,6 +8,7 @@
 
 #include <CL/cl_ext.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -76,6 +77,54 @@ void fillIdentity(Device &dev, const std::string &extensions) {
         dev.has_uuid = true;
     }
     dev.amd_free_memory = hasExtension(extensions, "cl_amd_device_attribute_query");
+}
+
+// CL_DEVICE_TYPE as infinirt's kind: a device listing GPU among its types is a GPU.
+infinirtDeviceKind_t kindOf(cl_device_type type) {
+    if (type & CL_DEVICE_TYPE_GPU) {
+        return INFINIRT_DEVICE_KIND_GPU;
+    }
+    if (type & (CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM)) {
+        return INFINIRT_DEVICE_KIND_ACCELERATOR;
+    }
+    if (type & CL_DEVICE_TYPE_CPU) {
+        return INFINIRT_DEVICE_KIND_CPU;
+    }
+    return INFINIRT_DEVICE_KIND_UNKNOWN;
+}
+
+int clampToInt(size_t value) { return value > static_cast<size_t>(INT_MAX) ? INT_MAX : static_cast<int>(value); }
+
+// The kind, clock, cache and launch limits of `id` into `props` (each left 0 where its query fails).
+void fillLimits(cl_device_id id, infinirtDeviceProperties_t *props) {
+    cl_device_type type = 0;
+    if (deviceValue(id, CL_DEVICE_TYPE, &type)) {
+        props->device_kind = kindOf(type);
+    }
+    cl_uint mhz = 0;
+    if (deviceValue(id, CL_DEVICE_MAX_CLOCK_FREQUENCY, &mhz)) {
+        props->clock_rate_khz = clampToInt(static_cast<size_t>(mhz) * 1000);
+    }
+    cl_ulong cache = 0;
+    if (deviceValue(id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, &cache)) {
+        props->cache_bytes = static_cast<size_t>(cache);
+    }
+    size_t group = 0;
+    if (deviceValue(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, &group)) {
+        props->max_threads_per_block = clampToInt(group);
+    }
+    cl_uint dims = 0;
+    size_t sizes[16] = {};
+    if (deviceValue(id, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, &dims) && dims >= 1 && dims <= 16 &&
+        api().clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof(size_t), sizes, nullptr) == CL_SUCCESS) {
+        for (cl_uint i = 0; i < 3 && i < dims; ++i) {
+            props->max_block_dim[i] = clampToInt(sizes[i]);
+        }
+    }
+    cl_ulong local = 0; // LOCAL memory of one work-group
+    if (deviceValue(id, CL_DEVICE_LOCAL_MEM_SIZE, &local)) {
+        props->shared_memory_per_block = static_cast<size_t>(local);
+    }
 }
 
 // Builds the Device for `id`, or returns false with why it cannot serve infinirt.
@@ -288,6 +337,7 @@ infiniStatus_t getDeviceProperties(int index, infinirtDeviceProperties_t *props)
         std::memcpy(props->uuid, dev.uuid, sizeof(props->uuid));
         props->has_uuid = 1;
     }
+    fillLimits(dev.id, props);
     return INFINI_STATUS_SUCCESS;
 }
 

@@ -10,8 +10,11 @@
 // are left NULL in the table; the loader then falls back as described at each of them below.
 //
 // To make a real backend:
-//  1. Copy this folder and rename every "skeleton" (files, namespace, kName); pick your
-//     infiniDevice_t (kDeviceType).
+//  1. Copy this folder under your backend's name (e.g. backends/myvendor/) and set, at the top of
+//     its CMakeLists.txt, backend_name (else it calls itself "skeleton"), backend_device_type
+//     (else it claims Kunlun's type) and backend_device_kind: the code reads them only through
+//     kName, kDeviceType and kDeviceKind below. Renaming the files and the namespace is optional
+//     (nothing outside the plugin sees them).
 //  2. Build it with infinirt_add_plugin(<name> SOURCES ...) from find_package(infinirt): that
 //     produces libinfinirt-<name>.so exporting only infinirtPluginQuery, links the plugin-support
 //     layer (backends/common, installed as infinirt::plugin_support) and installs the plugin into
@@ -47,10 +50,15 @@
 
 namespace infinirt::skeleton {
 
-constexpr const char *kName = "skeleton";
-constexpr infiniDevice_t kDeviceType = INFINI_DEVICE_KUNLUN;
+// Set in CMakeLists.txt (backend_name, backend_device_type, backend_device_kind): one place.
+#if !defined(INFINIRT_BACKEND_NAME) || !defined(INFINIRT_BACKEND_DEVICE_TYPE) || !defined(INFINIRT_BACKEND_DEVICE_KIND)
+#error "build with this folder's CMakeLists.txt: it defines INFINIRT_BACKEND_NAME, _DEVICE_TYPE and _DEVICE_KIND"
+#endif
+constexpr const char *kName = INFINIRT_BACKEND_NAME;
+constexpr infiniDevice_t kDeviceType = INFINIRT_BACKEND_DEVICE_TYPE;
+constexpr infinirtDeviceKind_t kDeviceKind = INFINIRT_BACKEND_DEVICE_KIND;
 // The reason get_device_count gives when there is no device (the loader tests rely on it).
-constexpr const char *kTemplateReason = "skeleton backend: template only";
+constexpr const char *kTemplateReason = INFINIRT_BACKEND_NAME " backend: template only";
 // The most template devices INFINIRT_SKELETON_DEVICE_COUNT may ask for.
 constexpr int kMaxTemplateDevices = 8;
 

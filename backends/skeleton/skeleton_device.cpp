@@ -76,8 +76,9 @@ infiniStatus_t getDeviceCount(int *count, char *reason, size_t reason_size) {
 
 infiniStatus_t getDeviceProperties(int device, infinirtDeviceProperties_t *props) {
     if (g_template_devices > 0) {
-        common::copyString(props->name, sizeof props->name, "skeleton template device");
-        common::copyString(props->vendor, sizeof props->vendor, "infinirt skeleton");
+        props->device_kind = kDeviceKind;
+        std::snprintf(props->name, sizeof props->name, "%s template device", kName);
+        std::snprintf(props->vendor, sizeof props->vendor, "infinirt %s", kName);
         return INFINI_STATUS_SUCCESS;
     }
     // Devices exist only through the vendor library here; outputs are written only on success.
@@ -87,6 +88,7 @@ infiniStatus_t getDeviceProperties(int device, infinirtDeviceProperties_t *props
         return nativeFailure("vendorGetDeviceName", rc, "for device %d", device);
     }
     common::copyString(props->name, sizeof props->name, name);
+    props->device_kind = kDeviceKind;
     return INFINI_STATUS_SUCCESS;
 }
 

@@ -50,6 +50,42 @@ TEST_P(Device, Properties) {
         EXPECT_GT(props.total_memory, 0u) << "a device with memory reports how much";
     }
     EXPECT_GE(props.multiprocessor_count, 0);
+    // Every backend says what its devices are; the cpu backend's are CPUs.
+    EXPECT_TRUE(props.device_kind == INFINIRT_DEVICE_KIND_CPU || props.device_kind == INFINIRT_DEVICE_KIND_GPU ||
+                props.device_kind == INFINIRT_DEVICE_KIND_ACCELERATOR)
+        << "device_kind " << static_cast<int>(props.device_kind);
+    if (type() == INFINI_DEVICE_CPU) {
+        EXPECT_EQ(props.device_kind, INFINIRT_DEVICE_KIND_CPU);
+    }
+    // Limits are unknown (0) or positive; a block dimension never exceeds the block's thread limit.
+    EXPECT_GE(props.clock_rate_khz, 0);
+    EXPECT_GE(props.max_threads_per_block, 0);
+    for (int d = 0; d < 3; ++d) {
+        EXPECT_GE(props.max_block_dim[d], 0);
+        EXPECT_GE(props.max_grid_dim[d], 0);
+        if (props.max_threads_per_block > 0) {
+            EXPECT_LE(props.max_block_dim[d], props.max_threads_per_block) << "dimension " << d;
+        }
+    }
+    // The loader says whether graphs are the backend's own.
+    EXPECT_TRUE(props.graphs_native == 0 || props.graphs_native == 1) << props.graphs_native;
+}
+
+// A caller built before the fields appended in issue 13 (struct_size up to pci_bus_id) gets the
+// old fields and nothing past them.
+TEST_P(Device, PropertiesServesCallersOfTheOlderStruct) {
+    REQUIRE_FEATURES(Feature::kDeviceProperties);
+    const size_t old_size = offsetof(infinirtDeviceProperties_t, device_kind);
+    infinirtDeviceProperties_t props;
+    std::memset(&props, 0xcd, sizeof(props));
+    props.struct_size = old_size;
+    ASSERT_OK(infinirtGetDeviceProperties(type(), id(), &props));
+    EXPECT_EQ(props.struct_size, old_size);
+    EXPECT_GT(strnlen(props.name, sizeof(props.name)), 0u);
+    const auto *bytes = reinterpret_cast<const unsigned char *>(&props);
+    for (size_t i = old_size; i < sizeof(props); ++i) {
+        ASSERT_EQ(bytes[i], 0xcd) << "byte " << i << " past struct_size was written";
+    }
 }
 
 // A caller built against an older, shorter struct must not have bytes past its struct_size
@@ -113,13 +149,33 @@ TEST_P(Device, CurrentDeviceIsPerThread) {
     if (std::getenv("INFINICORE_DEFAULT_DEVICE") != nullptr) {
         GTEST_SKIP() << "INFINICORE_DEFAULT_DEVICE overrides the default this test computes";
     }
-    infiniDevice_t expected_type = INFINI_DEVICE_CPU;
+    // The rule: the first GPU or accelerator (by type, then index), else cpu:0, else the first
+    // device there is. A device that is itself a CPU (PoCL) does not win over cpu:0.
+    infiniDevice_t expected_type = INFINI_DEVICE_TYPE_COUNT;
+    int expected_id = 0;
     int all[INFINI_DEVICE_TYPE_COUNT] = {};
     ASSERT_OK(infinirtGetAllDeviceCount(all));
-    for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
-        if (t != INFINI_DEVICE_CPU && all[t] > 0) {
-            expected_type = static_cast<infiniDevice_t>(t);
-            break;
+    for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT && expected_type == INFINI_DEVICE_TYPE_COUNT; ++t) {
+        for (int d = 0; t != INFINI_DEVICE_CPU && d < all[t]; ++d) {
+            infinirtDeviceProperties_t props{};
+            props.struct_size = sizeof(props);
+            ASSERT_OK(infinirtGetDeviceProperties(static_cast<infiniDevice_t>(t), d, &props));
+            if (props.device_kind != INFINIRT_DEVICE_KIND_CPU) {
+                expected_type = static_cast<infiniDevice_t>(t);
+                expected_id = d;
+                break;
+            }
+        }
+    }
+    if (expected_type == INFINI_DEVICE_TYPE_COUNT) {
+        expected_type = INFINI_DEVICE_CPU;
+        if (all[INFINI_DEVICE_CPU] == 0) {
+            for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
+                if (all[t] > 0) {
+                    expected_type = static_cast<infiniDevice_t>(t);
+                    break;
+                }
+            }
         }
     }
     infiniStatus_t thread_status = INFINI_STATUS_INTERNAL_ERROR;
@@ -128,10 +184,10 @@ TEST_P(Device, CurrentDeviceIsPerThread) {
     std::thread([&] { thread_status = infinirtGetDevice(&thread_type, &thread_id); }).join();
     ASSERT_EQ(thread_status, INFINI_STATUS_SUCCESS);
     EXPECT_EQ(thread_type, expected_type);
-    EXPECT_EQ(thread_id, 0);
+    EXPECT_EQ(thread_id, expected_id);
 
     // A thread switching devices does not move this thread.
-    std::thread([&] { thread_status = infinirtSetDevice(expected_type, 0); }).join();
+    std::thread([&] { thread_status = infinirtSetDevice(expected_type, expected_id); }).join();
     EXPECT_EQ(thread_status, INFINI_STATUS_SUCCESS);
     infiniDevice_t t = INFINI_DEVICE_TYPE_COUNT;
     int i = -1;

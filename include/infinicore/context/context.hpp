@@ -4,7 +4,7 @@
 // allocators), created on the first call that needs that device, so a process that only uses
 // nvidia:3 never creates anything on nvidia:0. The current device is the C ABI's per-thread
 // current device (infinirtGetDevice): a new thread starts on the process default device
-// (INFINICORE_DEFAULT_DEVICE=type:index if set, else the first non-cpu device, else cpu:0), and
+// (INFINICORE_DEFAULT_DEVICE=type:index if set, else the first GPU or accelerator, else cpu:0), and
 // infinirtSetDevice and context::setDevice are two views of one setting.
 //
 // Allocators: cpu devices use aligned host memory; every other device uses a stream-ordered

@@ -126,6 +126,12 @@ static infiniStatus_t stubGetDeviceProperties(int device, infinirtDeviceProperti
     logLine("get_device_properties device=%d struct_size=%zu", device, props->struct_size);
     snprintf(props->name, sizeof props->name, "stub cambricon %d", device);
     props->total_memory = (size_t)1 << 30;
+    /* STUB_DEVICE_KINDS="<kind of device 0>,<kind of device 1>" (infinirtDeviceKind_t numbers) for
+     * the default-device tests; unset leaves the kind UNKNOWN, as a plugin built before it. */
+    const char *kinds = getenv("STUB_DEVICE_KINDS");
+    if (kinds != NULL && strlen(kinds) >= 3 && device < STUB_DEVICES) {
+        props->device_kind = (infinirtDeviceKind_t)(kinds[device * 2] - '0');
+    }
     return INFINI_STATUS_SUCCESS;
 }
 
