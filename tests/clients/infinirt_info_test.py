@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""infinirt-info as a user meets it (issue 13): --version, --json and the text listing.
+
+--json: one document with schema_version 1 and infinirt_version; devices carry no placeholder
+values (no "-1.-1" compute capability, no empty strings, no zero or negative figures: unknown is
+left out); every device has a kind (cpu / gpu / accelerator) and says whether graphs are native;
+the default device follows the rule (first GPU or accelerator, else cpu:0); a hip backend without
+an AMD GPU says so in words. Usage: infinirt_info_test.py <infinirt-info> <version>
+"""
+import json
+import os
+import subprocess
+import sys
+
+info, version = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+
+
+def run(*args):
+    done = subprocess.run([info, *args], capture_output=True, text=True, timeout=120)
+    check(done.returncode == 0, f"infinirt-info {' '.join(args)} exited {done.returncode}: {done.stderr}")
+    return done.stdout
+
+
+check(run("--version").strip() == f"infinirt-info {version}", "--version does not print 'infinirt-info <version>'")
+text = run()
+doc = json.loads(run("--json"))
+check(doc.get("schema_version") == 1, f"schema_version is {doc.get('schema_version')!r}, expected 1")
+check(doc.get("infinirt_version") == version, f"infinirt_version is {doc.get('infinirt_version')!r}")
+
+KINDS = {"cpu", "gpu", "accelerator"}
+for d in doc["devices"]:
+    where = f"{d['type']}:{d['id']}"
+    for key, value in d.items():
+        if isinstance(value, str):
+            check(value != "", f"{where}: {key} is an empty string (leave unknown values out)")
+        elif isinstance(value, (int, float)) and key != "id":
+            check(value > 0, f"{where}: {key} is {value} (leave unknown values out)")
+        elif isinstance(value, list):
+            check(all(v > 0 for v in value), f"{where}: {key} is {value}")
+    check("-1" not in d.get("compute_capability", ""), f"{where}: compute_capability {d.get('compute_capability')}")
+    check(d.get("kind") in KINDS, f"{where}: kind is {d.get('kind')!r}")
+    check(d.get("graphs") in ("native", "emulated"), f"{where}: graphs is {d.get('graphs')!r}")
+    if d["type"] == "cpu":
+        check(d.get("kind") == "cpu", f"{where}: the cpu backend's device is not of kind cpu")
+        check(d.get("graphs") == "emulated", f"{where}: cpu graphs are the loader's record/replay")
+    check(f"kind {d.get('kind')}" in text, f"the text listing does not show kind {d.get('kind')}")
+
+if "INFINICORE_DEFAULT_DEVICE" not in os.environ and doc["devices"]:
+    accelerators = [d for d in doc["devices"] if d["type"] != "cpu" and d.get("kind") != "cpu"]
+    cpus = [d for d in doc["devices"] if d["type"] == "cpu"]
+    expected = (accelerators or cpus or doc["devices"])[0]
+    got = doc["default_device"]
+    check(got == {"type": expected["type"], "id": expected["id"]},
+          f"default device {got}, expected {expected['type']}:{expected['id']} (first GPU or accelerator, else cpu:0)")
+
+for b in doc["backends"]:
+    if b["name"] == "hip" and ("hipErrorInvalidDevice" in b["reason"] or "hipErrorNoDevice" in b["reason"]):
+        check(b["reason"].startswith("no AMD GPU found (hipInit: "), f"hip reason reads like an error: {b['reason']}")
+
+if failures:
+    print("\n".join(failures), file=sys.stderr)
+    sys.exit(1)
+print(f"infinirt-info: OK ({len(doc['devices'])} devices, default {doc['default_device']})")
