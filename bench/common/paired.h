@@ -4,6 +4,8 @@
 // difference and the ratio. Header-only; used by bench/dispatch and bench/opencl.
 #pragma once
 
+#include "console.h"
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -58,6 +60,9 @@ void pairBenchmark(benchmark::State &state, Ours ours, Reference reference, Betw
 // Collects the pairs as they run and prints them side by side at the end.
 class PairReporter : public benchmark::ConsoleReporter {
 public:
+    // `options`: consoleOptions(argc, argv), so that pipes get no colour codes.
+    explicit PairReporter(OutputOptions options) : benchmark::ConsoleReporter(options) {}
+
     struct Row {
         std::string call; // the benchmark's function name without its "BM_" prefix
         double ours;

@@ -13,6 +13,7 @@
 #include "device_pinned_host_allocator.hpp"
 #include "infinicore/context/context.hpp"
 #include "reference.hpp"
+#include "../common/console.h"
 
 #include <benchmark/benchmark.h>
 
@@ -187,6 +188,8 @@ auto failed(const R &run, long) -> decltype(run.skipped, bool()) {
 // Collects every run for the summary while printing as usual.
 class Collector : public benchmark::ConsoleReporter {
 public:
+    // `options`: consoleOptions(argc, argv), so that pipes get no colour codes.
+    explicit Collector(OutputOptions options) : benchmark::ConsoleReporter(options) {}
     struct Result {
         double ns_per_iteration = 0;
         double items_per_second = 0;
@@ -238,6 +241,7 @@ void printRow(const char *label, const std::vector<std::pair<std::string, double
 } // namespace
 
 int main(int argc, char **argv) {
+    const auto console = infinirt_bench::consoleOptions(argc, argv);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
         return 1;
@@ -310,7 +314,7 @@ int main(int argc, char **argv) {
     }
 #endif
 
-    Collector collector;
+    Collector collector(console);
     benchmark::RunSpecifiedBenchmarks(&collector);
 
     // ---- summary: every figure with its ratio (> 1x: ours is better) ----

@@ -151,9 +151,10 @@ BENCHMARK(BM_MemcpyAsync64B);
 BENCHMARK(BM_SetDevice);
 
 int main(int argc, char **argv) {
+    const auto console = infinirt_bench::consoleOptions(argc, argv);
     benchmark::Initialize(&argc, argv);
     setUp();
-    infinirt_bench::PairReporter reporter;
+    infinirt_bench::PairReporter reporter(console);
     benchmark::RunSpecifiedBenchmarks(&reporter);
     const int over = reporter.print("Dispatch overhead, backend " + g.name + " (target: under 10 ns added per call)",
                                     "plugin (ns)", 10.0);

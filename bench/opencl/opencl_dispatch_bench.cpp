@@ -273,9 +273,10 @@ BENCHMARK(BM_MemcpyH2D64MiBPinned);
 BENCHMARK(BM_MemcpyD2H64MiBPinned);
 
 int main(int argc, char **argv) {
+    const auto console = infinirt_bench::consoleOptions(argc, argv);
     benchmark::Initialize(&argc, argv);
     setUp();
-    infinirt_bench::PairReporter reporter;
+    infinirt_bench::PairReporter reporter(console);
     benchmark::RunSpecifiedBenchmarks(&reporter);
     reporter.print("opencl backend dispatch, device opencl:" + std::to_string(g.device) + " " + g.device_name,
                    "raw cl (ns)", -1.0, [](const infinirt_bench::PairReporter::Row &r) {
