@@ -17,6 +17,7 @@
 #define INFINIRT_CPU_BACKEND_H
 
 #include "infinirt_cpu_kernel.h"
+#include "common/entry_guard.hpp"
 #include "infinirt_plugin.h"
 
 #include <atomic>
@@ -459,5 +460,14 @@ bool spinUntil(Done done, std::chrono::microseconds limit) noexcept {
 }
 
 } // namespace infinirt::cpu
+
+// The hot entries' guards live beside their definitions (common/entry_guard.hpp).
+INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::launchKernel);
+INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::memcpyAsync);
+INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::memsetAsync);
+INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::eventRecord);
+INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::eventQuery);
+INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::streamQuery);
+INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::streamWaitEvent);
 
 #endif // INFINIRT_CPU_BACKEND_H

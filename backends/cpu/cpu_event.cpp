@@ -126,3 +126,6 @@ infiniStatus_t eventElapsedTime(int, float *ms, void *start, void *end) {
 }
 
 } // namespace infinirt::cpu
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::cpu::eventRecord);
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::cpu::eventQuery);

@@ -482,3 +482,5 @@ infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig
 }
 
 } // namespace infinirt::cpu
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::cpu::launchKernel);

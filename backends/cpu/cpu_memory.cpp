@@ -148,3 +148,6 @@ infiniStatus_t freeAsync(int device, void *ptr, void *stream) {
 }
 
 } // namespace infinirt::cpu
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::cpu::memcpyAsync);
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::cpu::memsetAsync);

@@ -250,3 +250,6 @@ infiniStatus_t streamWaitEvent(int device, void *stream, void *event) {
 }
 
 } // namespace infinirt::cpu
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::cpu::streamQuery);
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::cpu::streamWaitEvent);

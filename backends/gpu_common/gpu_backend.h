@@ -11,6 +11,7 @@
 
 #include "gpu_vendor.h"
 
+#include "common/entry_guard.hpp"
 #include "common/host_services.hpp"
 #include "common/text.hpp"
 
@@ -136,5 +137,14 @@ infinirtPluginKernelSetAttributeFn kernelSetAttribute;
 infinirtPluginLaunchKernelFn launchKernel;
 
 } // namespace infinirt::gpu
+
+// The hot entries' guards live beside their definitions (common/entry_guard.hpp).
+INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::launchKernel);
+INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::memcpyAsync);
+INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::memsetAsync);
+INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::eventRecord);
+INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::eventQuery);
+INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::streamQuery);
+INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::streamWaitEvent);
 
 #endif

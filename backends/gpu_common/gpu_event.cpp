@@ -126,3 +126,6 @@ infiniStatus_t eventGetNative(int device, void *event, void **native) {
 }
 
 } // namespace infinirt::gpu
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::gpu::eventRecord);
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::gpu::eventQuery);

@@ -122,3 +122,5 @@ infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig
 }
 
 } // namespace infinirt::gpu
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::gpu::launchKernel);

@@ -159,3 +159,6 @@ infiniStatus_t freeAsync(int device, void *ptr, void *stream) {
 }
 
 } // namespace infinirt::gpu
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::gpu::memcpyAsync);
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::gpu::memsetAsync);

@@ -81,3 +81,6 @@ infiniStatus_t streamGetNative(int device, void *stream, void **native) {
 }
 
 } // namespace infinirt::gpu
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::gpu::streamQuery);
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::gpu::streamWaitEvent);

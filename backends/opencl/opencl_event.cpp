@@ -207,3 +207,6 @@ infiniStatus_t eventGetNative(int, void *handle, void **native) {
 }
 
 } // namespace infinirt::opencl
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::opencl::eventRecord);
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::opencl::eventQuery);

@@ -131,3 +131,5 @@ infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig
 }
 
 } // namespace infinirt::opencl
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::opencl::launchKernel);

@@ -441,3 +441,6 @@ infiniStatus_t freeAsync(int device, void *ptr, void *stream_handle) {
 }
 
 } // namespace infinirt::opencl
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::opencl::memcpyAsync);
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::opencl::memsetAsync);

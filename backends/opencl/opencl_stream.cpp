@@ -137,7 +137,7 @@ infiniStatus_t streamQuery(int device, void *handle) {
         uint64_t covers = 0;
         cl_int err = CL_SUCCESS;
         {
-            std::lock_guard<std::mutex> submit_lock(stream->submit_mutex);
+            std::lock_guard<SubmitLock> submit_lock(stream->submit_lock);
             err = api().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker);
             covers = stream->enqueued.load(std::memory_order_relaxed);
         }
@@ -226,3 +226,6 @@ infiniStatus_t streamGetNative(int device, void *handle, void **native) {
 }
 
 } // namespace infinirt::opencl
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::opencl::streamQuery);
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::opencl::streamWaitEvent);

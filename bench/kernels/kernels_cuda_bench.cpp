@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
     rows.push_back(info("graph of 100 launches + sync (vs direct)", "us",
                         graphVsDirect(rounds, replays, exec, kernel, config, stream, kGraphLaunches)));
     rows.push_back(info("graph of 100 launches + sync (vs cuGraph)", "us",
-                        {graph_vs_native.ours / 1000.0, graph_vs_native.anchor / 1000.0}));
+                        {graph_vs_native.ours / 1000.0, graph_vs_native.anchor / 1000.0, graph_vs_native.added / 1000.0}));
 
     const std::string title =
         format("cuda kernel launch on %s (%s, driver %s), image: %s; median of %d batches per side of %d "
