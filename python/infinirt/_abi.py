@@ -136,6 +136,13 @@ class ModuleFormat(enum.IntEnum):
     HOST_SO = 8
 
 
+class DeviceKind(enum.IntEnum):
+    UNKNOWN = 0
+    CPU = 1
+    GPU = 2
+    ACCELERATOR = 3
+
+
 class KernelAttribute(enum.IntEnum):
     MAX_THREADS_PER_BLOCK = 0
     STATIC_SHARED_BYTES = 1
@@ -164,6 +171,7 @@ ENUMS = {
     "infinirtStreamCaptureMode_t": (StreamCaptureMode, "INFINIRT_STREAM_CAPTURE_MODE_"),
     "infinirtBackendState_t": (BackendState, "INFINIRT_BACKEND_"),
     "infinirtMemoryKind_t": (MemoryKind, "INFINIRT_MEMORY_"),
+    "infinirtDeviceKind_t": (DeviceKind, "INFINIRT_DEVICE_KIND_"),
     "infinirtModuleFormat_t": (ModuleFormat, "INFINIRT_MODULE_FORMAT_"),
     "infinirtKernelAttribute_t": (KernelAttribute, "INFINIRT_KERNEL_ATTR_"),
     "infinirtKernelArgKind_t": (KernelArgKind, "INFINIRT_KERNEL_ARG_"),
@@ -227,6 +235,16 @@ class DeviceProperties(ctypes.Structure):
         ("uuid", ctypes.c_ubyte * 16),
         ("has_uuid", c_int),
         ("pci_bus_id", ctypes.c_char * 32),
+        ("device_kind", c_enum),
+        ("clock_rate_khz", c_int),
+        ("memory_clock_rate_khz", c_int),
+        ("memory_bus_width_bits", c_int),
+        ("cache_bytes", c_size_t),
+        ("max_threads_per_block", c_int),
+        ("max_block_dim", c_int * 3),
+        ("max_grid_dim", c_int * 3),
+        ("shared_memory_per_block", c_size_t),
+        ("graphs_native", c_int),
     ]
 
 
