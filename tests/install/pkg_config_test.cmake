@@ -16,18 +16,7 @@ foreach(var INFINIRT_BUILD_DIR WRITER WORK_DIR C_COMPILER LIBDIR INCLUDEDIR VERS
 endforeach()
 find_program(PKG_CONFIG pkg-config REQUIRED)
 
-function(run)
-  cmake_parse_arguments(ARG "" "OUTPUT_VARIABLE" "" ${ARGN})
-  execute_process(COMMAND ${ARG_UNPARSED_ARGUMENTS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " shown "${ARG_UNPARSED_ARGUMENTS}")
-    message(FATAL_ERROR "command failed (${rc}): ${shown}\n--- stdout\n${out}\n--- stderr\n${err}")
-  endif()
-  if(ARG_OUTPUT_VARIABLE)
-    string(STRIP "${out}" out)
-    set(${ARG_OUTPUT_VARIABLE} "${out}" PARENT_SCOPE)
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake_run.cmake)
 
 # pkg-config for the .pc folder `pcdir` only (env: extra NAME=VALUE settings).
 function(pkg_config out_var pcdir)

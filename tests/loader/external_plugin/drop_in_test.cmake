@@ -19,18 +19,7 @@ foreach(var INFINIRT_BUILD_DIR EXTERNAL_SOURCE_DIR WORK_DIR GENERATOR C_COMPILER
   endif()
 endforeach()
 
-# Runs a command; stops the test with its output if it fails. Extra: OUTPUT_VARIABLE <var>.
-function(run)
-  cmake_parse_arguments(ARG "" "OUTPUT_VARIABLE" "" ${ARGN})
-  execute_process(COMMAND ${ARG_UNPARSED_ARGUMENTS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " shown "${ARG_UNPARSED_ARGUMENTS}")
-    message(FATAL_ERROR "command failed (${rc}): ${shown}\n--- stdout\n${out}\n--- stderr\n${err}")
-  endif()
-  if(ARG_OUTPUT_VARIABLE)
-    set(${ARG_OUTPUT_VARIABLE} "${out}" PARENT_SCOPE)
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake_run.cmake)
 
 # Runs a built client (with `env` settings) and checks it reports the external backend working.
 function(expect_client_works label)
