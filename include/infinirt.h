@@ -519,6 +519,23 @@ typedef struct {
 __export infiniStatus_t infinirtModuleLoad(infinirtModule_t *module, infiniDevice_t device, int device_id,
                                            const infinirtModuleImage_t *images, size_t count, char *log,
                                            size_t log_size);
+/* Picks the best image in the file for type:id; `log` says which it chose, or lists what the file
+ * holds and why none fits (then INFINI_STATUS_DEVICE_ARCHITECTURE_NOT_SUPPORTED).
+ * `path` is an infinirt module file (docs/module-file.md, written by infinirt-pack). Only entries
+ * for the device's backend (its plugin's name) whose architecture is "any" or fits the device
+ * take part, best first: cuda, a cubin of the device's exact architecture, then a fatbin, then
+ * PTX; opencl, a device binary for the device, then SPIR-V, then OpenCL C; cpu, a shared object
+ * of the host's machine. The chosen image is loaded as infinirtModuleLoad loads it, with the
+ * entry's options followed by `options` (NULL for none); where the backend answers
+ * NOT_IMPLEMENTED, BUILD_FAILED, DRIVER_ERROR or DEVICE_ARCHITECTURE_NOT_SUPPORTED, the next
+ * candidate is tried and the last one's status returned. `log` (may be NULL, or log_size 0)
+ * receives a line per attempt, then the load's own build log, truncated and NUL-terminated.
+ * NULL module or path -> NULL_POINTER; a file that cannot be read, is no module file, or is
+ * truncated or corrupt -> BAD_PARAM naming what is wrong (nothing is read past its end); then the
+ * device checks; no entry fits -> DEVICE_ARCHITECTURE_NOT_SUPPORTED; then infinirtModuleLoad's
+ * statuses. Blocks while it reads and builds. */
+__export infiniStatus_t infinirtModuleLoadFile(infinirtModule_t *module, infiniDevice_t device, int device_id,
+                                               const char *path, const char *options, char *log, size_t log_size);
 /* Invalidates the module and every kernel handle taken from it. Launches already queued run to
  * completion (cuda/hip wait for the device's queued work before releasing the code; cpu and
  * opencl do not block: the queued launches keep the code alive). If a live graph or graph exec holds a launch of one of its kernels, the release of
