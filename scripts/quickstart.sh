@@ -11,3 +11,4 @@ cmake -S . -B build $(infinirt_cmake_flags) \
 cmake --build build --parallel "$(nproc)"
 ./build/bin/infinirt-info
 ./build/bin/infinirt-quickstart
+./build/bin/infinirt-saxpy
