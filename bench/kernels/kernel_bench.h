@@ -93,12 +93,13 @@ inline bool check(infiniStatus_t s, const char *what) {
 // Loads `bytes`, one image of `format`, onto (device, device_id); prints the failure and the
 // build log when it fails (leaving g_failed to the caller: a failure may have a fallback).
 inline bool loadModule(infinirtModule_t *module, infiniDevice_t device, int device_id, infinirtModuleFormat_t format,
-                       const std::string &bytes) {
+                       const std::string &bytes, const char *options = nullptr) {
     infinirtModuleImage_t image{};
     image.struct_size = sizeof image;
     image.format = format;
     image.data = bytes.data();
     image.size = bytes.size();
+    image.options = options;
     char log[4096] = "";
     const infiniStatus_t s = infinirtModuleLoad(module, device, device_id, &image, 1, log, sizeof log);
     if (s != INFINI_STATUS_SUCCESS) {
