@@ -7,6 +7,7 @@
 // replays: INFINIRT_FUZZ_SEED=<n>, INFINIRT_FUZZ_STEPS=<n>.
 #include "infinirt.h"
 #include "module_file.h"
+#include "modfile_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -27,17 +28,7 @@ uint64_t envOr(const char *name, uint64_t fallback) {
     return v != nullptr ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
-mf::Input input(const char *backend, uint32_t format, const char *arch, const std::string &bytes, const char *options,
-                const char *name) {
-    mf::Input in;
-    in.entry.backend = backend;
-    in.entry.format = format;
-    in.entry.arch = arch;
-    in.entry.options = options;
-    in.entry.name = name;
-    in.bytes.assign(bytes.begin(), bytes.end());
-    return in;
-}
+using modfile_test::input;
 
 std::vector<unsigned char> seedFile() {
     // Backends no plugin has: through the API nothing is ever handed to a plugin.

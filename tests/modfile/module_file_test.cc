@@ -3,6 +3,7 @@
 // (INFINIRT_TEST_MODULE_FILE: cpu .so + OpenCL C, + PTX and cubin where nvcc was found).
 #include "infinirt.h"
 #include "module_file.h"
+#include "modfile_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -44,17 +45,7 @@ private:
     std::string path_;
 };
 
-mf::Input input(const char *backend, uint32_t format, const char *arch, const std::string &bytes,
-                const char *options = "", const char *name = "") {
-    mf::Input in;
-    in.entry.backend = backend;
-    in.entry.format = format;
-    in.entry.arch = arch;
-    in.entry.options = options;
-    in.entry.name = name;
-    in.bytes.assign(bytes.begin(), bytes.end());
-    return in;
-}
+using modfile_test::input;
 
 std::vector<unsigned char> sampleFile() {
     std::vector<mf::Input> in;
