@@ -350,6 +350,7 @@ FUNCTIONS = {
     "infinirtEventGetNativeHandle": (_st, [_vp, _pvp]),
     "infinirtDeviceGetNativeContext": (_st, [c_enum, c_int, _pvp]),
     "infinirtModuleLoad": (_st, [_pvp, c_enum, c_int, _p(ModuleImage), c_size_t, ctypes.c_char_p, c_size_t]),
+    "infinirtModuleLoadFile": (_st, [_pvp, c_enum, c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, c_size_t]),
     "infinirtModuleUnload": (_st, [_vp]),
     "infinirtModuleGetKernel": (_st, [_pvp, _vp, c_char_p]),
     "infinirtModuleGetGlobal": (_st, [_pvp, _p(c_size_t), _vp, c_char_p]),
