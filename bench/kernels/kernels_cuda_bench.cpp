@@ -10,7 +10,8 @@
  *  - graph replay: one infinirtGraphLaunch of 100 captured launches + sync against the same 100
  *    launches issued directly + sync, and against cuGraphLaunch of the same 100 launches
  *    captured natively.
- * Batches alternate infinirt and native (ABBA); each figure is the median over batches. Prints
+ * Batches alternate infinirt and native (ABBA); each figure is the median over batches, and a
+ * limit is judged on the median of the per-round differences (kernel_bench.h, Pair::added). Prints
  * a table and PASS/FAIL per limit; exits 0 whatever the timings (1 when a call fails).
  * Usage: infinirt-kernels-cuda-bench [--quick] [--launches=N]   (--quick: a smoke run with tiny
  *   counts; --launches: launches per timed batch of the overhead row, default 500)

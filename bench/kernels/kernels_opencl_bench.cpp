@@ -10,7 +10,8 @@
  *    them (untimed); limit: added <= max(2%, 50 ns). The other raw variant is an info row;
  *  - launch + synchronise latency: infinirtLaunchKernel + infinirtStreamSynchronize against
  *    clEnqueueNDRangeKernel + clFinish.
- * Batches alternate infinirt and raw OpenCL (ABBA); each figure is the median over batches.
+ * Batches alternate infinirt and raw OpenCL (ABBA); each figure is the median over batches, and a
+ * limit is judged on the median of the per-round differences (kernel_bench.h, Pair::added).
  * Prints a table per device and PASS/FAIL per limit; exits 0 whatever the timings (1 when a call
  * fails).
  * Usage: infinirt-kernels-opencl-bench [--quick] [--launches=N]   (--quick: a smoke run with tiny
