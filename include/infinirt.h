@@ -352,6 +352,11 @@ __export const char *infinirtGetErrorString(infiniStatus_t status);
  * cut), valid until the thread exits; its text changes at the thread's next failing call.
  * Loads no plugin. */
 __export const char *infinirtGetLastErrorMessage(void);
+/* Extension for libraries layered on infinirt (libinfiniccl): records `message` (NULL: "") as the
+ * calling thread's last-error message, cut at 1023 characters, and returns `status`, so that a
+ * layered library's failures read like infinirt's own. Call it only when returning a failure
+ * status from a call of that library (the rule of the error channel above). Loads no plugin. */
+__export infiniStatus_t infinirtSetLastErrorMessage(infiniStatus_t status, const char *message);
 
 /* ---- Extensions: backends and devices -------------------------------------------------- */
 

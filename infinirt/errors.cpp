@@ -169,4 +169,8 @@ __export const char *infinirtGetErrorString(infiniStatus_t status) {
 
 __export const char *infinirtGetLastErrorMessage(void) { return t_message; }
 
+__export infiniStatus_t infinirtSetLastErrorMessage(infiniStatus_t status, const char *message) {
+    return fail(status, "%s", message != nullptr ? message : "");
+}
+
 } // extern "C"

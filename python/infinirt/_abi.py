@@ -341,6 +341,7 @@ FUNCTIONS = {
     "infinirtGetErrorName": (c_char_p, [c_enum]),
     "infinirtGetErrorString": (c_char_p, [c_enum]),
     "infinirtGetLastErrorMessage": (c_char_p, []),
+    "infinirtSetLastErrorMessage": (_st, [c_enum, c_char_p]),
     "infinirtGetBackendCount": (_st, [_p(c_int)]),
     "infinirtGetBackendInfo": (_st, [c_int, _p(BackendInfo)]),
     "infinirtGetDeviceProperties": (_st, [c_enum, c_int, _p(DeviceProperties)]),

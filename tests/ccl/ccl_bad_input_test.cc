@@ -1,0 +1,154 @@
+// Bad input gets its documented status and a message naming the problem: count overflow, dtypes
+// and ops the backend refuses, destroyed and foreign comms, buffers of another device, roots and
+// peers out of range, V counts of the wrong length, groups out of order, ids of the wrong kind.
+#include "ccl_test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+using namespace ccltest;
+
+namespace {
+
+#define EXPECT_FAILS(expr, status, text)                                                                       \
+    do {                                                                                                       \
+        EXPECT_EQ((expr), (status));                                                                           \
+        EXPECT_NE(std::string(infinirtGetLastErrorMessage()).find(text), std::string::npos)                    \
+            << "message: " << infinirtGetLastErrorMessage();                                                   \
+    } while (0)
+
+class CclBadInput : public ::testing::Test {
+protected:
+    void SetUp() override {
+        int count = 0;
+        if (infinirtGetDeviceCount(INFINI_DEVICE_CPU, &count) != INFINI_STATUS_SUCCESS || count < 2) {
+            GTEST_SKIP() << "needs 2 cpu devices (INFINIRT_CPU_DEVICE_COUNT=2)";
+        }
+        ASSERT_EQ(infinicclCommInitAll(INFINI_DEVICE_CPU, comms_, 2, nullptr), INFINI_STATUS_SUCCESS)
+            << infinirtGetLastErrorMessage();
+        ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 0), INFINI_STATUS_SUCCESS);
+        ASSERT_EQ(infinirtMalloc(&buf0_, 4096), INFINI_STATUS_SUCCESS);
+        ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 1), INFINI_STATUS_SUCCESS);
+        ASSERT_EQ(infinirtMalloc(&buf1_, 4096), INFINI_STATUS_SUCCESS);
+        ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 0), INFINI_STATUS_SUCCESS);
+    }
+    void TearDown() override {
+        if (comms_[0] != nullptr) {
+            infinicclCommDestroy(comms_[0]);
+            infinicclCommDestroy(comms_[1]);
+            infinirtFree(buf0_);
+            infinirtFree(buf1_);
+        }
+    }
+    infinicclComm_t comms_[2] = {nullptr, nullptr};
+    void *buf0_ = nullptr, *buf1_ = nullptr;
+};
+
+TEST_F(CclBadInput, CountOverflow) {
+    EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, SIZE_MAX / 2, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
+                 INFINI_STATUS_BAD_PARAM, "overflow");
+    EXPECT_FAILS(infinicclAllGather(buf0_, buf0_, SIZE_MAX / 3, INFINI_DTYPE_BF16, comms_[0], nullptr),
+                 INFINI_STATUS_BAD_PARAM, "overflow");
+    const size_t counts[2] = {SIZE_MAX, 2};
+    EXPECT_FAILS(infinicclAllGatherV(buf0_, buf0_, counts, 2, INFINI_DTYPE_F32, comms_[0], nullptr),
+                 INFINI_STATUS_BAD_PARAM, "overflow");
+}
+
+TEST_F(CclBadInput, BufferPastItsAllocation) {
+    EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 1025, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
+                 INFINI_STATUS_BAD_PARAM, "holds 4096 bytes");
+}
+
+TEST_F(CclBadInput, DtypesAndOps) {
+    EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_C64, INFINICCL_SUM, comms_[0], nullptr),
+                 INFINI_STATUS_NOT_IMPLEMENTED, "C64");
+    EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_BOOL, INFINICCL_SUM, comms_[0], nullptr),
+                 INFINI_STATUS_NOT_IMPLEMENTED, "does not reduce dtype BOOL");
+    EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, static_cast<infiniDtype_t>(999), INFINICCL_SUM, comms_[0], nullptr),
+                 INFINI_STATUS_BAD_PARAM, "not an infiniDtype_t");
+    EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_F32, static_cast<infinicclReduceOp_t>(7), comms_[0],
+                                    nullptr),
+                 INFINI_STATUS_BAD_PARAM, "op 7");
+}
+
+TEST_F(CclBadInput, DestroyedAndForeignComms) {
+    infinicclComm_t more[2];
+    ASSERT_EQ(infinicclCommInitAll(INFINI_DEVICE_CPU, more, 2, nullptr), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinicclCommDestroy(more[0]), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinicclCommDestroy(more[1]), INFINI_STATUS_SUCCESS);
+    EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_F32, INFINICCL_SUM, more[0], nullptr),
+                 INFINI_STATUS_INVALID_HANDLE, "destroyed");
+    EXPECT_FAILS(infinicclCommDestroy(more[0]), INFINI_STATUS_INVALID_HANDLE, "destroyed");
+    int x = 0;
+    EXPECT_FAILS(infinicclCommGetRank(reinterpret_cast<infinicclComm_t>(&x), &x), INFINI_STATUS_INVALID_HANDLE,
+                 "never created");
+    EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_F32, INFINICCL_SUM, nullptr, nullptr),
+                 INFINI_STATUS_NULL_POINTER, "comm is NULL");
+    EXPECT_EQ(infinicclCommDestroy(nullptr), INFINI_STATUS_SUCCESS); // as published
+}
+
+TEST_F(CclBadInput, BuffersOnTheWrongDevice) {
+    EXPECT_FAILS(infinicclAllReduce(buf1_, buf0_, 4, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
+                 INFINI_STATUS_BAD_PARAM, "sendbuf");
+    EXPECT_FAILS(infinicclBroadcast(buf0_, buf1_, 4, INFINI_DTYPE_F32, 0, comms_[0], nullptr), INFINI_STATUS_BAD_PARAM,
+                 "recvbuf");
+    // NULL stream while another device is current.
+    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 1), INFINI_STATUS_SUCCESS);
+    EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
+                 INFINI_STATUS_BAD_PARAM, "default stream");
+}
+
+TEST_F(CclBadInput, RanksCountsAndGroups) {
+    EXPECT_FAILS(infinicclBroadcast(buf0_, buf0_, 4, INFINI_DTYPE_F32, 2, comms_[0], nullptr), INFINI_STATUS_BAD_PARAM,
+                 "root 2");
+    EXPECT_FAILS(infinicclSend(buf0_, 4, INFINI_DTYPE_F32, 0, comms_[0], nullptr), INFINI_STATUS_BAD_PARAM, "own rank");
+    EXPECT_FAILS(infinicclRecv(buf0_, 4, INFINI_DTYPE_F32, -1, comms_[0], nullptr), INFINI_STATUS_BAD_PARAM, "peer -1");
+    const size_t counts[3] = {1, 1, 1};
+    EXPECT_FAILS(infinicclAllGatherV(buf0_, buf0_, counts, 3, INFINI_DTYPE_F32, comms_[0], nullptr),
+                 INFINI_STATUS_BAD_PARAM, "nranks is 3");
+    EXPECT_FAILS(infinicclReduceScatterV(buf0_, buf0_, nullptr, 2, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
+                 INFINI_STATUS_NULL_POINTER, "counts");
+    EXPECT_FAILS(infinicclGroupEnd(comms_[0]), INFINI_STATUS_BAD_PARAM, "no group");
+}
+
+TEST_F(CclBadInput, CommCreation) {
+    infinicclComm_t c[2];
+    const int same[2] = {1, 1};
+    EXPECT_FAILS(infinicclCommInitAll(INFINI_DEVICE_CPU, c, 2, same), INFINI_STATUS_BAD_PARAM, "twice");
+    const int far[2] = {0, 99};
+    EXPECT_FAILS(infinicclCommInitAll(INFINI_DEVICE_CPU, c, 2, far), INFINI_STATUS_DEVICE_NOT_FOUND, "99");
+    EXPECT_FAILS(infinicclCommInitAll(INFINI_DEVICE_CPU, c, 0, nullptr), INFINI_STATUS_BAD_PARAM, "ndevice");
+    EXPECT_FAILS(infinicclCommInitAll(INFINI_DEVICE_CPU, nullptr, 2, nullptr), INFINI_STATUS_NULL_POINTER, "comms");
+    EXPECT_FAILS(infinicclCommInitAll(static_cast<infiniDevice_t>(77), c, 2, nullptr),
+                 INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, "77");
+    EXPECT_FAILS(infinicclGetUniqueId(nullptr), INFINI_STATUS_NULL_POINTER, "unique_id");
+    infinicclUniqueId_t junk;
+    std::memset(&junk, 0x5a, sizeof junk);
+    EXPECT_FAILS(infinicclCommInitRank(c, 2, junk, 0), INFINI_STATUS_BAD_PARAM, "not made by infinicclGetUniqueId");
+    infinicclUniqueId_t id;
+    ASSERT_EQ(infinicclGetUniqueId(&id), INFINI_STATUS_SUCCESS);
+    EXPECT_FAILS(infinicclCommInitRank(c, 2, id, 2), INFINI_STATUS_BAD_PARAM, "rank 2 of 2");
+}
+
+// Without NCCL (or without the nccl plugin), nvidia comms are refused with the reason.
+TEST(CclNccl, ReasonWhenUnavailable) {
+    int count = 0;
+    infinicclComm_t c[1];
+    const infiniStatus_t st = infinicclCommInitAll(INFINI_DEVICE_NVIDIA, c, 1, nullptr);
+    if (st == INFINI_STATUS_SUCCESS) {
+        EXPECT_EQ(infinicclCommDestroy(c[0]), INFINI_STATUS_SUCCESS);
+        GTEST_SKIP() << "NCCL is usable here";
+    }
+    const std::string message = infinirtGetLastErrorMessage();
+    if (st == INFINI_STATUS_BACKEND_UNAVAILABLE) {
+        EXPECT_NE(message.find("libnccl.so.2 not found"), std::string::npos) << message;
+    } else {
+        // The plugin loaded and NCCL too, but there is no nvidia device.
+        (void)infinirtGetDeviceCount(INFINI_DEVICE_NVIDIA, &count);
+        EXPECT_EQ(count, 0) << infinirtGetErrorName(st) << ": " << message;
+    }
+}
+
+} // namespace
