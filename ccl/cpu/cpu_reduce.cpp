@@ -93,26 +93,32 @@ struct BHalf {
     static uint16_t store(float v) { return floatToBf16(v); }
 };
 
-template <typename A>
-A combine(A a, A b, infinicclReduceOp_t op) {
-    switch (op) {
-    case INFINICCL_PROD: return static_cast<A>(a * b);
-    case INFINICCL_MAX: return a > b ? a : b;
-    case INFINICCL_MIN: return a < b ? a : b;
-    default: return static_cast<A>(a + b); // SUM, AVG
-    }
-}
+struct Sum { template <typename A> static A apply(A a, A b) { return static_cast<A>(a + b); } };
+struct Prod { template <typename A> static A apply(A a, A b) { return static_cast<A>(a * b); } };
+struct Max { template <typename A> static A apply(A a, A b) { return a > b ? a : b; } };
+struct Min { template <typename A> static A apply(A a, A b) { return a < b ? a : b; } };
 
-template <typename Conv>
-void reduceTyped(void *out, const void *const *in, int n, size_t count, infinicclReduceOp_t op) {
+// The op is a template argument so that the element loop has no branch on it.
+template <typename Conv, typename Fn>
+void reduceLoop(void *out, const void *const *in, int n, size_t count, bool average) {
     using T = typename Conv::Store;
     using A = typename Conv::Acc;
     T *o = static_cast<T *>(out);
     for (size_t i = 0; i < count; ++i) {
         A acc = Conv::load(static_cast<const T *>(in[0])[i]);
-        for (int r = 1; r < n; ++r) acc = combine<A>(acc, Conv::load(static_cast<const T *>(in[r])[i]), op);
-        if (op == INFINICCL_AVG) acc = static_cast<A>(acc / static_cast<A>(n));
+        for (int r = 1; r < n; ++r) acc = Fn::apply(acc, Conv::load(static_cast<const T *>(in[r])[i]));
+        if (average) acc = static_cast<A>(acc / static_cast<A>(n));
         o[i] = Conv::store(acc);
+    }
+}
+
+template <typename Conv>
+void reduceTyped(void *out, const void *const *in, int n, size_t count, infinicclReduceOp_t op) {
+    switch (op) {
+    case INFINICCL_PROD: reduceLoop<Conv, Prod>(out, in, n, count, false); break;
+    case INFINICCL_MAX: reduceLoop<Conv, Max>(out, in, n, count, false); break;
+    case INFINICCL_MIN: reduceLoop<Conv, Min>(out, in, n, count, false); break;
+    default: reduceLoop<Conv, Sum>(out, in, n, count, op == INFINICCL_AVG); break;
     }
 }
 

@@ -65,9 +65,9 @@ protected:
             total_v += vc[q];
         }
         auto reduced = [&](size_t i) {
-            std::vector<double> vs;
-            for (int q = 0; q < n; ++q) vs.push_back(value(q, i));
-            return combine(vs, k.op, k.dtype);
+            double vs[kRanks];
+            for (int q = 0; q < n; ++q) vs[q] = value(q, i);
+            return combine(vs, static_cast<size_t>(n), k.op, k.dtype);
         };
         in->clear();
         want->clear();
@@ -272,9 +272,12 @@ TEST_P(Ccl, SixtyFourMiB) {
     initAll(comms);
     const size_t count = (size_t{64} << 20) / 4;
     runCase(Case{Coll::AllReduce, INFINI_DTYPE_F32, INFINICCL_SUM, count, false}, comms, false);
-    runCase(Case{Coll::AllReduce, INFINI_DTYPE_BF16, INFINICCL_AVG, count * 2, true}, comms, true);
-    runCase(Case{Coll::AllGather, INFINI_DTYPE_I32, INFINICCL_SUM, count / 2, false}, comms, false);
-    runCase(Case{Coll::ReduceScatter, INFINI_DTYPE_F32, INFINICCL_MAX, count / 2, true}, comms, true);
+    // More of them where time allows (scripts/gpu-verify.sh sets INFINICCL_TEST_LARGE=1).
+    if (std::getenv("INFINICCL_TEST_LARGE") != nullptr) {
+        runCase(Case{Coll::AllReduce, INFINI_DTYPE_BF16, INFINICCL_AVG, count * 2, true}, comms, true);
+        runCase(Case{Coll::AllGather, INFINI_DTYPE_I32, INFINICCL_SUM, count / 2, false}, comms, false);
+        runCase(Case{Coll::ReduceScatter, INFINI_DTYPE_F16, INFINICCL_MAX, count, true}, comms, true);
+    }
     destroyAll(comms);
 }
 

@@ -70,9 +70,9 @@ TEST(CclProcessChild, Rank) {
         ASSERT_EQ(infinirtMemcpy(host.data(), b, count_e * es, INFINIRT_MEMCPY_D2H), INFINI_STATUS_SUCCESS);
         size_t bad = 0;
         for (size_t i = 0; i < count_e; ++i) {
-            std::vector<double> vs;
-            for (int q = 0; q < n; ++q) vs.push_back(value(q, i));
-            bad += load(host.data(), i, dt) != combine(vs, INFINICCL_SUM, dt);
+            double vs[64] = {};
+            for (int q = 0; q < n; ++q) vs[q] = value(q, i);
+            bad += load(host.data(), i, dt) != combine(vs, static_cast<size_t>(n), INFINICCL_SUM, dt);
         }
         EXPECT_EQ(bad, 0u) << "AllReduce";
         // AllGather.

@@ -80,9 +80,9 @@ inline double value(int rank, size_t i) { return static_cast<double>((i * 7 + st
 
 inline bool isInteger(infiniDtype_t t) { return t == INFINI_DTYPE_I32 || t == INFINI_DTYPE_I64; }
 
-inline double combine(const std::vector<double> &vs, infinicclReduceOp_t op, infiniDtype_t t) {
+inline double combine(const double *vs, size_t n, infinicclReduceOp_t op, infiniDtype_t t) {
     double acc = vs[0];
-    for (size_t r = 1; r < vs.size(); ++r) {
+    for (size_t r = 1; r < n; ++r) {
         switch (op) {
         case INFINICCL_PROD: acc *= vs[r]; break;
         case INFINICCL_MAX: acc = std::fmax(acc, vs[r]); break;
@@ -90,7 +90,7 @@ inline double combine(const std::vector<double> &vs, infinicclReduceOp_t op, inf
         default: acc += vs[r]; break;
         }
     }
-    if (op == INFINICCL_AVG) acc = isInteger(t) ? std::trunc(acc / static_cast<double>(vs.size())) : acc / static_cast<double>(vs.size());
+    if (op == INFINICCL_AVG) acc = isInteger(t) ? std::trunc(acc / static_cast<double>(n)) : acc / static_cast<double>(n);
     return acc;
 }
 
