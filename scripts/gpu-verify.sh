@@ -13,7 +13,31 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFINIRT_WITH_CUDA=
 cmake --build "$build" --parallel "$(nproc)" > "$out/build.log" 2>&1 || { grep -B2 -A8 error "$out/build.log" | head -60; exit 1; }
 "$build/bin/infinirt-info" | tee "$out/info.txt"
 "$build/bin/infinirt-quickstart" | tee -a "$out/info.txt"
-INFINIRT_EXPECT_BACKENDS=cuda,opencl,cpu \
+# NCCL for infiniccl: PyTorch's Python packages carry it (nvidia.nccl, or torch's lib folder).
+# NCCL_NVLS_ENABLE=0: NVLink multicast can take a shared GPU host out of service; keep it off.
+export NCCL_NVLS_ENABLE=0
+if [ -z "${INFINIRT_NCCL_LIBRARY:-}" ]; then
+  nccl_lib=$(python3 - <<'PY' 2>/dev/null
+import os
+cands = []
+try:
+    import nvidia.nccl as m
+    d = os.path.dirname(m.__file__) if getattr(m, "__file__", None) else list(m.__path__)[0]
+    cands.append(os.path.join(d, "lib", "libnccl.so.2"))
+except Exception:
+    pass
+try:
+    import torch
+    cands.append(os.path.join(os.path.dirname(torch.__file__), "lib", "libnccl.so.2"))
+except Exception:
+    pass
+print(next((c for c in cands if os.path.exists(c)), ""))
+PY
+)
+  [ -n "$nccl_lib" ] && export INFINIRT_NCCL_LIBRARY="$nccl_lib"
+fi
+echo "NCCL for infiniccl: ${INFINIRT_NCCL_LIBRARY:-libnccl.so.2 from the library path}"
+INFINIRT_EXPECT_BACKENDS=cuda,opencl,cpu INFINICCL_TEST_LARGE=1 \
   ctest --test-dir "$build" --output-on-failure --parallel 8 --timeout 300 > "$out/ctest.log" 2>&1
 tail -n 25 "$out/ctest.log"
 # The Python package (tests/python) with this machine's python3 and PyTorch, on this build's
@@ -45,5 +69,9 @@ fi
   INFINIRT_BACKENDS=opencl "$build/bin/infinirt-kernels-opencl-bench"
   INFINIRT_BACKENDS=cpu "$build/bin/infinirt-kernels-cpu-bench"
   "$build/bin/infinicore_alloc_bench" 2>&1 | tail -n 40
+  # infiniccl on the nvidia devices through NCCL (conformance, 64 MiB included) and the example.
+  INFINICCL_EXPECT_BACKENDS=nvidia INFINICCL_TEST_LARGE=1 "$build/bin/ccl_conformance_test" 2>&1 | tail -n 3
+  "$build/bin/ccl_published_client"
+  "$build/bin/infiniccl-allreduce" --nranks 2 --device nvidia
 } > "$out/bench.txt" 2>&1
 cat "$out/bench.txt"

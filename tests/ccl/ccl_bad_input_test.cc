@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 using namespace ccltest;
@@ -137,6 +138,9 @@ TEST(CclNccl, ReasonWhenUnavailable) {
     int count = 0;
     infinicclComm_t c[1];
     const infiniStatus_t st = infinicclCommInitAll(INFINI_DEVICE_NVIDIA, c, 1, nullptr);
+    if (std::getenv("INFINIRT_NCCL_LIBRARY") != nullptr && std::string(std::getenv("INFINIRT_NCCL_LIBRARY")).rfind("/nonexistent", 0) == 0) {
+        EXPECT_EQ(st, INFINI_STATUS_BACKEND_UNAVAILABLE);
+    }
     if (st == INFINI_STATUS_SUCCESS) {
         EXPECT_EQ(infinicclCommDestroy(c[0]), INFINI_STATUS_SUCCESS);
         GTEST_SKIP() << "NCCL is usable here";

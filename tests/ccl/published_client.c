@@ -1,7 +1,7 @@
 /* A client of the published InfiniCore infiniccl.h: it uses only the names that header declares
  * (no infiniccl extension), and must compile unchanged. Runs an AllReduce on two devices of the
  * first type that has two (cpu in CI: INFINIRT_CPU_DEVICE_COUNT=2) from one thread inside a group,
- * and a broadcast through comms made with GetUniqueId/CommInitRank on one device... of one rank. */
+ * then a Broadcast on a one-rank comm made with GetUniqueId/CommInitRank. */
 #include "infiniccl.h"
 
 #include <stdio.h>
