@@ -2,6 +2,7 @@
 
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 namespace infinirt {
@@ -24,10 +25,8 @@ uint32_t indexOf(const void *h) {
 }
 } // namespace
 
-HandleTable &handles() {
-    static HandleTable *table = new HandleTable();
-    return *table;
-}
+static_assert(std::is_trivially_destructible<HandleTable>::value, "the handle table must outlive every exit path");
+HandleTable g_handles;
 
 void *HandleTable::create(HandleKind k, int type, int device, void *native, uint32_t flags, void *record) {
     FreeList &fl = freeList();

@@ -46,6 +46,8 @@ public:
     static constexpr uint32_t kChunkSize = 1u << kChunkBits;
     static constexpr uint32_t kMaxChunks = 1u << (24 - kChunkBits);
 
+    constexpr HandleTable() noexcept = default;
+
     // Validates `h` as a live handle of kind `k`; nullptr if it is not one.
     HandleSlot *lookup(const void *h, HandleKind k) const {
         const uint64_t v = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h));
@@ -84,6 +86,10 @@ private:
     std::atomic<HandleSlot *> chunks_[kMaxChunks] = {};
 };
 
-HandleTable &handles();
+// The one table: a namespace-scope object initialised at load time (constant initialisation, no
+// guard) and never destroyed (trivial destructor), so handles stay valid during exit and a lookup
+// reaches the chunk list at a fixed address.
+extern HandleTable g_handles INFINIRT_HIDDEN;
+inline HandleTable &handles() { return g_handles; }
 
 } // namespace infinirt

@@ -21,14 +21,16 @@ namespace infinirt {
 struct ModuleRecord;
 
 // What the loader keeps per kernel to validate launches without asking the plugin.
-struct KernelRecord {
+// What a launch reads (the limits it is checked against) comes first, in the record's first cache
+// line; the rest serves loading, captures and messages.
+struct alignas(64) KernelRecord {
+    int64_t max_threads = -1;        // MAX_THREADS_PER_BLOCK; -1 when the plugin did not say
+    int64_t num_params = -1;         // NUM_PARAMS; -1 when unknown
+    std::atomic<int64_t> max_dynamic_shared{-1}; // MAX_DYNAMIC_SHARED_BYTES; -1 when unknown
     ModuleRecord *module = nullptr;
     void *native = nullptr;  // the plugin's kernel
     void *handle = nullptr;  // its loader handle
     std::string name;
-    int64_t max_threads = -1;        // MAX_THREADS_PER_BLOCK; -1 when the plugin did not say
-    int64_t num_params = -1;         // NUM_PARAMS; -1 when unknown
-    std::atomic<int64_t> max_dynamic_shared{-1}; // MAX_DYNAMIC_SHARED_BYTES; -1 when unknown
 };
 
 struct ModuleRecord {

@@ -23,14 +23,16 @@ namespace infinirt_bench {
 
 using Clock = std::chrono::steady_clock;
 
-inline bool quickMode(int argc, char **argv) {
+inline bool hasFlag(int argc, char **argv, const char *flag) {
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--quick") == 0) {
+        if (std::strcmp(argv[i], flag) == 0) {
             return true;
         }
     }
     return false;
 }
+
+inline bool quickMode(int argc, char **argv) { return hasFlag(argc, argv, "--quick"); }
 
 // The value of "--name=N" on the command line, else `fallback`.
 inline int intOption(int argc, char **argv, const char *name, int fallback) {
@@ -154,6 +156,50 @@ Pair paired(int rounds, int iters, Ours &&ours, Anchor &&anchor, After &&after) 
         a.insert(a.end(), {a1, a2});
         b.insert(b.end(), {b1, b2});
         added.push_back((a1 + a2 - b1 - b2) / 2.0);
+    }
+    return {median(a), median(b), median(added)};
+}
+
+// Call by call: in each batch of `pairs` pairs, ours and the anchor alternate (ours first in even
+// pairs, the anchor first in odd ones), each call timed alone with the clock read between them, so
+// the two calls of a pair meet the same queue depth and the same state of the caches. `ours` and
+// `anchor` are medians over every call of that side, `added` the median over every pair of ours
+// minus anchor. The clock read (tens of ns) is in both sides alike.
+template <typename Ours, typename Anchor, typename After>
+Pair interleaved(int rounds, int pairs, Ours &&ours, Anchor &&anchor, After &&after) {
+    std::vector<double> a;
+    std::vector<double> b;
+    std::vector<double> added;
+    a.reserve(static_cast<size_t>(rounds) * pairs);
+    b.reserve(static_cast<size_t>(rounds) * pairs);
+    added.reserve(static_cast<size_t>(rounds) * pairs);
+    for (int r = -2; r < rounds; ++r) { // two rounds of warm-up
+        for (int j = 0; j < pairs; ++j) {
+            const bool ours_first = (j & 1) == 0;
+            const auto t0 = Clock::now();
+            if (ours_first) {
+                ours();
+            } else {
+                anchor();
+            }
+            const auto t1 = Clock::now();
+            if (ours_first) {
+                anchor();
+            } else {
+                ours();
+            }
+            const auto t2 = Clock::now();
+            const double first = std::chrono::duration<double, std::nano>(t1 - t0).count();
+            const double second = std::chrono::duration<double, std::nano>(t2 - t1).count();
+            const double o = ours_first ? first : second;
+            const double n = ours_first ? second : first;
+            if (r >= 0) {
+                a.push_back(o);
+                b.push_back(n);
+                added.push_back(o - n);
+            }
+        }
+        after();
     }
     return {median(a), median(b), median(added)};
 }

@@ -5,6 +5,7 @@
  * cuModuleLoadData in the device's primary context.
  *  - launch overhead of an empty kernel (1 block of 1 thread): infinirtLaunchKernel against
  *    cuLaunchKernel, in batches drained between them (untimed); limit: added <= max(2%, 20 ns);
+ *    and the same call by call (kernel_bench.h, interleaved), for information;
  *  - launch + synchronise latency: infinirtLaunchKernel + infinirtStreamSynchronize against
  *    cuLaunchKernel + cuStreamSynchronize;
  *  - graph replay: one infinirtGraphLaunch of 100 captured launches + sync against the same 100
@@ -13,13 +14,17 @@
  * Batches alternate infinirt and native (ABBA); each figure is the median over batches, and a
  * limit is judged on the median of the per-round differences (kernel_bench.h, Pair::added). Prints
  * a table and PASS/FAIL per limit; exits 0 whatever the timings (1 when a call fails).
- * Usage: infinirt-kernels-cuda-bench [--quick] [--launches=N]   (--quick: a smoke run with tiny
- *   counts; --launches: launches per timed batch of the overhead row, default 500)
+ * Usage: infinirt-kernels-cuda-bench [--quick] [--launches=N] [--split]   (--quick: a smoke run with
+ *   tiny counts; --launches: launches per timed batch of the overhead row, default 500; --split:
+ *   only the launch overhead, three times, split into the plugin's part and the loader's part)
  */
 #include "kernel_bench.h"
 
 #include "cuda_native_api.h"
 
+#include <infinirt_plugin.h>
+
+#include <dlfcn.h>
 #include <string>
 #include <vector>
 
@@ -55,6 +60,29 @@ template <typename Fn> Fn resolveOrNull(const char *name, int version) {
     return reinterpret_cast<Fn>(infinirt::cuda::resolve(name, version));
 }
 
+
+/* --split: where the added time goes. The cuda plugin's own table (the plugin file the loader
+ * loaded, queried again) launches the same CUfunction on the same CUstream without the loader, so
+ * infinirt - native = (plugin - native) + (infinirt - plugin), each measured call by call. */
+void noError(const char *) {}
+void noLog(infinirtLogLevel_t, const char *) {}
+const infinirtPluginTable_t *cudaPluginTable() {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void *>(&infinirtLaunchKernel), &info) == 0 || info.dli_fname == nullptr) {
+        return nullptr;
+    }
+    std::string dir = info.dli_fname;
+    dir = dir.substr(0, dir.rfind('/'));
+    void *so = dlopen((dir + "/infinirt/libinfinirt-cuda.so").c_str(), RTLD_NOW | RTLD_NOLOAD);
+    auto query = so ? reinterpret_cast<infinirtPluginQueryFn>(dlsym(so, INFINIRT_PLUGIN_ENTRY_NAME)) : nullptr;
+    static infinirtPluginHost_t host{sizeof(infinirtPluginHost_t), INFINIRT_PLUGIN_INTERFACE_VERSION, noError, noLog};
+    const infinirtPluginTable_t *table = nullptr;
+    uint32_t version = 0;
+    if (query == nullptr || query(INFINIRT_PLUGIN_INTERFACE_VERSION, &host, &version, &table) != INFINI_STATUS_SUCCESS) {
+        return nullptr;
+    }
+    return table;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -152,8 +180,26 @@ int main(int argc, char **argv) {
         return 1;
     }
 
+    if (hasFlag(argc, argv, "--split")) {
+        const infinirtPluginTable_t *table = cudaPluginTable();
+        if (table == nullptr || table->launch_kernel == nullptr) {
+            std::fprintf(stderr, "split: no cuda plugin table\n");
+            return 1;
+        }
+        auto plugin = [&] { table->launch_kernel(0, cfn, &config, nullptr, 0, cs); };
+        check(table->launch_kernel(0, cfn, &config, nullptr, 0, cs), "plugin launch_kernel");
+        for (int rep = 0; rep < 3; ++rep) {
+            const Pair whole = interleaved(rounds, launches / 2, ours, theirs, drain);
+            const Pair plug = interleaved(rounds, launches / 2, plugin, theirs, drain);
+            const Pair loader = interleaved(rounds, launches / 2, ours, plugin, drain);
+            std::printf("split: infinirt-native %+.1f ns, plugin-native %+.1f ns, infinirt-plugin %+.1f ns\n",
+                        whole.added, plug.added, loader.added);
+        }
+        return 0;
+    }
     std::vector<Row> rows;
     rows.push_back(addedAtMost("launch, empty kernel 1x1", paired(rounds, launches, ours, theirs, drain), 2.0, 20.0));
+    rows.push_back(info("launch 1x1, call by call", "ns", interleaved(rounds, launches / 2, ours, theirs, drain)));
     rows.push_back(info("launch + sync, empty kernel 1x1", "ns", launchSync(rounds, syncs, kernel, config, stream, [&] {
                             theirs();
                             driver().cuStreamSynchronize(cs);

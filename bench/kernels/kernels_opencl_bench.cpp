@@ -7,7 +7,8 @@
  *  - launch overhead of an empty kernel (1 work-group of 1 work-item): infinirtLaunchKernel
  *    against clEnqueueNDRangeKernel, + clFlush where the plugin flushes launches (on devices that
  *    hold commands until a flush; see pluginFlushes), in batches drained with clFinish between
- *    them (untimed); limit: added <= max(2%, 50 ns). The other raw variant is an info row;
+ *    them (untimed); limit: added <= max(2%, 50 ns). The other raw variant is an info row, and so
+ *    is the limit's comparison made call by call (kernel_bench.h, interleaved);
  *  - launch + synchronise latency: infinirtLaunchKernel + infinirtStreamSynchronize against
  *    clEnqueueNDRangeKernel + clFinish.
  * Batches alternate infinirt and raw OpenCL (ABBA); each figure is the median over batches, and a
@@ -188,6 +189,9 @@ bool benchDevice(int device, const std::string &source, bool quick, int launches
     rows.push_back(
         info(flushes ? "launch, empty kernel 1x1 (vs enqueue alone)" : "launch, empty kernel 1x1 (vs enqueue+flush)",
              "ns", flushes ? without_flush : with_flush));
+    rows.push_back(info("launch 1x1, call by call (as the limit's)", "ns",
+                        flushes ? interleaved(rounds, launches / 2, ours, enqueueFlush, drain)
+                                : interleaved(rounds, launches / 2, ours, enqueue, drain)));
     rows.push_back(info("launch + sync, empty kernel 1x1", "ns", launchSync(rounds, syncs, kernel, config, stream, [&] {
                             enqueue();
                             cl.clFinish(queue);
