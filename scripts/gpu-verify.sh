@@ -73,5 +73,6 @@ fi
   INFINICCL_EXPECT_BACKENDS=nvidia INFINICCL_TEST_LARGE=1 "$build/bin/ccl_conformance_test" 2>&1 | tail -n 3
   "$build/bin/ccl_published_client"
   "$build/bin/infiniccl-allreduce" --nranks 2 --device nvidia
+  "$build/bin/ccl_allreduce_bench"
 } > "$out/bench.txt" 2>&1
 cat "$out/bench.txt"

@@ -81,3 +81,46 @@ inline infiniStatus_t negotiate(uint32_t loader_version, const infinicclPluginHo
         const infinicclPluginTable_t **table) {                                                                \
         return ::infiniccl::common::negotiate(loader_version, host, plugin_version, table, (table_expr));      \
     }
+
+// Declares a backend's entries in the enclosing namespace: every plugin has the same set, and
+// INFINICCL_PLUGIN_TABLE builds its table from them.
+#define INFINICCL_DECLARE_ENTRIES() \
+    infiniStatus_t init(char *reason, size_t reason_size); \
+    int supports(infiniDtype_t dtype, int reduction); \
+    infiniStatus_t getUniqueId(unsigned char *id); \
+    infiniStatus_t commInitAll(infinicclPluginComm_t *comms, int ndevice, const int *device_ids); \
+    infiniStatus_t commInitRank(infinicclPluginComm_t *comm, int nranks, const unsigned char *id, int rank, int device_id); \
+    infiniStatus_t commDestroy(infinicclPluginComm_t comm); \
+    infiniStatus_t groupStart(); \
+    infiniStatus_t groupEnd(); \
+    infiniStatus_t allReduce(infinicclPluginComm_t comm, const void *sendbuf, void *recvbuf, size_t count, \
+        infiniDtype_t dtype, infinicclReduceOp_t op, infinirtStream_t stream); \
+    infiniStatus_t broadcast(infinicclPluginComm_t comm, const void *sendbuf, void *recvbuf, size_t count, \
+        infiniDtype_t dtype, int root, infinirtStream_t stream); \
+    infiniStatus_t reduce(infinicclPluginComm_t comm, const void *sendbuf, void *recvbuf, size_t count, \
+        infiniDtype_t dtype, infinicclReduceOp_t op, int root, infinirtStream_t stream); \
+    infiniStatus_t allGather(infinicclPluginComm_t comm, const void *sendbuf, void *recvbuf, size_t send_count, \
+        infiniDtype_t dtype, infinirtStream_t stream); \
+    infiniStatus_t allGatherV(infinicclPluginComm_t comm, const void *sendbuf, void *recvbuf, const size_t *recv_counts, \
+        infiniDtype_t dtype, infinirtStream_t stream); \
+    infiniStatus_t reduceScatter(infinicclPluginComm_t comm, const void *sendbuf, void *recvbuf, size_t recv_count, \
+        infiniDtype_t dtype, infinicclReduceOp_t op, infinirtStream_t stream); \
+    infiniStatus_t reduceScatterV(infinicclPluginComm_t comm, const void *sendbuf, void *recvbuf, \
+        const size_t *send_counts, infiniDtype_t dtype, infinicclReduceOp_t op, \
+        infinirtStream_t stream); \
+    infiniStatus_t send(infinicclPluginComm_t comm, const void *sendbuf, size_t count, infiniDtype_t dtype, int peer, \
+        infinirtStream_t stream); \
+    infiniStatus_t recv(infinicclPluginComm_t comm, void *recvbuf, size_t count, infiniDtype_t dtype, int peer, \
+        infinirtStream_t stream);
+
+// The table of a backend whose entries INFINICCL_DECLARE_ENTRIES declared (in the same namespace).
+#define INFINICCL_PLUGIN_TABLE(name_, device_type_)                                                           \
+    {                                                                                                          \
+        sizeof(infinicclPluginTable_t), INFINICCL_PLUGIN_INTERFACE_VERSION, name_, device_type_,               \
+            INFINICCL_GUARDED(init), supports, INFINICCL_GUARDED(getUniqueId), INFINICCL_GUARDED(commInitAll),  \
+            INFINICCL_GUARDED(commInitRank), INFINICCL_GUARDED(commDestroy), INFINICCL_GUARDED(groupStart),     \
+            INFINICCL_GUARDED(groupEnd), INFINICCL_GUARDED(allReduce), INFINICCL_GUARDED(broadcast),            \
+            INFINICCL_GUARDED(reduce), INFINICCL_GUARDED(allGather), INFINICCL_GUARDED(allGatherV),             \
+            INFINICCL_GUARDED(reduceScatter), INFINICCL_GUARDED(reduceScatterV), INFINICCL_GUARDED(send),       \
+            INFINICCL_GUARDED(recv)                                                                            \
+    }

@@ -61,29 +61,7 @@ infiniStatus_t recv(infinicclPluginComm_t comm, void *recvbuf, size_t count, inf
 
 namespace {
 
-const infinicclPluginTable_t kTable = {
-    sizeof(infinicclPluginTable_t),
-    INFINICCL_PLUGIN_INTERFACE_VERSION,
-    "cpu",
-    INFINI_DEVICE_CPU,
-    INFINICCL_GUARDED(init),
-    supports,
-    INFINICCL_GUARDED(getUniqueId),
-    INFINICCL_GUARDED(commInitAll),
-    INFINICCL_GUARDED(commInitRank),
-    INFINICCL_GUARDED(commDestroy),
-    INFINICCL_GUARDED(groupStart),
-    INFINICCL_GUARDED(groupEnd),
-    INFINICCL_GUARDED(allReduce),
-    INFINICCL_GUARDED(broadcast),
-    INFINICCL_GUARDED(reduce),
-    INFINICCL_GUARDED(allGather),
-    INFINICCL_GUARDED(allGatherV),
-    INFINICCL_GUARDED(reduceScatter),
-    INFINICCL_GUARDED(reduceScatterV),
-    INFINICCL_GUARDED(send),
-    INFINICCL_GUARDED(recv),
-};
+const infinicclPluginTable_t kTable = INFINICCL_PLUGIN_TABLE("cpu", INFINI_DEVICE_CPU);
 
 } // namespace
 
