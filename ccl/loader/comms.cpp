@@ -13,8 +13,11 @@ namespace infiniccl {
 
 namespace {
 
-std::shared_mutex g_live_lock;
-std::unordered_set<const Comm *> g_live;
+// Never destroyed (no teardown at exit); destroyed comms stay listed in g_retired, so they are
+// neither reused nor reported as leaks.
+std::shared_mutex &g_live_lock = *new std::shared_mutex;
+std::unordered_set<const Comm *> &g_live = *new std::unordered_set<const Comm *>;
+std::vector<const Comm *> &g_retired = *new std::vector<const Comm *>;
 
 constexpr unsigned char kIdMagic[4] = {'I', 'C', 'C', 'L'};
 
@@ -45,7 +48,9 @@ Comm *liveComm(infinicclComm_t handle, infiniStatus_t *status, const char *call)
 
 bool retireComm(Comm *comm) {
     std::unique_lock<std::shared_mutex> lock(g_live_lock);
-    return g_live.erase(comm) != 0;
+    if (g_live.erase(comm) == 0) return false;
+    g_retired.push_back(comm);
+    return true;
 }
 
 } // namespace infiniccl

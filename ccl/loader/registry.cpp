@@ -16,7 +16,8 @@ namespace infiniccl {
 
 namespace {
 
-std::vector<Plugin *> g_plugins; // written once under call_once, then read only
+// Written once under call_once, then read only; never destroyed (no teardown at exit, as in infinirt).
+std::vector<Plugin *> &g_plugins = *new std::vector<Plugin *>;
 
 std::vector<std::string> searchDirs() {
     std::vector<std::string> dirs;
