@@ -465,6 +465,12 @@ typedef struct {
  * infinirtGetBackendInfo (BAD_PARAM); at most struct_size bytes are written. */
 __export infiniStatus_t infinirtPointerGetAttributes(infinirtPointerAttributes_t *attributes, const void *ptr);
 
+/* The loader's record of live allocations (extension): how many blocks made by infinirtMalloc,
+ * infinirtMallocHost and infinirtMallocAsync are not yet freed, and their bytes, over every
+ * device. For leak checks at the end of a test or program (0 and 0 when everything was freed).
+ * Either output may be NULL (not both: NULL_POINTER). Thread-safe; never blocks on devices. */
+__export infiniStatus_t infinirtGetLiveAllocations(size_t *count, size_t *bytes);
+
 /* Native handles (extension): the backend's own object behind a handle, for interop; it stays
  * infinirt's (do not destroy it). NULL native -> NULL_POINTER (checked first); then
  * INVALID_HANDLE for a bad handle, or the device checks; NOT_IMPLEMENTED where the backend has

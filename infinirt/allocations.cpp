@@ -51,6 +51,16 @@ bool takeAllocation(void *ptr, infinirtMemoryKind_t kind, Allocation &taken, All
     return false;
 }
 
+void liveAllocationTotals(size_t &count, size_t &bytes) {
+    Table &t = table();
+    std::shared_lock<std::shared_mutex> lock(t.mutex);
+    count = t.live.size();
+    bytes = 0;
+    for (const auto &entry : t.live) {
+        bytes += entry.second.size;
+    }
+}
+
 bool findAllocation(const void *ptr, Allocation &out) {
     Table &t = table();
     std::shared_lock<std::shared_mutex> lock(t.mutex);

@@ -22,6 +22,8 @@ void recordAllocation(const Allocation &a);
 // Removes the allocation starting exactly at `ptr` if it has kind `kind`; false otherwise, with
 // `found` describing the allocation holding `ptr` if any (to explain the refusal).
 bool takeAllocation(void *ptr, infinirtMemoryKind_t kind, Allocation &taken, Allocation &found, bool &holds);
+// How many allocations are live, and their bytes.
+void liveAllocationTotals(size_t &count, size_t &bytes);
 // The allocation holding `ptr` (base <= ptr < base + size); false if none.
 bool findAllocation(const void *ptr, Allocation &out);
 

@@ -1,5 +1,6 @@
 // C ABI: events.
 #include "capture.h"
+#include "layers.h"
 
 using namespace infinirt;
 
@@ -145,6 +146,9 @@ __export infiniStatus_t infinirtEventElapsedTime(float *ms_ptr, infinirtEvent_t 
                     (a->flags & INFINIRT_EVENT_DISABLE_TIMING) ? "the start" : "the end");
     }
     if (a->type != z->type || a->device != z->device) {
+        if (g_layers.validation) {
+            validationElapsedAcrossDevices(a->type, a->device, z->type, z->device);
+        }
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtEventElapsedTime: events on different devices (%s:%d, %s:%d)",
                     typeName(a->type), a->device, typeName(z->type), z->device);
     }

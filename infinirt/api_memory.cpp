@@ -379,4 +379,21 @@ __export infiniStatus_t infinirtPointerGetAttributes(infinirtPointerAttributes_t
     return INFINI_STATUS_SUCCESS;
 }
 
+__export infiniStatus_t infinirtGetLiveAllocations(size_t *count, size_t *bytes) {
+    INFINIRT_ENTER();
+    if (count == nullptr && bytes == nullptr) {
+        return fail(INFINI_STATUS_NULL_POINTER, "infinirtGetLiveAllocations: count and bytes are both NULL");
+    }
+    size_t n = 0;
+    size_t total = 0;
+    liveAllocationTotals(n, total);
+    if (count != nullptr) {
+        *count = n;
+    }
+    if (bytes != nullptr) {
+        *bytes = total;
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
 } // extern "C"

@@ -1,5 +1,6 @@
 // C ABI: streams and the start and end of capture.
 #include "capture.h"
+#include "layers.h"
 #include "modules.h"
 
 #include <memory>
@@ -11,6 +12,9 @@ namespace infinirt {
 infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
     if (INFINIRT_LIKELY(ev->type == s.type && ev->device == s.device)) {
         return INFINIRT_CALL(s.backend, stream_wait_event, s.device, s.device, s.native, ev->native);
+    }
+    if (INFINIRT_UNLIKELY(g_layers.validation) && ev->type != s.type) {
+        validationCrossBackendWait(s.type, s.device, ev->type, ev->device);
     }
     Backend *eb = g_registry.by_type[ev->type];
     return INFINIRT_CALL(eb, event_synchronize, ev->device, ev->device, ev->native);

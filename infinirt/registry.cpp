@@ -1,5 +1,6 @@
 // Plugin discovery, loading and negotiation; the process default device; fork handling.
 #include "internal.h"
+#include "layers.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -353,6 +354,8 @@ void loadAll() {
              b.reason.empty() ? "" : ": ", b.reason.c_str());
     }
     chooseDefaultDevice(r);
+    // Last: the layers wrap the tables the calls will use (nothing when no layer is enabled).
+    installLayers(r);
 }
 
 } // namespace

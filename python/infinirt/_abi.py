@@ -347,6 +347,7 @@ FUNCTIONS = {
     "infinirtGetDeviceProperties": (_st, [c_enum, c_int, _p(DeviceProperties)]),
     "infinirtStreamQuery": (_st, [_vp]),
     "infinirtPointerGetAttributes": (_st, [_p(PointerAttributes), _vp]),
+    "infinirtGetLiveAllocations": (_st, [_p(c_size_t), _p(c_size_t)]),
     "infinirtStreamGetNativeHandle": (_st, [_vp, _pvp]),
     "infinirtEventGetNativeHandle": (_st, [_vp, _pvp]),
     "infinirtDeviceGetNativeContext": (_st, [c_enum, c_int, _pvp]),

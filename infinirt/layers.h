@@ -1,0 +1,159 @@
+// The optional layers interposed on the plugin tables at load time (docs/ARCHITECTURE.md, "Layers"):
+//   INFINIRT_VALIDATION=1        validation (layer_validation.cpp): ranges, freed memory, devices, leaks
+//   INFINIRT_TRACE=path.json     trace (layer_trace.cpp): Chrome trace events of every plugin call
+//   INFINIRT_TRACE_DEVICE=1      adds device-side spans of copies, fills and launches
+//   INFINIRT_FAULT_INJECT=...    fault injection (layer_fault.cpp): named entries fail at a rate
+// With none of them set nothing is installed: the tables hold the plugins' own entries and the
+// dispatch path is exactly what it is without this file. With any set, every entry of a loaded
+// backend's table is replaced by a wrapper (layer_table.cpp) that runs the enabled layers around
+// the plugin's entry, kept in layerNext(type).
+#pragma once
+
+#include "internal.h"
+
+#include <cstdint>
+
+namespace infinirt {
+
+// The entries the layers wrap, in table order (layer_table.cpp says, for each, the C ABI function
+// that reaches it and what each argument is). Entries appended to the table later are not
+// wrapped until they are listed here.
+#define INFINIRT_LAYER_ENTRIES(X)                                        \
+    X(get_device_properties)              \
+    X(set_device)                                   \
+    X(device_synchronize)                   \
+    X(get_mem_info)                                \
+    X(get_resource_snapshot)        \
+    X(stream_create)                             \
+    X(stream_destroy)                           \
+    X(stream_synchronize)                   \
+    X(stream_query)                               \
+    X(stream_wait_event)                      \
+    X(event_create)                               \
+    X(event_destroy)                             \
+    X(event_record)                               \
+    X(event_query)                                 \
+    X(event_synchronize)                     \
+    X(event_elapsed_time)                    \
+    X(malloc_device)                                   \
+    X(free_device)                                       \
+    X(malloc_host)                                 \
+    X(free_host)                                     \
+    X(memcpy_sync)                                     \
+    X(memcpy_async)                               \
+    X(memset_sync)                                     \
+    X(memset_async)                               \
+    X(malloc_async)                               \
+    X(free_async)                                   \
+    X(stream_begin_capture)                \
+    X(stream_end_capture)                    \
+    X(graph_destroy)                             \
+    X(graph_instantiate)                     \
+    X(graph_exec_destroy)                    \
+    X(graph_launch)                               \
+    X(stream_get_native)                \
+    X(event_get_native)                  \
+    X(device_get_native_context)       \
+    X(pointer_get_attributes)            \
+    X(module_load)                                 \
+    X(module_unload)                             \
+    X(module_get_kernel)                      \
+    X(module_get_global)                      \
+    X(kernel_get_attribute)                \
+    X(kernel_set_attribute)                \
+    X(launch_kernel)
+
+enum class Entry : int {
+#define INFINIRT_LAYER_ENUM(field) field,
+    INFINIRT_LAYER_ENTRIES(INFINIRT_LAYER_ENUM)
+#undef INFINIRT_LAYER_ENUM
+    Count
+};
+constexpr int kEntryCount = static_cast<int>(Entry::Count);
+
+// "memcpy_async"; "infinirtMemcpyAsync".
+const char *entryField(Entry e);
+const char *entryApi(Entry e);
+
+// What an argument of an entry is, for the layers.
+enum class Arg : uint8_t {
+    Skip,      // not recorded (outputs the layers do not read, strings, structs)
+    Device,    // the device index
+    Value,     // an integer, enum or flags
+    Size,      // a byte count (or an image count)
+    Dst,       // device-side range start written by the call (its size is the entry's Size)
+    Src,       // range start read by the call
+    FreePtr,   // memory being released
+    OutMem,    // void **: memory created
+    Stream, Event, Graph, Exec, Module, Kernel,                // a plugin object in use
+    OutStream, OutEvent, OutGraph, OutExec, OutModule, OutKernel, // void **: an object created
+    DestroyStream, DestroyEvent, DestroyGraph, DestroyExec, DestroyModule, // an object destroyed
+    KernelArgs // const infinirtKernelArg_t *, its count in the following Value
+};
+
+constexpr int kMaxArgs = 7;
+
+// One plugin call as the layers see it: the backend, the entry and its arguments as integers.
+struct LayerCall {
+    int type = 0;
+    Entry entry = Entry::Count;
+    int argc = 0;
+    const Arg *roles = nullptr;
+    const char *const *names = nullptr;
+    uint64_t value[kMaxArgs] = {};
+    int device() const;
+    // The first argument with role `r`, or 0.
+    uint64_t find(Arg r) const;
+};
+
+struct LayerFlags {
+    bool validation = false;
+    bool trace = false;
+    bool trace_device = false;
+    bool fault = false;
+    bool any() const { return validation || trace || fault; }
+};
+// Read once, before the plugins load; constant afterwards.
+extern LayerFlags g_layers;
+
+// Reads the variables (called once while loading) and, when any layer is on, replaces the
+// entries of every backend that serves a device type with the wrappers. Registers the exit work
+// (trace flush, leak report).
+void installLayers(Registry &r);
+
+// The plugin's own table behind the wrappers of device type `type`.
+const infinirtPluginTable_t &layerNext(int type);
+
+// ---- validation (layer_validation.cpp) ----
+// Before the plugin call: SUCCESS, or the refusal (set as the plugin's detail, so the loader
+// reports it like a plugin's own).
+infiniStatus_t validateBefore(const LayerCall &c);
+// After it, with its status and, for creating entries, the object created.
+void validateAfter(const LayerCall &c, infiniStatus_t st);
+// Reports from the loader's own cold paths (no plugin call sees them).
+void validationCrossBackendWait(int stream_type, int stream_device, int event_type, int event_device);
+void validationElapsedAcrossDevices(int type_a, int device_a, int type_b, int device_b);
+void validationExitReport();
+void validationInit();
+
+// ---- trace (layer_trace.cpp) ----
+void traceInit(const char *path);
+uint64_t traceNow();
+void traceSpan(const LayerCall &c, uint64_t start_ns, uint64_t end_ns, infiniStatus_t st);
+// INFINIRT_TRACE_DEVICE: after a successful copy, fill or launch on `stream` of (type, device).
+void traceDeviceSpanBegin(const LayerCall &c, void *stream, void *&start_event);
+void traceDeviceSpanEnd(const LayerCall &c, void *stream, void *start_event, bool ok);
+// After a synchronising call: resolves the device spans that completed.
+void traceDeviceResolve(int type, int device);
+void traceExitFlush();
+
+// ---- fault injection (layer_fault.cpp) ----
+bool faultInit(const char *spec);
+// True when this call of `e` must fail; then `status` and the detail are set.
+bool faultFires(const LayerCall &c, infiniStatus_t &status);
+
+// Reports a layer's finding: on stderr (always, one line, "infinirt validation: ...") and in the
+// log.
+void layerReport(const char *layer, const char *fmt, ...) INFINIRT_PRINTF(2, 3);
+
+} // namespace infinirt
