@@ -44,6 +44,23 @@
  *  - After fork() in a process that had initialised infinirt, the child gets
  *    INFINI_STATUS_DEVICE_NOT_INITIALIZED from every function that returns a status (no hang, no
  *    re-use of the parent's state).
+ *  - Layers (read once, at loading; unset, nothing changes and nothing is paid):
+ *    INFINIRT_VALIDATION=1 checks every call that reaches a backend: a copy, fill or kernel
+ *    POINTER argument whose range overruns the allocation it starts in, or that lies in memory
+ *    freed recently, is refused with BAD_PARAM (the message names the call, the pointer, the
+ *    allocation and who freed it); a call on a plugin object another thread is destroying gives
+ *    INVALID_HANDLE, and a destroy waits for calls still inside the object; device memory used on
+ *    a stream of another device, an event waited on a stream of another backend and
+ *    EventElapsedTime across devices are reported on stderr; at exit, every allocation and handle
+ *    still alive is listed (kind, device, size, creating call).
+ *    INFINIRT_TRACE=path.json writes every call that reaches a backend as a Chrome trace event
+ *    (Perfetto, chrome://tracing): name (the C ABI function), thread, start, duration, device,
+ *    sizes, handles, status; INFINIRT_TRACE_DEVICE=1 adds the device-side span of each async copy,
+ *    fill and kernel launch (resolved by the synchronising calls after it).
+ *    INFINIRT_FAULT_INJECT=<entry>:<probability>[,...][,seed=N] makes the named plugin entries
+ *    (malloc_device, event_record, ...: infinirt_plugin.h's field names) fail at that rate with
+ *    the status and native error name the backend would give (OUT_OF_MEMORY for entries that
+ *    create, DRIVER_ERROR otherwise), without reaching the plugin.
  */
 #ifndef __INFINIRT_API_H__
 #define __INFINIRT_API_H__

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer target over the whole C ABI (tests/fuzz/fuzz_calls.cpp) for a bounded time on
+# cpu (two devices) and PoCL's OpenCL device, under AddressSanitizer + UndefinedBehaviorSanitizer.
+#   scripts/fuzz.sh [seconds] [extra libFuzzer flags...]     (default 90 seconds)
+# Needs clang 14 and libclang-rt-14-dev (scripts/deps.sh installs them). Builds build-fuzz/ with
+# only the targets the fuzzer needs. Starts from the checked-in corpus (tests/fuzz/corpus/calls/),
+# works in a scratch copy of it, and leaves a crashing input in build-fuzz/fuzz-artifacts/ (turn it
+# into a regression test by adding it to the corpus). Exit status: libFuzzer's (0: no crash).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-90}"
+shift || true
+cc="${INFINIRT_FUZZ_CC:-clang-14}"
+cxx="${INFINIRT_FUZZ_CXX:-clang++-14}"
+if ! command -v "$cxx" >/dev/null; then
+  echo "fuzz.sh: $cxx not found (scripts/deps.sh installs clang-14 and libclang-rt-14-dev)" >&2
+  exit 1
+fi
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+CC="$cc" CXX="$cxx" cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DINFINIRT_BUILD_TESTS=ON -DINFINIRT_BUILD_BENCHMARKS=OFF -DINFINIRT_FUZZ=ON \
+  -DINFINIRT_SANITIZE=address,undefined -DINFINIRT_WITH_OPENCL=AUTO -DINFINIRT_WITH_CUDA=OFF \
+  -DINFINIRT_WITH_HIP=OFF "${launcher[@]}" >/dev/null
+targets=(infinirt-fuzz-calls infinirt-cpu)
+if cmake --build build-fuzz --target help | grep -q '^infinirt-opencl:'; then
+  targets+=(infinirt-opencl)
+fi
+cmake --build build-fuzz --parallel "$(nproc)" --target "${targets[@]}"
+work="build-fuzz/fuzz-corpus"
+mkdir -p "$work" build-fuzz/fuzz-artifacts
+cp -n tests/fuzz/corpus/calls/* "$work"/
+# Leaks are checked by the target itself (the loader's allocation record is empty after each
+# input); LeakSanitizer would flag the drivers' per-process caches.
+INFINIRT_BACKENDS="${INFINIRT_BACKENDS:-cpu,opencl}" INFINIRT_CPU_DEVICE_COUNT=2 \
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:protect_shadow_gap=0 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  build-fuzz/bin/infinirt-fuzz-calls -max_total_time="$seconds" -max_len=256 -timeout=30 -rss_limit_mb=4096 \
+    -artifact_prefix=build-fuzz/fuzz-artifacts/ -print_final_stats=1 "$@" "$work"
