@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 
 namespace infinirt {
@@ -124,8 +125,10 @@ bool isSynchronising(Entry e) {
     return e == Entry::device_synchronize || e == Entry::stream_synchronize || e == Entry::event_synchronize;
 }
 
-// The layers around one plugin call.
-template <typename Next> infiniStatus_t runLayers(LayerCall &c, Next &&next) {
+// The layers around one plugin call; `next(context)` makes the plugin's own call. One function
+// for every wrapper (not a template): the wrappers stay a few instructions each.
+INFINIRT_HIDDEN __attribute__((noinline)) infiniStatus_t runLayers(LayerCall &c, infiniStatus_t (*next)(const void *),
+                                                                const void *context) {
     const uint64_t start = g_layers.trace ? traceNow() : 0;
     infiniStatus_t st = INFINI_STATUS_SUCCESS;
     if (g_layers.fault && faultFires(c, st)) {
@@ -139,7 +142,7 @@ template <typename Next> infiniStatus_t runLayers(LayerCall &c, Next &&next) {
         if (device_span) {
             traceDeviceSpanBegin(c, stream, span);
         }
-        st = next();
+        st = next(context);
         if (device_span) {
             traceDeviceSpanEnd(c, stream, span, st == INFINI_STATUS_SUCCESS);
         }
@@ -169,8 +172,11 @@ template <int Type, Entry E, typename... P> struct Wrapper<Type, E, infiniStatus
         c.names = info.names;
         int i = 0;
         ((c.value[i++] = asValue(args)), ...);
-        auto *next = Field<E>::of(g_next[Type]);
-        return runLayers(c, [&] { return next(args...); });
+        const std::tuple<P...> context(args...);
+        return runLayers(c, &invoke, &context);
+    }
+    static infiniStatus_t invoke(const void *context) {
+        return std::apply(Field<E>::of(g_next[Type]), *static_cast<const std::tuple<P...> *>(context));
     }
 };
 

@@ -40,6 +40,16 @@ echo "NCCL for infiniccl: ${INFINIRT_NCCL_LIBRARY:-libnccl.so.2 from the library
 INFINIRT_EXPECT_BACKENDS=cuda,opencl,cpu INFINICCL_TEST_LARGE=1 \
   ctest --test-dir "$build" --output-on-failure --parallel 8 --timeout 300 > "$out/ctest.log" 2>&1
 tail -n 25 "$out/ctest.log"
+# The layers on cuda (issue 16), appended to ctest.log: the 16-thread fault-injection stress on
+# the cuda device alone (allocator retries, everything balances), and the conformance suite with
+# the validation layer on (no refusal of a correct program; its leak report at the end).
+{
+  echo "==== layers on cuda ===="
+  INFINIRT_BACKENDS=cuda "$build/bin/infinirt_fault_stress" 2>&1 | tail -n 5
+  INFINIRT_BACKENDS=cuda INFINIRT_EXPECT_BACKENDS=cuda INFINIRT_VALIDATION=1 "$build/bin/infinirt_conformance" 2>&1 \
+    | grep -E '^\[  (PASSED|FAILED)  \]|tests? from .* ran|infinirt validation' | head -n 40
+} >> "$out/ctest.log" 2>&1
+sed -n '/==== layers on cuda/,$p' "$out/ctest.log"
 # The Python package (tests/python) with this machine's python3 and PyTorch, on this build's
 # library: test_gpu.py exchanges memory with torch on the nvidia device. Without pytest, only
 # test_gpu.py runs, as a script.
@@ -62,6 +72,9 @@ fi
 {
   for backend in cuda opencl cpu; do
     INFINIRT_BENCH_BACKEND=$backend "$build/bin/infinirt-dispatch-bench" 2>&1 | sed -n '/^Dispatch overhead/,$p'
+    # The same with the validation layer on: what the layer costs per call (issue 16).
+    INFINIRT_VALIDATION=1 INFINIRT_BENCH_BACKEND=$backend "$build/bin/infinirt-dispatch-bench" 2>&1 \
+      | sed -n '/^Dispatch overhead/,$p' | sed 's/^/[validation] /'
   done
   "$build/bin/cuda_dispatch_bench"
   # Kernel launch (issue 9): cuda; every OpenCL device found (NVIDIA's, PoCL); cpu.

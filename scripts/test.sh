@@ -2,7 +2,8 @@
 # Builds and runs every test: the main build (conformance, loader, clients, core, backends,
 # benchmark smoke checks), then the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer,
 # then the multi-thread stress test under ThreadSanitizer.
-# INFINIRT_TEST_SANITIZERS=0 skips the two sanitizer builds.
+# INFINIRT_TEST_SANITIZERS=0 skips the two sanitizer builds; INFINIRT_TEST_FUZZ_SECONDS=0 the
+# bounded libFuzzer run (default 90 s, after its own clang build of the loader and plugins).
 # Every configure sets the options this script needs (a build/ left by quickstart.sh has the tests
 # off), and every ctest run fails when it found no test (--no-tests=error).
 set -euo pipefail
@@ -23,6 +24,12 @@ cmake --build build --parallel "$jobs"
 # The conformance suite fails unless cpu and PoCL's OpenCL device are both loaded with a device.
 INFINIRT_EXPECT_BACKENDS=cpu,opencl \
   ctest --test-dir build --no-tests=error --output-on-failure --parallel "$jobs" --timeout 300
+
+# The libFuzzer target over the whole C ABI, bounded (scripts/fuzz.sh; INFINIRT_TEST_FUZZ_SECONDS).
+if [ "${INFINIRT_TEST_FUZZ_SECONDS:-90}" != "0" ]; then
+  step "libFuzzer (${INFINIRT_TEST_FUZZ_SECONDS:-90} s)"
+  scripts/fuzz.sh "${INFINIRT_TEST_FUZZ_SECONDS:-90}"
+fi
 
 if [ "${INFINIRT_TEST_SANITIZERS:-1}" != "0" ]; then
   step "AddressSanitizer + UndefinedBehaviorSanitizer"
