@@ -33,9 +33,10 @@ work="build-fuzz/fuzz-corpus"
 mkdir -p "$work" build-fuzz/fuzz-artifacts
 cp -n tests/fuzz/corpus/calls/* "$work"/
 # Leaks are checked by the target itself (the loader's allocation record is empty after each
-# input); LeakSanitizer would flag the drivers' per-process caches.
+# input); LeakSanitizer would flag the drivers' per-process caches. The link order check is off:
+# the shared sanitizer runtime (see CMakeLists.txt) comes after libstdc++ in the fuzzer's list.
 INFINIRT_BACKENDS="${INFINIRT_BACKENDS:-cpu,opencl}" INFINIRT_CPU_DEVICE_COUNT=2 \
-ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:protect_shadow_gap=0 \
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:protect_shadow_gap=0:verify_asan_link_order=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   build-fuzz/bin/infinirt-fuzz-calls -max_total_time="$seconds" -max_len=256 -timeout=30 -rss_limit_mb=4096 \
     -artifact_prefix=build-fuzz/fuzz-artifacts/ -print_final_stats=1 "$@" "$work"

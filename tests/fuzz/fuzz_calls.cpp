@@ -22,6 +22,18 @@
 #include <string>
 #include <vector>
 
+extern "C" {
+// fuzz_enums.c: the calls whose enum arguments may be out of range, made from C.
+infiniStatus_t fzSetDevice(int type, int id);
+infiniStatus_t fzGetDeviceProperties(int type, int id, infinirtDeviceProperties_t *p);
+infiniStatus_t fzGetMemInfo(int type, int id, size_t *free_bytes, size_t *total);
+infiniStatus_t fzModuleLoad(infinirtModule_t *module, int type, int id, const infinirtModuleImage_t *images);
+infiniStatus_t fzMemcpy(void *dst, const void *src, size_t size, int kind);
+infiniStatus_t fzMemcpyAsync(void *dst, const void *src, size_t size, int kind, infinirtStream_t stream);
+infiniStatus_t fzStreamBeginCapture(infinirtStream_t stream, int mode);
+void fzSetArgKind(infinirtKernelArg_t *arg, int kind);
+}
+
 namespace {
 
 [[noreturn]] void violated(const char *call, const char *what, infiniStatus_t st) {
@@ -67,7 +79,7 @@ void mustSucceed(const char *call, infiniStatus_t st) {
 void *const kSentinel = reinterpret_cast<void *>(uintptr_t{0x5e5e5e5e});
 
 struct Device {
-    infiniDevice_t type;
+    int type; // an infiniDevice_t, or not (see fuzz_enums.c)
     int id;
 };
 
@@ -114,7 +126,7 @@ public:
     explicit Program(Reader &in) : in_(in) {}
 
     void run() {
-        mustSucceed("SetDevice", infinirtSetDevice(g_devices[0].type, g_devices[0].id));
+        mustSucceed("SetDevice", fzSetDevice(g_devices[0].type, g_devices[0].id));
         for (int steps = 0; !in_.empty() && steps < 64; ++steps) {
             step();
         }
@@ -149,10 +161,14 @@ private:
         case 6: destroy(events_, dead_events_, infinirtEventDestroy, "EventDestroy"); break;
         case 7: check("EventRecord", infinirtEventRecord(handle(events_, dead_events_), streamArg())); break;
         case 8: {
-            infinirtEventStatus_t status = static_cast<infinirtEventStatus_t>(77);
+            // Filled with a byte pattern no valid status has; compared as bytes, never loaded.
+            infinirtEventStatus_t status;
+            unsigned char pattern[sizeof status];
+            std::memset(pattern, 0x77, sizeof pattern);
+            std::memcpy(&status, pattern, sizeof status);
             const infiniStatus_t st =
                 check("EventQuery", infinirtEventQuery(handle(events_, dead_events_), in_.below(8) ? &status : nullptr));
-            if (st != INFINI_STATUS_SUCCESS && static_cast<int>(status) != 77) {
+            if (st != INFINI_STATUS_SUCCESS && std::memcmp(&status, pattern, sizeof status) != 0) {
                 violated("EventQuery", "wrote its output on failure", st);
             }
             break;
@@ -190,10 +206,10 @@ private:
             infinirtDeviceProperties_t p{};
             p.struct_size = in_.below(8) ? sizeof p : in_.below(512);
             const Device d = device();
-            check("GetDeviceProperties", infinirtGetDeviceProperties(d.type, d.id, &p));
+            check("GetDeviceProperties", fzGetDeviceProperties(d.type, d.id, &p));
             size_t free_bytes = 0;
             size_t total = 0;
-            check("GetMemInfo", infinirtGetMemInfo(d.type, d.id, &free_bytes, in_.below(8) ? &total : nullptr));
+            check("GetMemInfo", fzGetMemInfo(d.type, d.id, &free_bytes, in_.below(8) ? &total : nullptr));
             break;
         }
         case 24: {
@@ -217,8 +233,7 @@ private:
     Device device() {
         // Mostly real devices; sometimes nonsense.
         if (in_.below(8) == 0) {
-            return Device{static_cast<infiniDevice_t>(static_cast<int>(in_.below(40)) - 5),
-                          static_cast<int>(in_.below(10)) - 3};
+            return Device{static_cast<int>(in_.below(40)) - 5, static_cast<int>(in_.below(10)) - 3};
         }
         return g_devices[in_.below(g_devices.size())];
     }
@@ -228,7 +243,7 @@ private:
         int before_id;
         mustSucceed("GetDevice", infinirtGetDevice(&before_t, &before_id));
         const Device d = device();
-        if (check("SetDevice", infinirtSetDevice(d.type, d.id)) != INFINI_STATUS_SUCCESS) {
+        if (check("SetDevice", fzSetDevice(d.type, d.id)) != INFINI_STATUS_SUCCESS) {
             infiniDevice_t t;
             int id;
             mustSucceed("GetDevice", infinirtGetDevice(&t, &id));
@@ -343,11 +358,10 @@ private:
             static_cast<char *>(src) < static_cast<char *>(dst) + n) {
             return;
         }
-        const auto k = static_cast<infinirtMemcpyKind_t>(kind);
         if (async) {
-            check("MemcpyAsync", infinirtMemcpyAsync(dst, src, n, k, streamArg()));
+            check("MemcpyAsync", fzMemcpyAsync(dst, src, n, kind, streamArg()));
         } else {
-            check("Memcpy", infinirtMemcpy(dst, src, n, k));
+            check("Memcpy", fzMemcpy(dst, src, n, kind));
         }
     }
 
@@ -393,8 +407,8 @@ private:
             return;
         }
         void *s = streams_[in_.below(streams_.size())];
-        const auto mode = static_cast<infinirtStreamCaptureMode_t>(in_.below(8) ? in_.below(3) : 7);
-        if (check("StreamBeginCapture", infinirtStreamBeginCapture(s, mode)) != INFINI_STATUS_SUCCESS) {
+        const int mode = in_.below(8) ? static_cast<int>(in_.below(3)) : 7;
+        if (check("StreamBeginCapture", fzStreamBeginCapture(s, mode)) != INFINI_STATUS_SUCCESS) {
             return;
         }
         for (size_t i = in_.below(4); i > 0; --i) {
@@ -428,7 +442,7 @@ private:
             m.tried = true;
             infinirtModuleImage_t image{};
             image.struct_size = sizeof image;
-            if (d.type == INFINI_DEVICE_CPU) {
+            if (d.type == static_cast<int>(INFINI_DEVICE_CPU)) {
                 image.format = INFINIRT_MODULE_FORMAT_HOST_SO;
                 image.data = g_cpu_kernels.data();
                 image.size = g_cpu_kernels.size();
@@ -437,7 +451,7 @@ private:
                 image.data = kOpenClTouch;
                 image.size = std::strlen(kOpenClTouch);
             }
-            if (image.size > 0 && infinirtModuleLoad(&m.module, d.type, d.id, &image, 1, nullptr, 0) == INFINI_STATUS_SUCCESS) {
+            if (image.size > 0 && fzModuleLoad(&m.module, d.type, d.id, &image) == INFINI_STATUS_SUCCESS) {
                 mustSucceed("ModuleGetKernel", infinirtModuleGetKernel(&m.touch, m.module, "touch"));
             }
         }
@@ -461,17 +475,19 @@ private:
             config.block[i] = in_.below(16) ? 1 : 1u << in_.below(16);
         }
         void *arg_value = in_.below(8) ? p : nullptr;
-        infinirtKernelArg_t arg{in_.below(16) ? INFINIRT_KERNEL_ARG_POINTER : static_cast<infinirtKernelArgKind_t>(in_.below(5)),
-                                in_.below(16) ? sizeof(void *) : in_.below(16), &arg_value};
+        infinirtKernelArg_t arg{INFINIRT_KERNEL_ARG_POINTER, sizeof(void *), &arg_value};
+        const int arg_kind = in_.below(16) ? static_cast<int>(INFINIRT_KERNEL_ARG_POINTER) : static_cast<int>(in_.below(5));
+        fzSetArgKind(&arg, arg_kind);
+        arg.size = in_.below(16) ? sizeof(void *) : in_.below(16);
         // A launch that would write through NULL is the caller's error; the loader passes it on.
-        if (arg_value == nullptr && arg.kind == INFINIRT_KERNEL_ARG_POINTER && arg.size == sizeof(void *)) {
+        if (arg_value == nullptr && arg_kind == INFINIRT_KERNEL_ARG_POINTER && arg.size == sizeof(void *)) {
             return;
         }
         void *s = in_.below(4) ? nullptr : streamArg();
         infiniDevice_t t;
         int id;
         mustSucceed("GetDevice", infinirtGetDevice(&t, &id));
-        if (s == nullptr && (t != d.type || id != d.id)) {
+        if (s == nullptr && (static_cast<int>(t) != d.type || id != d.id)) {
             return; // the default stream is the current device's: another device's kernel is refused, fine, but keep it simple
         }
         check("LaunchKernel", infinirtLaunchKernel(m.touch, &config, &arg, in_.below(16) ? 1 : in_.below(4), s));
@@ -486,10 +502,10 @@ private:
         int id;
         mustSucceed("GetDevice", infinirtGetDevice(&t, &id));
         for (const Device &d : g_devices) {
-            mustSucceed("SetDevice", infinirtSetDevice(d.type, d.id));
+            mustSucceed("SetDevice", fzSetDevice(d.type, d.id));
             mustSucceed("DeviceSynchronize", infinirtDeviceSynchronize());
         }
-        mustSucceed("SetDevice", infinirtSetDevice(t, id));
+        mustSucceed("SetDevice", fzSetDevice(static_cast<int>(t), id));
     }
 
     void cleanUp() {
@@ -531,7 +547,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
     mustSucceed("GetAllDeviceCount", infinirtGetAllDeviceCount(counts));
     for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
         for (int id = 0; id < counts[t] && id < 2; ++id) {
-            g_devices.push_back(Device{static_cast<infiniDevice_t>(t), id});
+            g_devices.push_back(Device{t, id});
         }
     }
     if (g_devices.empty()) {

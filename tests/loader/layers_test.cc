@@ -83,21 +83,22 @@ private:
 
 // ---- validation: ranges and freed memory ------------------------------------------------------
 
+// Ranges in infinirt's own allocations: refused before the plugin is reached, by the loader itself
+// where it checks them (issue 16.8) and otherwise by the layer; either way BAD_PARAM naming the
+// call, the range and the allocation.
 TEST(ValidationRanges, CopyOverrunningAnAllocationIsRefusedNamingIt) {
     void *d = nullptr;
     ASSERT_OK(infinirtMalloc(&d, 4096));
     std::vector<char> host(8192, 1);
-    CaptureStderr();
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemcpy(d, host.data(), 8192, INFINIRT_MEMCPY_H2D));
-    const std::string reported = GetCapturedStderr();
-    EXPECT_CONTAINS(LastError(), ("infinirtMemcpy: dst " + Hex(d) + " + 8192 bytes overruns the allocation " + Hex(d) +
-                                       " (4096 bytes, device memory on cpu:0, allocated by infinirtMalloc"));
-    EXPECT_CONTAINS(LastError(), ("by 4096 bytes"));
-    EXPECT_CONTAINS(reported, ("infinirt validation: infinirtMemcpy: dst " + Hex(d)));
+    EXPECT_CONTAINS(LastError(), "infinirtMemcpy: dst");
+    EXPECT_CONTAINS(LastError(), Hex(d) + " + 8192 bytes overruns the");
+    EXPECT_CONTAINS(LastError(), "4096 bytes");
     // An interior start overrunning the end, asynchronously.
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM,
                   infinirtMemcpyAsync(host.data(), static_cast<char *>(d) + 4000, 200, INFINIRT_MEMCPY_D2H, nullptr));
-    EXPECT_CONTAINS(LastError(), ("infinirtMemcpyAsync: src " + Hex(static_cast<char *>(d) + 4000) + " + 200 bytes"));
+    EXPECT_CONTAINS(LastError(), "infinirtMemcpyAsync: src");
+    EXPECT_CONTAINS(LastError(), Hex(static_cast<char *>(d) + 4000) + " + 200 bytes overruns");
     // Exactly to the end is fine.
     EXPECT_OK(infinirtMemcpyAsync(static_cast<char *>(d) + 4000, host.data(), 96, INFINIRT_MEMCPY_H2D, nullptr));
     EXPECT_OK(infinirtDeviceSynchronize());
@@ -108,9 +109,11 @@ TEST(ValidationRanges, MemsetOneBytePastTheEndIsRefused) {
     void *d = nullptr;
     ASSERT_OK(infinirtMalloc(&d, 4096));
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemset(d, 0, 4097));
-    EXPECT_CONTAINS(LastError(), ("infinirtMemset: ptr " + Hex(d) + " + 4097 bytes overruns"));
+    EXPECT_CONTAINS(LastError(), "infinirtMemset: ");
+    EXPECT_CONTAINS(LastError(), Hex(d) + " + 4097 bytes overruns");
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemsetAsync(static_cast<char *>(d) + 1, 0, 4096, nullptr));
-    EXPECT_CONTAINS(LastError(), ("infinirtMemsetAsync: ptr"));
+    EXPECT_CONTAINS(LastError(), "infinirtMemsetAsync: ");
+    EXPECT_CONTAINS(LastError(), " + 4096 bytes overruns");
     EXPECT_OK(infinirtMemset(d, 0, 4096));
     EXPECT_OK(infinirtFree(d));
 }
