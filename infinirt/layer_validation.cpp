@@ -389,26 +389,31 @@ void validateAfter(const LayerCall &c, infiniStatus_t st) {
     }
 }
 
-void validationCrossBackendWait(int stream_type, int stream_device, int event_type, int event_device) {
+namespace {
+// A report about two devices `a` and `b`, from the loader's cold paths.
+void reportPair(Kind k, const char *fmt, int type_a, int device_a, int type_b, int device_b) {
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
-    if (shouldReport(s, Kind::CrossBackendWait)) {
-        layerReport(kLayer,
-                    "infinirtStreamWaitEvent: the event was recorded on %s:%d and is waited on a stream of %s:%d, another "
-                    "backend: infinirt makes the host wait for it, blocking the caller",
-                    typeName(event_type), event_device, typeName(stream_type), stream_device);
+    if (shouldReport(s, k)) {
+        char text[512];
+        std::snprintf(text, sizeof text, fmt, typeName(type_a), device_a, typeName(type_b), device_b);
+        layerReport(kLayer, "%s", text);
     }
+}
+} // namespace
+
+void validationCrossBackendWait(int stream_type, int stream_device, int event_type, int event_device) {
+    reportPair(Kind::CrossBackendWait,
+               "infinirtStreamWaitEvent: the event was recorded on %s:%d and is waited on a stream of %s:%d, another "
+               "backend: infinirt makes the host wait for it, blocking the caller",
+               event_type, event_device, stream_type, stream_device);
 }
 
 void validationElapsedAcrossDevices(int type_a, int device_a, int type_b, int device_b) {
-    State &s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    if (shouldReport(s, Kind::ElapsedAcrossDevices)) {
-        layerReport(kLayer,
-                    "infinirtEventElapsedTime: the start event is of %s:%d and the end event of %s:%d; their clocks are "
-                    "not comparable (refused with BAD_PARAM)",
-                    typeName(type_a), device_a, typeName(type_b), device_b);
-    }
+    reportPair(Kind::ElapsedAcrossDevices,
+               "infinirtEventElapsedTime: the start event is of %s:%d and the end event of %s:%d; their clocks are "
+               "not comparable (refused with BAD_PARAM)",
+               type_a, device_a, type_b, device_b);
 }
 
 void validationExitReport() {
