@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <tuple>
 #include <type_traits>
 
@@ -227,6 +229,12 @@ const char *entryField(Entry e) { return kEntries[static_cast<int>(e)].field; }
 const char *entryApi(Entry e) { return kEntries[static_cast<int>(e)].api; }
 
 const infinirtPluginTable_t &layerNext(int type) { return g_next[type]; }
+
+long layerThreadId() {
+    // A system call each time would cost about a microsecond per traced call.
+    static thread_local const long id = static_cast<long>(syscall(SYS_gettid));
+    return id;
+}
 
 void layerReport(const char *layer, const char *fmt, ...) {
     char text[1024];

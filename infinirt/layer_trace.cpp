@@ -14,7 +14,6 @@
 #include <mutex>
 #include <pthread.h>
 #include <string>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <vector>
 
@@ -75,7 +74,6 @@ File &file() {
 pthread_key_t g_thread_key;
 thread_local Buffer *t_buffer = nullptr;
 
-long threadId() { return static_cast<long>(syscall(SYS_gettid)); }
 
 // The device track of (type, device) in the trace: a tid no thread has.
 long deviceTrack(int type, int device) { return 0x40000000L + type * 1024L + device; }
@@ -133,7 +131,7 @@ void onThreadExit(void *p) {
 Buffer *threadBuffer() {
     if (t_buffer == nullptr) {
         auto *b = new Buffer();
-        b->tid = threadId();
+        b->tid = layerThreadId();
         b->events.reserve(kBufferEvents);
         File &f = file();
         {
@@ -168,7 +166,7 @@ TraceEvent capture(const LayerCall &c, infiniStatus_t st) {
     e.roles = c.roles;
     e.names = c.names;
     e.status = st;
-    e.tid = threadId();
+    e.tid = layerThreadId();
     for (int i = 0; i < c.argc; ++i) {
         const Arg r = c.roles[i];
         const bool out = r == Arg::OutMem || r == Arg::OutStream || r == Arg::OutEvent || r == Arg::OutGraph ||

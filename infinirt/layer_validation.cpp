@@ -13,7 +13,6 @@
 #include <deque>
 #include <map>
 #include <mutex>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <vector>
 
@@ -25,7 +24,6 @@ const char *kLayer = "validation";
 constexpr size_t kFreedRecord = 4096; // recent frees and destroys remembered
 constexpr int kReportsPerKind = 20;   // reports of one kind before they are suppressed
 
-long threadId() { return static_cast<long>(syscall(SYS_gettid)); }
 
 struct Origin {
     Entry entry = Entry::Count;
@@ -126,7 +124,7 @@ bool isDestroy(Arg a) {
            a == Arg::DestroyModule;
 }
 
-Origin origin(State &s, Entry e) { return Origin{e, threadId(), ++s.seq}; }
+Origin origin(State &s, Entry e) { return Origin{e, layerThreadId(), ++s.seq}; }
 
 std::string describe(const Memory &m) {
     char text[256];

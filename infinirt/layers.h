@@ -152,6 +152,9 @@ bool faultInit(const char *spec);
 // True when this call of `e` must fail; then `status` and the detail are set.
 bool faultFires(const LayerCall &c, infiniStatus_t &status);
 
+// The calling thread's kernel id (as in the trace and the reports), asked once per thread.
+long layerThreadId();
+
 // Reports a layer's finding: on stderr (always, one line, "infinirt validation: ...") and in the
 // log.
 void layerReport(const char *layer, const char *fmt, ...) INFINIRT_PRINTF(2, 3);
