@@ -479,8 +479,9 @@ private:
         const int arg_kind = in_.below(16) ? static_cast<int>(INFINIRT_KERNEL_ARG_POINTER) : static_cast<int>(in_.below(5));
         fzSetArgKind(&arg, arg_kind);
         arg.size = in_.below(16) ? sizeof(void *) : in_.below(16);
-        // A launch that would write through NULL is the caller's error; the loader passes it on.
-        if (arg_value == nullptr && arg_kind == INFINIRT_KERNEL_ARG_POINTER && arg.size == sizeof(void *)) {
+        // A launch that would write through NULL is the caller's error (touch dereferences its
+        // argument, whether it comes as a POINTER or as VALUE bytes); the loader passes it on.
+        if (arg_value == nullptr) {
             return;
         }
         void *s = in_.below(4) ? nullptr : streamArg();
