@@ -638,6 +638,72 @@ __export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infi
                                              const infinirtKernelArg_t *args, uint32_t num_args,
                                              infinirtStream_t stream);
 
+/* ---- Peers: copies and access between any two devices (extension; docs/ARCHITECTURE.md) -----
+ * A peer pair is two devices named explicitly (type:id and peer_type:peer_id); neither call uses
+ * nor changes the current device. Device checks as for every explicit device (type out of range
+ * -> DEVICE_TYPE_NOT_SUPPORTED, no such device -> DEVICE_NOT_FOUND), the first device first.
+ * Backends: cuda (and hip, through the same code) access peers natively once access is enabled
+ * (cuCtxEnablePeerAccess); cpu devices share host memory (access 1, always); opencl devices never
+ * access each other (SVM of two contexts is not shared): their copies are staged. Between two
+ * backends nothing is accessible and copies are staged by the loader (infinirtMemcpyPeer). */
+typedef enum {
+    INFINIRT_PEER_ATTR_ACCESS_SUPPORTED = 0,
+    INFINIRT_PEER_ATTR_NATIVE_ATOMICS_SUPPORTED = 1,
+    INFINIRT_PEER_ATTR_COPY_WITHOUT_STAGING = 2,
+    INFINIRT_PEER_ATTR_PERFORMANCE_RANK = 3   /* lower is better; 0 when unknown */
+} infinirtPeerAttribute_t;
+/* 1 when type:id can read and write peer's memory directly; 0 for itself, other backends, no support. */
+/* *can_access: whether access can be enabled (infinirtDeviceEnablePeerAccess), not whether it is.
+ * NULL can_access -> NULL_POINTER (checked first). Does not block. */
+__export infiniStatus_t infinirtDeviceCanAccessPeer(int *can_access, infiniDevice_t type, int id,
+                                                    infiniDevice_t peer_type, int peer_id);
+/* ACCESS_SUPPORTED: as infinirtDeviceCanAccessPeer; NATIVE_ATOMICS_SUPPORTED: atomics on peer
+ * memory are atomic across both devices; COPY_WITHOUT_STAGING: infinirtMemcpyPeer between the two
+ * moves data without a bounce through host memory (1 for cpu pairs and cuda pairs with access
+ * supported; 0 between backends and for opencl pairs); PERFORMANCE_RANK: the link's rank as the
+ * driver gives it. NULL value -> NULL_POINTER; attr out of range -> BAD_PARAM (both before the
+ * devices); a device paired with itself -> BAD_PARAM. Does not block. */
+__export infiniStatus_t infinirtDeviceGetPeerAttribute(int *value, infinirtPeerAttribute_t attr, infiniDevice_t type, int id,
+                                                       infiniDevice_t peer_type, int peer_id);
+/* One direction; idempotent (enabling twice is success); thread-safe. flags must be 0. */
+/* Lets type:id access peer's memory (kernels of type:id may dereference peer pointers; copies
+ * between the two take the direct path). flags != 0 -> BAD_PARAM (before the devices); a device
+ * paired with itself, or a pair infinirtDeviceCanAccessPeer answers 0 for -> BAD_PARAM naming it.
+ * Does not block (cuda: the driver may wait for the device's work, as cuCtxEnablePeerAccess does). */
+__export infiniStatus_t infinirtDeviceEnablePeerAccess(infiniDevice_t type, int id, infiniDevice_t peer_type, int peer_id,
+                                                       uint32_t flags);
+/* Undoes infinirtDeviceEnablePeerAccess for that direction. Access that is not enabled (never
+ * enabled, already disabled, or a pair without support) -> BAD_PARAM; itself -> BAD_PARAM. Copies
+ * between the two keep working (through the staged or driver path). */
+__export infiniStatus_t infinirtDeviceDisablePeerAccess(infiniDevice_t type, int id, infiniDevice_t peer_type, int peer_id);
+/* Any two devices, same backend or not, peer access enabled or not: direct when possible, staged otherwise. */
+/* Copies `size` bytes from src (memory of src_type:src_id) to dst (memory of dst_type:dst_id),
+ * ordered after the work already submitted to BOTH devices' default streams, complete on return.
+ * The same device twice is a device-to-device copy. Checked in this order: NULL dst or src ->
+ * NULL_POINTER (also with size 0); the devices (dst first); then size 0 is a no-op (SUCCESS); a
+ * pointer infinirt allocated must belong to the device named with it and its range must lie
+ * inside its allocation, else BAD_PARAM with the figures (memory infinirt did not allocate is
+ * not checked: cpu devices accept any host memory). Paths: same backend with a native peer copy
+ * (cuda cuMemcpyPeerAsync, cpu memmove), direct whether or not access is enabled (cuda: the
+ * driver routes it through the host when access is off); otherwise staged by the loader through
+ * two 8 MiB pinned host bounce buffers of the source backend (of the destination's when its
+ * pinned memory serves DMA better: cuda/hip over opencl over cpu), double-buffered so that reading chunk k+1 overlaps writing chunk k; never a
+ * host allocation of the whole size. */
+__export infiniStatus_t infinirtMemcpyPeer(void *dst, infiniDevice_t dst_type, int dst_id,
+                                           const void *src, infiniDevice_t src_type, int src_id, size_t size);
+/* Stream-ordered on `stream` (NULL: the current device's default stream), which must belong to
+ * the source or the destination device (else BAD_PARAM, after the checks of infinirtMemcpyPeer
+ * and before the size-0 no-op; a bad handle -> INVALID_HANDLE). Ordered after earlier work on
+ * `stream` only: ordering with the other device is the caller's, through events
+ * (infinirtStreamWaitEvent across devices is a device-side wait where the backend can). A direct
+ * copy returns without waiting. A staged copy (between backends, opencl pairs) runs the other
+ * device's half on that device's default stream and blocks the caller until the copy is
+ * complete. On a stream capturing under record/replay a same-backend copy is recorded; a staged
+ * one is refused with BAD_PARAM and invalidates the capture (cuda/hip capture natively). */
+__export infiniStatus_t infinirtMemcpyPeerAsync(void *dst, infiniDevice_t dst_type, int dst_id,
+                                                const void *src, infiniDevice_t src_type, int src_id, size_t size,
+                                                infinirtStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

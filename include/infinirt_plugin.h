@@ -115,6 +115,15 @@ typedef infiniStatus_t infinirtPluginKernelSetAttributeFn(int device, void *kern
                                                           int64_t value);
 typedef infiniStatus_t infinirtPluginLaunchKernelFn(int device, void *kernel, const infinirtLaunchConfig_t *config,
                                                     const infinirtKernelArg_t *args, uint32_t num_args, void *stream);
+/* appended without a version change (struct_size tells): peers (issue 11) */
+typedef infiniStatus_t infinirtPluginDeviceCanAccessPeerFn(int device, int peer, int *can_access);
+typedef infiniStatus_t infinirtPluginDeviceGetPeerAttributeFn(int device, int peer, infinirtPeerAttribute_t attr,
+                                                              int *value);
+typedef infiniStatus_t infinirtPluginDeviceEnablePeerAccessFn(int device, int peer);
+typedef infiniStatus_t infinirtPluginDeviceDisablePeerAccessFn(int device, int peer);
+typedef infiniStatus_t infinirtPluginMemcpyPeerAsyncFn(int dst_device, void *dst, int src_device, const void *src,
+                                                       size_t size, int stream_device, void *stream);
+typedef infiniStatus_t infinirtPluginStreamWaitPeerEventFn(int device, void *stream, int event_device, void *event);
 
 typedef struct infinirtPluginTable {
     size_t struct_size;      /* sizeof(infinirtPluginTable_t) as the plugin was built */
@@ -232,6 +241,30 @@ typedef struct infinirtPluginTable {
      * consumed (copied) before returning. Hot path: no allocation, no context call when the
      * stream is explicit. */
     infinirtPluginLaunchKernelFn *launch_kernel;
+
+    /* ---- peers (appended; all optional) -------------------------------------------------
+     * Two devices of this plugin: `device` != `peer` (or dst_device != src_device), both valid;
+     * the loader answers pairs of a device with itself and pairs of two backends itself. */
+
+    /* Whether access can be enabled. NULL entry: the loader answers 0. */
+    infinirtPluginDeviceCanAccessPeerFn *device_can_access_peer;
+    /* attr is in range. NULL entry: the loader answers ACCESS_SUPPORTED from
+     * device_can_access_peer, COPY_WITHOUT_STAGING from memcpy_peer_async being set, the others 0. */
+    infinirtPluginDeviceGetPeerAttributeFn *device_get_peer_attribute;
+    /* One direction. Enabling what is enabled is SUCCESS; disabling what is not enabled is
+     * BAD_PARAM; a pair without support is BAD_PARAM. NULL entries: the loader answers BAD_PARAM
+     * (no pair of such a plugin can access the other). */
+    infinirtPluginDeviceEnablePeerAccessFn *device_enable_peer_access;
+    infinirtPluginDeviceDisablePeerAccessFn *device_disable_peer_access;
+    /* Enqueues a copy of `size` (> 0) bytes from src_device's memory to dst_device's on `stream`,
+     * a stream of `stream_device` (dst_device or src_device; NULL: its default stream), whether
+     * or not access is enabled. Returns without waiting for the copy. NULL entry: the loader
+     * stages the copy through host memory with memcpy_async on each device. */
+    infinirtPluginMemcpyPeerAsyncFn *memcpy_peer_async;
+    /* Like stream_wait_event, for an event of another device of this plugin (event_device !=
+     * device): a device-side wait. NULL entry: the loader blocks the caller until the event has
+     * completed. */
+    infinirtPluginStreamWaitPeerEventFn *stream_wait_peer_event;
 } infinirtPluginTable_t;
 
 /* The entry point. `loader_version` is the newest version the loader speaks; the plugin writes

@@ -1,6 +1,7 @@
 // C ABI: allocation, copies, fills, pointer attributes.
 #include "allocations.h"
 #include "capture.h"
+#include "peer.h"
 
 #include <cstring>
 
@@ -101,6 +102,34 @@ infinirtMemcpyKind_t inferKind(const Side &d, const Side &s) {
     return s.device ? INFINIRT_MEMCPY_D2H : INFINIRT_MEMCPY_H2H;
 }
 
+// Both pointers are memory infinirt allocated, of two different devices.
+bool onTwoDevices(const Side &d, const Side &s) {
+    return d.known && s.known && (d.a.type != s.a.type || d.a.device != s.a.device);
+}
+
+PeerEnd endOf(const Allocation &a) {
+    PeerEnd e;
+    e.backend = g_registry.by_type[a.type];
+    e.type = a.type;
+    e.id = a.device;
+    return e;
+}
+
+// A MemcpyAsync between two devices' memory: the peer path on the stream, which must belong to
+// one of them.
+INFINIRT_COLD infiniStatus_t peerAsync(void *dst, const Allocation &da, const void *src, const Allocation &sa,
+                                       size_t size, const StreamRef &r) {
+    const PeerEnd d = endOf(da);
+    const PeerEnd s = endOf(sa);
+    if (!((r.type == d.type && r.device == d.id) || (r.type == s.type && r.device == s.id))) {
+        return fail(INFINI_STATUS_BAD_PARAM,
+                    "infinirtMemcpyAsync: copying from %s:%d memory to %s:%d memory on a stream of %s:%d; use a stream "
+                    "of one of the two devices",
+                    typeName(s.type), s.id, typeName(d.type), d.id, typeName(r.type), r.device);
+    }
+    return peerCopyAsync(dst, d, src, s, size, r);
+}
+
 // Malloc and MallocHost: on the current device, recorded in the allocation table.
 infiniStatus_t allocate(const char *function, infinirtMemoryKind_t kind, void **p_ptr, size_t size) {
     INFINIRT_ENTER();
@@ -179,17 +208,33 @@ __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, 
     if (kind == INFINIRT_MEMCPY_DEFAULT) {
         kind = inferKind(d, s);
     }
+    if (d.device && s.device && onTwoDevices(d, s)) {
+        // Device memory of two devices: the peer path, ordered after both default streams.
+        return peerCopySync(dst, endOf(d.a), src, endOf(s.a), size);
+    }
     Backend *b = nullptr;
     int type = 0;
     int id = 0;
     const Allocation *owner = s.device ? &s.a : d.device ? &d.a : nullptr;
     if (owner != nullptr) {
         b = g_registry.by_type[owner->type];
+        type = owner->type;
         id = owner->device;
     } else {
         st = currentDevice(b, type, id);
         if (st != INFINI_STATUS_SUCCESS) {
             return st;
+        }
+    }
+    // Memory infinirt allocated for another device (host memory here): that device's default
+    // stream may still use it, so the copy is ordered after it too.
+    for (const Side *other : {&d, &s}) {
+        if (other->known && (other->a.type != type || other->a.device != id)) {
+            Backend *ob = g_registry.by_type[other->a.type];
+            st = INFINIRT_CALL(ob, stream_synchronize, other->a.device, other->a.device, nullptr);
+            if (st != INFINI_STATUS_SUCCESS) {
+                return st;
+            }
         }
     }
     return INFINIRT_CALL(b, memcpy_sync, id, id, dst, src, size, kind);
@@ -207,8 +252,16 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS) || size == 0) {
         return st;
     }
-    if (kind == INFINIRT_MEMCPY_DEFAULT) {
-        kind = inferKind(sideOf(dst), sideOf(src));
+    if (kind == INFINIRT_MEMCPY_DEFAULT || kind == INFINIRT_MEMCPY_D2D) {
+        // Only these kinds may name device memory on both sides: look the pointers up.
+        const Side d = sideOf(dst);
+        const Side s = sideOf(src);
+        if (kind == INFINIRT_MEMCPY_DEFAULT) {
+            kind = inferKind(d, s);
+        }
+        if (d.device && s.device && onTwoDevices(d, s) && captureOf(r) == nullptr) {
+            return peerAsync(dst, d.a, src, s.a, size, r);
+        }
     }
     CaptureGraph *g = captureOf(r);
     if (INFINIRT_UNLIKELY(g != nullptr)) {

@@ -16,6 +16,11 @@ infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
     if (INFINIRT_UNLIKELY(g_layers.validation) && ev->type != s.type) {
         validationCrossBackendWait(s.type, s.device, ev->type, ev->device);
     }
+    if (ev->type == s.type && s.backend->table.stream_wait_peer_event != nullptr) {
+        // Another device of the same backend: a device-side wait (cuda: cuStreamWaitEvent across
+        // contexts; cpu: a wait task).
+        return INFINIRT_CALL(s.backend, stream_wait_peer_event, s.device, s.device, s.native, ev->device, ev->native);
+    }
     Backend *eb = g_registry.by_type[ev->type];
     return INFINIRT_CALL(eb, event_synchronize, ev->device, ev->device, ev->native);
 }

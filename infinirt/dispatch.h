@@ -126,8 +126,10 @@ template <typename T> void copyOut(T *dst, const T &full) {
 }
 
 // Makes work submitted to `stream` after this call wait for `event`'s recorded work. Same
-// device: the plugin's stream_wait_event. Another device or backend: the host waits for the event
-// (correct ordering, at the cost of blocking the caller). Defined in api_stream.cpp.
+// device: the plugin's stream_wait_event; another device of the same backend: its
+// stream_wait_peer_event where it has one (a device-side wait). Otherwise (another backend, or no
+// such entry) the host waits for the event (correct ordering, at the cost of blocking the
+// caller). Defined in api_stream.cpp.
 infiniStatus_t streamWaitEventOn(const StreamRef &stream, HandleSlot *event);
 
 } // namespace infinirt

@@ -118,6 +118,29 @@ const char *typeLabel(infiniDevice_t t) {
     return t >= 0 && t < INFINI_DEVICE_TYPE_COUNT ? names[t] : "unknown";
 }
 
+// What infinirtDeviceGetPeerAttribute says of one ordered pair of devices; ok is false when a
+// query failed (a backend without the entries answers them itself, so this is rare).
+struct PeerCell {
+    bool ok = false;
+    int access = 0;
+    int atomics = 0;
+    int direct = 0;
+    int rank = 0;
+};
+
+PeerCell peerCell(const Device &from, const Device &to) {
+    PeerCell c;
+    c.ok = infinirtDeviceGetPeerAttribute(&c.access, INFINIRT_PEER_ATTR_ACCESS_SUPPORTED, from.type, from.id, to.type,
+                                          to.id) == INFINI_STATUS_SUCCESS &&
+           infinirtDeviceGetPeerAttribute(&c.atomics, INFINIRT_PEER_ATTR_NATIVE_ATOMICS_SUPPORTED, from.type, from.id,
+                                          to.type, to.id) == INFINI_STATUS_SUCCESS &&
+           infinirtDeviceGetPeerAttribute(&c.direct, INFINIRT_PEER_ATTR_COPY_WITHOUT_STAGING, from.type, from.id,
+                                          to.type, to.id) == INFINI_STATUS_SUCCESS &&
+           infinirtDeviceGetPeerAttribute(&c.rank, INFINIRT_PEER_ATTR_PERFORMANCE_RANK, from.type, from.id, to.type,
+                                          to.id) == INFINI_STATUS_SUCCESS;
+    return c;
+}
+
 int fails(const char *what, infiniStatus_t st) {
     std::fprintf(stderr, "infinirt-info: %s failed: %s: %s\n", what, infinirtGetErrorName(st),
                  infinirtGetLastErrorMessage());
@@ -173,6 +196,16 @@ int main(int argc, char **argv) {
             d.props_ok = infinirtGetDeviceProperties(d.type, id, &d.props) == INFINI_STATUS_SUCCESS;
             d.mem_ok = infinirtGetMemInfo(d.type, id, &d.free_bytes, &d.total_bytes) == INFINI_STATUS_SUCCESS;
             devices.push_back(d);
+        }
+    }
+    // The peer matrix: peers[i * n + j] describes devices[i] -> devices[j] (i != j).
+    const size_t n = devices.size();
+    std::vector<PeerCell> peers(n * n);
+    for (size_t i = 0; i < n; ++i) {
+        for (size_t j = 0; j < n; ++j) {
+            if (i != j) {
+                peers[i * n + j] = peerCell(devices[i], devices[j]);
+            }
         }
     }
     infiniDevice_t cur_type = INFINI_DEVICE_CPU;
@@ -236,6 +269,22 @@ int main(int argc, char **argv) {
                 std::printf(", \"free_memory\": %zu", d.free_bytes);
             }
             std::printf("}");
+        }
+        std::printf("\n  ],\n  \"peers\": [");
+        bool first = true;
+        for (size_t i = 0; i < n; ++i) {
+            for (size_t j = 0; j < n; ++j) {
+                const PeerCell &c = peers[i * n + j];
+                if (i == j || !c.ok) {
+                    continue;
+                }
+                std::printf("%s\n    {\"from\": {\"type\": \"%s\", \"id\": %d}, \"to\": {\"type\": \"%s\", \"id\": %d}, "
+                            "\"access_supported\": %d, \"native_atomics\": %d, \"copy_without_staging\": %d, "
+                            "\"performance_rank\": %d}",
+                            first ? "" : ",", typeLabel(devices[i].type), devices[i].id, typeLabel(devices[j].type),
+                            devices[j].id, c.access, c.atomics, c.direct, c.rank);
+                first = false;
+            }
         }
         std::printf("\n  ]\n}\n");
         return 0;
@@ -314,6 +363,30 @@ int main(int argc, char **argv) {
     }
     if (devices.empty()) {
         std::printf("  (none)\n");
+    }
+    if (n > 1) {
+        std::printf("Peers (row to column; A: access supported (infinirtDeviceEnablePeerAccess), D: direct copy,\n"
+                    "       S: copy staged through host memory; +atomics; r<rank> where the driver ranks the link):\n");
+        std::printf("  %-12s", "");
+        for (const Device &d : devices) {
+            std::printf(" %-12s", (std::string(typeLabel(d.type)) + ":" + std::to_string(d.id)).c_str());
+        }
+        std::printf("\n");
+        for (size_t i = 0; i < n; ++i) {
+            std::printf("  %-12s", (std::string(typeLabel(devices[i].type)) + ":" + std::to_string(devices[i].id)).c_str());
+            for (size_t j = 0; j < n; ++j) {
+                const PeerCell &c = peers[i * n + j];
+                std::string cell = i == j ? "-" : !c.ok ? "?" : std::string(c.access ? "A" : "") + (c.direct ? "D" : "S");
+                if (i != j && c.ok && c.atomics) {
+                    cell += "+atomics";
+                }
+                if (i != j && c.ok && c.rank > 0) {
+                    cell += " r" + std::to_string(c.rank);
+                }
+                std::printf(" %-12s", cell.c_str());
+            }
+            std::printf("\n");
+        }
     }
     return 0;
 }

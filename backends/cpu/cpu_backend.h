@@ -438,6 +438,18 @@ void runLaunch(const LaunchRecord &launch, Stream &stream, uint64_t number) noex
 
 infinirtPluginLaunchKernelFn launchKernel;
 
+// ---- peers (cpu_peer.cpp) --------------------------------------------------------------------
+// Every cpu device is the same host memory: access is always possible (enable/disable only keep
+// the state the caller set), copies between devices are Copy tasks on the stream named, and a
+// stream waits for another device's event with a Wait task.
+
+infinirtPluginDeviceCanAccessPeerFn deviceCanAccessPeer;
+infinirtPluginDeviceGetPeerAttributeFn deviceGetPeerAttribute;
+infinirtPluginDeviceEnablePeerAccessFn deviceEnablePeerAccess;
+infinirtPluginDeviceDisablePeerAccessFn deviceDisablePeerAccess;
+infinirtPluginMemcpyPeerAsyncFn memcpyPeerAsync;
+infinirtPluginStreamWaitPeerEventFn streamWaitPeerEvent;
+
 // ---- template definitions --------------------------------------------------------------------
 
 template <class Done>

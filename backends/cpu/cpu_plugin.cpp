@@ -45,6 +45,12 @@ const infinirtPluginTable_t kTable = [] {
     INFINIRT_COMMON_ENTRY(t, kernel_get_attribute, kernelGetAttribute);
     INFINIRT_COMMON_ENTRY(t, kernel_set_attribute, kernelSetAttribute);
     INFINIRT_COMMON_ENTRY(t, launch_kernel, launchKernel);
+    INFINIRT_COMMON_ENTRY(t, device_can_access_peer, deviceCanAccessPeer);
+    INFINIRT_COMMON_ENTRY(t, device_get_peer_attribute, deviceGetPeerAttribute);
+    INFINIRT_COMMON_ENTRY(t, device_enable_peer_access, deviceEnablePeerAccess);
+    INFINIRT_COMMON_ENTRY(t, device_disable_peer_access, deviceDisablePeerAccess);
+    INFINIRT_COMMON_ENTRY(t, memcpy_peer_async, memcpyPeerAsync);
+    INFINIRT_COMMON_ENTRY(t, stream_wait_peer_event, streamWaitPeerEvent);
     // Left NULL on purpose: graphs (the loader records and replays), native handles (there is no
     // native object), resource snapshots and pointer attributes (the loader knows our blocks).
     return t;

@@ -94,6 +94,14 @@ NativeStatus functionSetAttribute(void *function, int attr, int value);
 NativeStatus functionParamCount(void *function, int *count);
 NativeStatus deviceGetAttribute(int *value, int attr, int device);
 
+/* cuda_peer.cpp */
+NativeStatus canAccessPeer(int *can_access, int device, int peer);
+NativeStatus peerAttribute(int *value, int attr, int device, int peer);
+NativeStatus enablePeerAccess(int peer, void *peer_context);
+NativeStatus disablePeerAccess(int peer, void *peer_context);
+NativeStatus memcpyPeerAsync(void *dst, int dst_device, void *dst_context, const void *src, int src_device,
+                             void *src_context, size_t size, void *s);
+
 /* cuda_launch.cpp */
 NativeStatus launchKernel(const gpu::NativeLaunch &launch);
 NativeStatus launchKernelEx(const gpu::NativeLaunch &launch);

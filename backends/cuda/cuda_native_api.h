@@ -59,6 +59,11 @@ namespace infinirt::cuda {
     X(cuMemHostAlloc, 2020)                                                                                            \
     X(cuMemFreeHost, 2000)                                                                                             \
     X(cuMemcpyAsync, 4000)                                                                                             \
+    X(cuMemcpyPeerAsync, 4000)                                                                                         \
+    X(cuDeviceCanAccessPeer, 4000)                                                                                     \
+    X(cuDeviceGetP2PAttribute, 8000)                                                                                   \
+    X(cuCtxEnablePeerAccess, 4000)                                                                                     \
+    X(cuCtxDisablePeerAccess, 4000)                                                                                    \
     X(cuMemsetD8Async, 3020)                                                                                           \
     X(cuMemAllocAsync, 11020)                                                                                          \
     X(cuMemFreeAsync, 11020)                                                                                           \

@@ -85,6 +85,16 @@ const gpu::VendorApi kVendor = [] {
     v.device_attr_max_shared_per_block = CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN;
     v.launch_kernel = {launchKernel, "cuLaunchKernel"};
     v.launch_kernel_ex = {launchKernelEx, "cuLaunchKernelEx"};
+    v.can_access_peer = {canAccessPeer, "cuDeviceCanAccessPeer"};
+    v.peer_attribute = {peerAttribute, "cuDeviceGetP2PAttribute"};
+    v.enable_peer_access = {enablePeerAccess, "cuCtxEnablePeerAccess"};
+    v.disable_peer_access = {disablePeerAccess, "cuCtxDisablePeerAccess"};
+    v.memcpy_peer_async = {memcpyPeerAsync, "cuMemcpyPeerAsync"};
+    v.p2p_attr_access_supported = CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED;
+    v.p2p_attr_native_atomics = CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED;
+    v.p2p_attr_performance_rank = CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK;
+    v.peer_already_enabled = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    v.peer_not_enabled = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
     return v;
 }();
 

@@ -128,6 +128,14 @@ infinirtPluginGraphInstantiateFn graphInstantiate;
 infinirtPluginGraphExecDestroyFn graphExecDestroy;
 infinirtPluginGraphLaunchFn graphLaunch;
 
+/* Installed only when the vendor has can_access_peer (gpu_peer.cpp). */
+infinirtPluginDeviceCanAccessPeerFn deviceCanAccessPeer;
+infinirtPluginDeviceGetPeerAttributeFn deviceGetPeerAttribute;
+infinirtPluginDeviceEnablePeerAccessFn deviceEnablePeerAccess;
+infinirtPluginDeviceDisablePeerAccessFn deviceDisablePeerAccess;
+infinirtPluginMemcpyPeerAsyncFn memcpyPeerAsync;
+infinirtPluginStreamWaitPeerEventFn streamWaitPeerEvent;
+
 /* Installed only when the vendor has module_load (gpu_module.cpp, gpu_launch.cpp). */
 infinirtPluginModuleUnloadFn moduleUnload;
 infinirtPluginModuleGetKernelFn moduleGetKernel;

@@ -69,6 +69,15 @@ infinirtPluginTable_t buildTable(const VendorApi &v) {
         INFINIRT_COMMON_ENTRY(t, kernel_set_attribute, kernelSetAttribute);
         INFINIRT_COMMON_ENTRY(t, launch_kernel, launchKernel);
     }
+    /* Peers: all or none. */
+    if (v.can_access_peer.call) {
+        INFINIRT_COMMON_ENTRY(t, device_can_access_peer, deviceCanAccessPeer);
+        INFINIRT_COMMON_ENTRY(t, device_get_peer_attribute, deviceGetPeerAttribute);
+        INFINIRT_COMMON_ENTRY(t, device_enable_peer_access, deviceEnablePeerAccess);
+        INFINIRT_COMMON_ENTRY(t, device_disable_peer_access, deviceDisablePeerAccess);
+        INFINIRT_COMMON_ENTRY(t, memcpy_peer_async, memcpyPeerAsync);
+        INFINIRT_COMMON_ENTRY(t, stream_wait_peer_event, streamWaitPeerEvent);
+    }
     return t;
 }
 } // namespace

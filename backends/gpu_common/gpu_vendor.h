@@ -176,6 +176,28 @@ struct VendorApi {
      * one for the default stream); they copy the parameter bytes before returning. */
     Entry<NativeStatus (*)(const NativeLaunch &launch)> launch_kernel;
     Entry<NativeStatus (*)(const NativeLaunch &launch)> launch_kernel_ex;
+
+    /* ---- peers (optional: with can_access_peer.call NULL the plugin has no peer entries and the
+     * loader stages copies between two devices) ----
+     * `device`, `peer`, `dst_device`, `src_device` are plugin device indices; the contexts are
+     * what device_get_native_context gives for them (vendors that name devices by index ignore
+     * them). */
+    Entry<NativeStatus (*)(int *can_access, int device, int peer)> can_access_peer;
+    /* `attr` is one of the p2p_attr_* values below. */
+    Entry<NativeStatus (*)(int *value, int attr, int device, int peer)> peer_attribute;
+    /* The bound device's access to `peer`, one direction. */
+    Entry<NativeStatus (*)(int peer, void *peer_context)> enable_peer_access;
+    Entry<NativeStatus (*)(int peer, void *peer_context)> disable_peer_access;
+    /* A copy between two devices' memory on `stream` (never NULL: the default stream is the
+     * bound context's default_stream), direct or through the driver's own staging. */
+    Entry<NativeStatus (*)(void *dst, int dst_device, void *dst_context, const void *src, int src_device,
+                           void *src_context, size_t size, void *stream)>
+        memcpy_peer_async;
+    int p2p_attr_access_supported;
+    int p2p_attr_native_atomics;
+    int p2p_attr_performance_rank;
+    NativeStatus peer_already_enabled; /* enable_peer_access's answer when it is: success for infinirt */
+    NativeStatus peer_not_enabled;     /* disable_peer_access's answer when it is not: BAD_PARAM */
 };
 
 /* Installs `vendor` for the life of the process (static storage) and returns the plugin table

@@ -94,6 +94,14 @@ NativeStatus graphInstantiate(void **exec, void *g);
 NativeStatus graphExecDestroy(void *exec);
 NativeStatus graphLaunch(void *exec, void *s);
 
+/* hip_peer.cpp */
+NativeStatus canAccessPeer(int *can_access, int device, int peer);
+NativeStatus peerAttribute(int *value, int attr, int device, int peer);
+NativeStatus enablePeerAccess(int peer, void *peer_context);
+NativeStatus disablePeerAccess(int peer, void *peer_context);
+NativeStatus memcpyPeerAsync(void *dst, int dst_device, void *dst_context, const void *src, int src_device,
+                             void *src_context, size_t size, void *s);
+
 } // namespace infinirt::hip
 
 #endif

@@ -48,6 +48,11 @@ namespace infinirt::hip {
     X(hipHostMalloc, (void **, size_t, unsigned int))                                                                  \
     X(hipHostFree, (void *))                                                                                           \
     X(hipMemcpyAsync, (void *, const void *, size_t, hipMemcpyKind, hipStream_t))                                      \
+    X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t))                                       \
+    X(hipDeviceCanAccessPeer, (int *, int, int))                                                                       \
+    X(hipDeviceGetP2PAttribute, (int *, hipDeviceP2PAttr, int, int))                                                   \
+    X(hipDeviceEnablePeerAccess, (int, unsigned int))                                                                  \
+    X(hipDeviceDisablePeerAccess, (int))                                                                               \
     X(hipMemsetAsync, (void *, int, size_t, hipStream_t))                                                              \
     X(hipMallocAsync, (void **, size_t, hipStream_t))                                                                  \
     X(hipFreeAsync, (void *, hipStream_t))                                                                             \

@@ -91,6 +91,16 @@ const gpu::VendorApi kVendor = [] {
     v.device_attr_max_shared_per_block = hipDeviceAttributeMaxSharedMemoryPerBlock;
     v.launch_kernel = {launchKernel, "hipModuleLaunchKernel"};
     v.launch_kernel_ex = {nullptr, "hipModuleLaunchCooperativeKernel"};
+    v.can_access_peer = {canAccessPeer, "hipDeviceCanAccessPeer"};
+    v.peer_attribute = {peerAttribute, "hipDeviceGetP2PAttribute"};
+    v.enable_peer_access = {enablePeerAccess, "hipDeviceEnablePeerAccess"};
+    v.disable_peer_access = {disablePeerAccess, "hipDeviceDisablePeerAccess"};
+    v.memcpy_peer_async = {memcpyPeerAsync, "hipMemcpyPeerAsync"};
+    v.p2p_attr_access_supported = hipDevP2PAttrAccessSupported;
+    v.p2p_attr_native_atomics = hipDevP2PAttrNativeAtomicSupported;
+    v.p2p_attr_performance_rank = hipDevP2PAttrPerformanceRank;
+    v.peer_already_enabled = hipErrorPeerAccessAlreadyEnabled;
+    v.peer_not_enabled = hipErrorPeerAccessNotEnabled;
     return v;
 }();
 

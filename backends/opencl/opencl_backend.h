@@ -393,6 +393,15 @@ infinirtPluginKernelSetAttributeFn kernelSetAttribute;
 // the device's per-dimension work-item limits is BAD_PARAM with the figures.
 infinirtPluginLaunchKernelFn launchKernel;
 
+// ---- peers (opencl_peer.cpp) -----------------------------------------------------------------
+// No device can access another's memory (one context per device; SVM is per context): access 0,
+// every attribute 0, enabling refused with BAD_PARAM. memcpy_peer_async and
+// stream_wait_peer_event are left NULL: the loader stages copies and waits on the host.
+infinirtPluginDeviceCanAccessPeerFn deviceCanAccessPeer;
+infinirtPluginDeviceGetPeerAttributeFn deviceGetPeerAttribute;
+infinirtPluginDeviceEnablePeerAccessFn deviceEnablePeerAccess;
+infinirtPluginDeviceDisablePeerAccessFn deviceDisablePeerAccess;
+
 } // namespace infinirt::opencl
 
 // The hot entries' guards live beside their definitions (common/entry_guard.hpp).

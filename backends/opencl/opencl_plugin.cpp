@@ -50,6 +50,12 @@ const infinirtPluginTable_t kTable = [] {
     // No native graphs: a launch on a capturing stream is recorded by the loader and replayed
     // through launch_kernel.
     INFINIRT_COMMON_ENTRY(t, launch_kernel, launchKernel);
+    INFINIRT_COMMON_ENTRY(t, device_can_access_peer, deviceCanAccessPeer);
+    INFINIRT_COMMON_ENTRY(t, device_get_peer_attribute, deviceGetPeerAttribute);
+    INFINIRT_COMMON_ENTRY(t, device_enable_peer_access, deviceEnablePeerAccess);
+    INFINIRT_COMMON_ENTRY(t, device_disable_peer_access, deviceDisablePeerAccess);
+    // memcpy_peer_async, stream_wait_peer_event: NULL; the loader stages copies between two
+    // devices and waits on the host for another device's event.
     return t;
 }();
 

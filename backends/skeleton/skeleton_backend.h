@@ -216,6 +216,20 @@ infinirtPluginKernelSetAttributeFn kernelSetAttribute;
 // Stream-ordered; copies the argument bytes before returning; no allocation on this path.
 infinirtPluginLaunchKernelFn launchKernel;
 
+// ---- peers (skeleton_peer.cpp) ---------------------------------------------------------------
+// Two devices of this backend (never a device with itself: the loader answers that, and pairs of
+// two backends). Contracts at the fields of infinirtPluginTable_t; fill all or none.
+// Whether `device` can be given access to `peer`'s memory.
+infinirtPluginDeviceCanAccessPeerFn deviceCanAccessPeer;
+infinirtPluginDeviceGetPeerAttributeFn deviceGetPeerAttribute;
+// One direction; enabling twice is SUCCESS, disabling what is not enabled BAD_PARAM.
+infinirtPluginDeviceEnablePeerAccessFn deviceEnablePeerAccess;
+infinirtPluginDeviceDisablePeerAccessFn deviceDisablePeerAccess;
+// A copy between two devices' memory on a stream of either; leave NULL to have the loader stage it.
+infinirtPluginMemcpyPeerAsyncFn memcpyPeerAsync;
+// A device-side wait for another device's event; leave NULL to have the loader wait on the host.
+infinirtPluginStreamWaitPeerEventFn streamWaitPeerEvent;
+
 } // namespace infinirt::skeleton
 
 #endif // INFINIRT_SKELETON_BACKEND_H

@@ -61,6 +61,14 @@ const infinirtPluginTable_t kTable = [] {
     INFINIRT_COMMON_ENTRY(t, kernel_set_attribute, kernelSetAttribute);
     INFINIRT_COMMON_ENTRY(t, launch_kernel, launchKernel);
 
+    // ---- peers
+    INFINIRT_COMMON_ENTRY(t, device_can_access_peer, deviceCanAccessPeer);
+    INFINIRT_COMMON_ENTRY(t, device_get_peer_attribute, deviceGetPeerAttribute);
+    INFINIRT_COMMON_ENTRY(t, device_enable_peer_access, deviceEnablePeerAccess);
+    INFINIRT_COMMON_ENTRY(t, device_disable_peer_access, deviceDisablePeerAccess);
+    INFINIRT_COMMON_ENTRY(t, memcpy_peer_async, memcpyPeerAsync);
+    INFINIRT_COMMON_ENTRY(t, stream_wait_peer_event, streamWaitPeerEvent);
+
     // ---- native interop: stream_get_native, event_get_native, device_get_native_context: NULL;
     // the loader answers NOT_IMPLEMENTED. pointer_get_attributes: NULL; the loader reports the
     // memory infinirt allocated and UNKNOWN for any other pointer.

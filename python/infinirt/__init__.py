@@ -7,7 +7,7 @@ PyTorch. See docs/python.md.
     buf = infinirt.alloc(4096, dev).copy_from(numpy.arange(1024, dtype=numpy.float32))
     arr = numpy.from_dlpack(infinirt.alloc_host(4096, dev).copy_from(buf).view("float32", (1024,)))
 """
-from ._abi import DeviceType, KernelAttribute, ModuleFormat, Status, StreamCaptureMode
+from ._abi import DeviceType, KernelAttribute, ModuleFormat, PeerAttribute, Status, StreamCaptureMode
 from ._dlpack import View, from_dlpack
 from ._errors import BackendUnavailableError, BadParamError, BuildFailedError, DeviceNotFoundError, \
     DeviceTypeNotSupportedError, DriverError, Error, InvalidHandleError, NotReadyError, NotSupportedError, \
@@ -38,5 +38,5 @@ __all__ = [
     "Error", "OutOfMemoryError", "InvalidHandleError", "DeviceNotFoundError", "DeviceTypeNotSupportedError",
     "BadParamError", "NullPointerError", "NotSupportedError", "NotReadyError", "DriverError",
     "BackendUnavailableError", "BuildFailedError", "SymbolNotFoundError", "LibraryNotFoundError",
-    "DeviceType", "KernelAttribute", "ModuleFormat", "Status", "StreamCaptureMode",
+    "DeviceType", "KernelAttribute", "ModuleFormat", "PeerAttribute", "Status", "StreamCaptureMode",
 ]

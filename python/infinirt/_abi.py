@@ -159,6 +159,13 @@ class KernelArgKind(enum.IntEnum):
     LOCAL = 2
 
 
+class PeerAttribute(enum.IntEnum):
+    ACCESS_SUPPORTED = 0
+    NATIVE_ATOMICS_SUPPORTED = 1
+    COPY_WITHOUT_STAGING = 2
+    PERFORMANCE_RANK = 3
+
+
 # C typedef name -> (Python enum, prefix of the C constants)
 ENUMS = {
     "infiniStatus_t": (Status, "INFINI_STATUS_"),
@@ -175,6 +182,7 @@ ENUMS = {
     "infinirtModuleFormat_t": (ModuleFormat, "INFINIRT_MODULE_FORMAT_"),
     "infinirtKernelAttribute_t": (KernelAttribute, "INFINIRT_KERNEL_ATTR_"),
     "infinirtKernelArgKind_t": (KernelArgKind, "INFINIRT_KERNEL_ARG_"),
+    "infinirtPeerAttribute_t": (PeerAttribute, "INFINIRT_PEER_ATTR_"),
 }
 
 # #define constants
@@ -359,4 +367,10 @@ FUNCTIONS = {
     "infinirtKernelGetAttribute": (_st, [_p(c_int64), c_enum, _vp]),
     "infinirtKernelSetAttribute": (_st, [_vp, c_enum, c_int64]),
     "infinirtLaunchKernel": (_st, [_vp, _p(LaunchConfig), _p(KernelArg), c_uint32, _vp]),
+    "infinirtDeviceCanAccessPeer": (_st, [_p(c_int), c_enum, c_int, c_enum, c_int]),
+    "infinirtDeviceGetPeerAttribute": (_st, [_p(c_int), c_enum, c_enum, c_int, c_enum, c_int]),
+    "infinirtDeviceEnablePeerAccess": (_st, [c_enum, c_int, c_enum, c_int, c_uint32]),
+    "infinirtDeviceDisablePeerAccess": (_st, [c_enum, c_int, c_enum, c_int]),
+    "infinirtMemcpyPeer": (_st, [_vp, c_enum, c_int, _vp, c_enum, c_int, c_size_t]),
+    "infinirtMemcpyPeerAsync": (_st, [_vp, c_enum, c_int, _vp, c_enum, c_int, c_size_t, _vp]),
 }

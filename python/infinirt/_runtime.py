@@ -4,7 +4,7 @@ import ctypes
 import threading
 
 from . import _abi, _handles
-from ._abi import DeviceType, MemcpyKind, Status
+from ._abi import DeviceType, MemcpyKind, PeerAttribute, Status
 from ._errors import BadParamError, DeviceNotFoundError, DeviceTypeNotSupportedError, Error, \
     InvalidHandleError, call, error_for
 from ._lib import library
@@ -141,6 +141,33 @@ class Device:
         p = ctypes.c_void_p()
         call("infinirtDeviceGetNativeContext", int(self._type), self.index, ctypes.byref(p))
         return p.value or 0
+
+    def can_access_peer(self, peer):
+        """Whether this device can be given access to `peer`'s memory (enable_peer_access)."""
+        peer = _device_arg(peer)
+        v = ctypes.c_int()
+        call("infinirtDeviceCanAccessPeer", ctypes.byref(v), int(self._type), self.index, int(peer._type), peer.index)
+        return bool(v.value)
+
+    def peer_attribute(self, peer, attr):
+        """infinirtDeviceGetPeerAttribute: `attr` is a PeerAttribute or its name ("performance_rank")."""
+        peer = _device_arg(peer)
+        if isinstance(attr, str):
+            attr = PeerAttribute[attr.upper()]
+        v = ctypes.c_int()
+        call("infinirtDeviceGetPeerAttribute", ctypes.byref(v), int(attr), int(self._type), self.index,
+             int(peer._type), peer.index)
+        return v.value
+
+    def enable_peer_access(self, peer):
+        """Lets this device access `peer`'s memory (one direction; enabling twice is fine)."""
+        peer = _device_arg(peer)
+        call("infinirtDeviceEnablePeerAccess", int(self._type), self.index, int(peer._type), peer.index, 0)
+
+    def disable_peer_access(self, peer):
+        """Undoes enable_peer_access (BadParamError when it is not enabled)."""
+        peer = _device_arg(peer)
+        call("infinirtDeviceDisablePeerAccess", int(self._type), self.index, int(peer._type), peer.index)
 
     @staticmethod
     def current():

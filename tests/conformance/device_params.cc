@@ -67,6 +67,19 @@ std::vector<std::pair<DeviceParam, DeviceParam>> DevicePairs() {
     return pairs;
 }
 
+std::vector<std::pair<DeviceParam, DeviceParam>> AllOrderedPairs() {
+    const std::vector<DeviceParam> devices = AllDevices();
+    std::vector<std::pair<DeviceParam, DeviceParam>> pairs;
+    for (const DeviceParam &a : devices) {
+        for (const DeviceParam &b : devices) {
+            if (a.type != b.type || a.id != b.id) {
+                pairs.emplace_back(a, b);
+            }
+        }
+    }
+    return pairs;
+}
+
 std::string InstanceName(const DeviceParam &device) {
     return DeviceTypeName(device.type) + "_" + std::to_string(device.id);
 }

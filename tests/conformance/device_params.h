@@ -26,6 +26,9 @@ std::vector<DeviceParam> AllDevices();
 // type if there is one, else the first device of another type. Devices with no partner are left out.
 std::vector<std::pair<DeviceParam, DeviceParam>> DevicePairs();
 
+// Every ordered pair of two different devices (a, b), a != b: the peer tests run on each.
+std::vector<std::pair<DeviceParam, DeviceParam>> AllOrderedPairs();
+
 // "cpu_0": a GoogleTest-compatible instance name.
 std::string InstanceName(const DeviceParam &device);
 

@@ -189,3 +189,27 @@ def test_async_copy_keeps_the_host_object_alive(cpu):
     dev.copy_from(bytes(range(256)) * 4096, stream=s)  # the temporary must live until s has run it
     s.synchronize()
     assert dev.tobytes()[:512] == bytes(range(256)) * 2
+
+
+def test_peers_between_every_two_devices():
+    devs = [d for d in infinirt.devices() if d.type in ("cpu", "opencl", "nvidia", "amd")]
+    pairs = [(a, b) for a in devs for b in devs if a != b]
+    if not pairs:
+        pytest.skip("one device: nothing to pair")
+    for a, b in pairs:
+        same = a.type == b.type
+        assert a.can_access_peer(b) in (True, False)
+        if not same:
+            assert not a.can_access_peer(b) and a.peer_attribute(b, "copy_without_staging") == 0
+            with pytest.raises(infinirt.BadParamError):
+                a.enable_peer_access(b)
+        assert a.peer_attribute(b, infinirt.PeerAttribute.ACCESS_SUPPORTED) == int(a.can_access_peer(b))
+        data = numpy.arange(1001, dtype=numpy.uint8)
+        with infinirt.alloc(1001, a) as src, infinirt.alloc(1001, b) as dst:
+            src.copy_from(data)
+            dst.copy_from(src)  # two devices' memory: the peer path
+            out = bytearray(1001)
+            dst.copy_to(out)
+            assert bytes(out) == data.tobytes()
+    with pytest.raises(infinirt.BadParamError):
+        devs[0].enable_peer_access(devs[0])

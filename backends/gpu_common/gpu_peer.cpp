@@ -1,0 +1,117 @@
+/* gpu_peer.cpp - peers: access between two devices of the plugin and copies between them, over the
+ * vendor's peer entries (CUDA: cuDeviceCanAccessPeer, cuDeviceGetP2PAttribute,
+ * cuCtxEnablePeerAccess, cuMemcpyPeerAsync; HIP: the hip* equivalents). */
+#include "gpu_backend.h"
+
+namespace infinirt::gpu {
+
+namespace {
+/* The native context of a device (retained on first use), for the vendor's peer calls. */
+infiniStatus_t contextOf(int device, void **context) { return api().device_get_native_context(device, context); }
+} // namespace
+
+infiniStatus_t deviceCanAccessPeer(int device, int peer, int *can_access) {
+    int value = 0;
+    if (NativeStatus rc = api().can_access_peer.call(&value, device, peer)) {
+        return nativeFailure(api().can_access_peer.name, rc, "asking whether %s:%d can access %s:%d", api().name,
+                             device, api().name, peer);
+    }
+    *can_access = value;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t deviceGetPeerAttribute(int device, int peer, infinirtPeerAttribute_t attr, int *value) {
+    int native = 0;
+    switch (attr) {
+    case INFINIRT_PEER_ATTR_ACCESS_SUPPORTED: native = api().p2p_attr_access_supported; break;
+    case INFINIRT_PEER_ATTR_NATIVE_ATOMICS_SUPPORTED: native = api().p2p_attr_native_atomics; break;
+    case INFINIRT_PEER_ATTR_PERFORMANCE_RANK: native = api().p2p_attr_performance_rank; break;
+    case INFINIRT_PEER_ATTR_COPY_WITHOUT_STAGING:
+        /* Direct over the link once access is enabled; the driver stages otherwise. */
+        return deviceCanAccessPeer(device, peer, value);
+    }
+    int out = 0;
+    if (NativeStatus rc = api().peer_attribute.call(&out, native, device, peer)) {
+        return nativeFailure(api().peer_attribute.name, rc, "reading peer attribute %d of %s:%d -> %s:%d",
+                             static_cast<int>(attr), api().name, device, api().name, peer);
+    }
+    *value = out;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t deviceEnablePeerAccess(int device, int peer) {
+    int can = 0;
+    if (infiniStatus_t st = deviceCanAccessPeer(device, peer, &can)) {
+        return st;
+    }
+    if (!can) {
+        return common::fail(INFINI_STATUS_BAD_PARAM, "%s:%d cannot access %s:%d (%s answers 0)", api().name, device,
+                            api().name, peer, api().can_access_peer.name);
+    }
+    void *peer_context = nullptr;
+    if (infiniStatus_t st = contextOf(peer, &peer_context)) {
+        return st;
+    }
+    Binding bound(device);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    NativeStatus rc = api().enable_peer_access.call(peer, peer_context);
+    if (rc != 0 && rc != api().peer_already_enabled) {
+        return nativeFailure(api().enable_peer_access.name, rc, "enabling access of %s:%d to %s:%d", api().name, device,
+                             api().name, peer);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t deviceDisablePeerAccess(int device, int peer) {
+    void *peer_context = nullptr;
+    if (infiniStatus_t st = contextOf(peer, &peer_context)) {
+        return st;
+    }
+    Binding bound(device);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    NativeStatus rc = api().disable_peer_access.call(peer, peer_context);
+    if (rc == api().peer_not_enabled) {
+        return common::fail(INFINI_STATUS_BAD_PARAM, "%s failed: %s (%d): access of %s:%d to %s:%d is not enabled",
+                            api().disable_peer_access.name, api().error_name(rc), rc, api().name, device, api().name,
+                            peer);
+    }
+    if (rc != 0) {
+        return nativeFailure(api().disable_peer_access.name, rc, "disabling access of %s:%d to %s:%d", api().name,
+                             device, api().name, peer);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t memcpyPeerAsync(int dst_device, void *dst, int src_device, const void *src, size_t size,
+                               int stream_device, void *stream) {
+    void *dst_context = nullptr;
+    void *src_context = nullptr;
+    if (infiniStatus_t st = contextOf(dst_device, &dst_context)) {
+        return st;
+    }
+    if (infiniStatus_t st = contextOf(src_device, &src_context)) {
+        return st;
+    }
+    Binding bound(stream_device, needsBinding(stream));
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    if (NativeStatus rc = api().memcpy_peer_async.call(dst, dst_device, dst_context, src, src_device, src_context,
+                                                       size, nativeStream(stream))) {
+        return nativeFailure(api().memcpy_peer_async.name, rc, "copying %s from %s:%d to %s:%d",
+                             common::formatBytes(size).c_str(), api().name, src_device, api().name, dst_device);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+/* The native wait takes an event of any context of the process (cuStreamWaitEvent, hipStreamWaitEvent):
+ * the same call as for the stream's own device, a device-side wait. */
+infiniStatus_t streamWaitPeerEvent(int device, void *stream, int, void *event) {
+    return streamWaitEvent(device, stream, event);
+}
+
+} // namespace infinirt::gpu

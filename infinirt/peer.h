@@ -1,0 +1,44 @@
+// Copies between two devices, for infinirtMemcpyPeer/MemcpyPeerAsync (api_peer.cpp) and for plain
+// infinirtMemcpy/MemcpyAsync whose pointers the allocation registry places on two devices
+// (api_memory.cpp). Arguments are validated by the callers; these only choose the path:
+//   - the same device: the plugin's own device-to-device copy;
+//   - two devices of one plugin with memcpy_peer_async: the plugin's direct copy (cuda
+//     cuMemcpyPeerAsync, cpu memmove on a stream);
+//   - otherwise (two backends, or a plugin without it, like opencl): staged through host bounce
+//     buffers by the loader (peer_staging.cpp).
+#pragma once
+
+#include "dispatch.h"
+
+namespace infinirt {
+
+// One end of a copy: a validated device.
+struct PeerEnd {
+    Backend *backend = nullptr;
+    int type = 0;
+    int id = 0;
+    bool operator==(const PeerEnd &o) const { return type == o.type && id == o.id; }
+};
+
+// Ordered after the work already submitted to both devices' default streams; complete on return.
+infiniStatus_t peerCopySync(void *dst, const PeerEnd &d, const void *src, const PeerEnd &s, size_t size);
+
+// Ordered after earlier work on `stream`, which belongs to `d` or `s` (the caller checked). Staged
+// copies run the other device's half on its default stream and are complete on return.
+infiniStatus_t peerCopyAsync(void *dst, const PeerEnd &d, const void *src, const PeerEnd &s, size_t size,
+                             const StreamRef &stream);
+
+// Whether copies between the two go through host memory (peerCopy* would stage them).
+inline bool peerCopyIsStaged(const PeerEnd &d, const PeerEnd &s) {
+    return !(d == s) && (d.type != s.type || d.backend->table.memcpy_peer_async == nullptr);
+}
+
+// The staged path (peer_staging.cpp): `size` bytes from src (on s, read on its stream s_stream,
+// NULL: the default stream) to dst (on d, written on d_stream) through two pinned host bounce
+// buffers of kStagingChunk bytes, double-buffered: the read of chunk k+1 overlaps the write of
+// chunk k. Blocks until the last chunk is written. Never allocates the whole size on the host.
+constexpr size_t kStagingChunk = size_t(8) << 20;
+infiniStatus_t stagedCopy(void *dst, const PeerEnd &d, void *d_stream, const void *src, const PeerEnd &s,
+                          void *s_stream, size_t size);
+
+} // namespace infinirt
