@@ -174,8 +174,10 @@ __export infiniStatus_t infinirtStreamDestroy(infinirtStream_t stream);
 __export infiniStatus_t infinirtStreamSynchronize(infinirtStream_t stream);
 /* Work submitted to `stream` after this call runs after the work that `event`'s latest
  * recording (as of this call) captured; recording the event again later changes nothing, and an
- * event never recorded imposes no wait. Same device: only enqueued. Event of another device or
- * backend: the caller blocks until the event has completed. INVALID_HANDLE for a bad stream
+ * event never recorded imposes no wait. Same device: only enqueued. Event of another device of the
+ * same backend: enqueued as a device-side wait where the backend can (cuda/hip: cuStreamWaitEvent /
+ * hipStreamWaitEvent across contexts; cpu), else (opencl) and for an event of another backend the
+ * caller blocks until the event has completed. INVALID_HANDLE for a bad stream
  * (checked first) or event. On a stream capturing under record/replay the wait is recorded and
  * looks up the event's latest recording at each launch. */
 __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinirtEvent_t event);
@@ -266,15 +268,21 @@ __export infiniStatus_t infinirtFreeHost(void *ptr);
  * size 0); then size 0 is a no-op (SUCCESS). Neither the ranges nor the kind are checked against
  * the pointers; DEFAULT is resolved from the loader's allocation record when both pointers are
  * infinirt memory, else by the backend. Host memory may be pageable or from MallocHost.
- * infinirtMemcpy runs on the device owning the device-side pointer (src's when both are device
- * memory; the current device when neither is infinirt device memory), after the work already
- * queued on that device's default stream, and blocks until the copy is complete. It is not
- * ordered with the device's other streams. */
+ * infinirtMemcpy runs on the device owning the device-side pointer (the current device when
+ * neither is infinirt device memory), after the work already queued on that device's default
+ * stream, and blocks until the copy is complete. It is not ordered with the device's other
+ * streams. When both pointers are device memory infinirt allocated on two different devices
+ * (whatever `kind` says, D2D or DEFAULT included), it is infinirtMemcpyPeer between them: ordered
+ * after both devices' default streams. When one pointer is host memory infinirt allocated for
+ * another device (MallocHost), the copy also waits for that device's default stream. */
 __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
 /* Enqueues on `stream`, on the stream's device whatever the pointers' owners; INVALID_HANDLE for
- * a bad stream (checked before the size-0 no-op). Returns without waiting, except that opencl
- * stages a D2D/DEFAULT copy between two devices' memory through the host and completes it
- * first, and cuda/hip may block while the driver stages pageable memory. Keep both buffers
+ * a bad stream (checked before the size-0 no-op). Kind D2D or DEFAULT with both pointers device
+ * memory infinirt allocated on two different devices: infinirtMemcpyPeerAsync between them on
+ * `stream`, which must belong to one of the two (else BAD_PARAM); a capturing record/replay
+ * stream records the copy as it is. Returns without waiting, except that a copy between two
+ * devices staged through the host (two backends, two opencl devices) completes first, and
+ * cuda/hip may block while the driver stages pageable memory. Keep both buffers
  * valid, and a host source unchanged, until the stream has run the copy (cpu and opencl access
  * pageable memory only then). On a capturing stream the copy is recorded, not run. */
 __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,

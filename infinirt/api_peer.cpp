@@ -20,9 +20,15 @@ infiniStatus_t checkPair(infiniDevice_t type, int id, infiniDevice_t peer_type, 
     return st;
 }
 
-INFINIRT_COLD infiniStatus_t pairedWithItself(const char *function, const PeerEnd &a) {
-    return fail(INFINI_STATUS_BAD_PARAM, "%s: %s:%d is paired with itself; name two different devices", function,
-                typeName(a.type), a.id);
+// Two different devices, both valid: the calls that need a pair refuse a device with itself.
+infiniStatus_t checkTwo(const char *function, infiniDevice_t type, int id, infiniDevice_t peer_type, int peer_id,
+                        PeerEnd &a, PeerEnd &b) {
+    infiniStatus_t st = checkPair(type, id, peer_type, peer_id, a, b);
+    if (st == INFINI_STATUS_SUCCESS && a == b) {
+        st = fail(INFINI_STATUS_BAD_PARAM, "%s: %s:%d is paired with itself; name two different devices", function,
+                  typeName(a.type), a.id);
+    }
+    return st;
 }
 
 // Whether a can access b (a != b): 0 between backends and where the plugin has no such entry.
@@ -106,12 +112,9 @@ __export infiniStatus_t infinirtDeviceGetPeerAttribute(int *value, infinirtPeerA
         return fail(INFINI_STATUS_BAD_PARAM, "%s: peer attribute %d is not valid", function, a_int);
     }
     PeerEnd a, b;
-    infiniStatus_t st = checkPair(type, id, peer_type, peer_id, a, b);
+    infiniStatus_t st = checkTwo(function, type, id, peer_type, peer_id, a, b);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
-    }
-    if (a == b) {
-        return pairedWithItself(function, a);
     }
     int out = 0;
     if (a.type == b.type && a.backend->table.device_get_peer_attribute != nullptr) {
@@ -139,12 +142,9 @@ __export infiniStatus_t infinirtDeviceEnablePeerAccess(infiniDevice_t type, int 
         return fail(INFINI_STATUS_BAD_PARAM, "%s: flags must be 0 (got 0x%x)", function, flags);
     }
     PeerEnd a, b;
-    infiniStatus_t st = checkPair(type, id, peer_type, peer_id, a, b);
+    infiniStatus_t st = checkTwo(function, type, id, peer_type, peer_id, a, b);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
-    }
-    if (a == b) {
-        return pairedWithItself(function, a);
     }
     if (a.type != b.type || a.backend->table.device_enable_peer_access == nullptr) {
         return fail(INFINI_STATUS_BAD_PARAM,
@@ -160,12 +160,9 @@ __export infiniStatus_t infinirtDeviceDisablePeerAccess(infiniDevice_t type, int
     INFINIRT_ENTER();
     const char *function = "infinirtDeviceDisablePeerAccess";
     PeerEnd a, b;
-    infiniStatus_t st = checkPair(type, id, peer_type, peer_id, a, b);
+    infiniStatus_t st = checkTwo(function, type, id, peer_type, peer_id, a, b);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
-    }
-    if (a == b) {
-        return pairedWithItself(function, a);
     }
     if (a.type != b.type || a.backend->table.device_disable_peer_access == nullptr) {
         return fail(INFINI_STATUS_BAD_PARAM, "%s: access of %s:%d to %s:%d is not enabled (it cannot be)", function,

@@ -50,6 +50,12 @@ tail -n 25 "$out/ctest.log"
     | grep -E '^\[  (PASSED|FAILED)  \]|tests? from .* ran|infinirt validation' | head -n 40
 } >> "$out/ctest.log" 2>&1
 sed -n '/==== layers on cuda/,$p' "$out/ctest.log"
+# Peers (issue 11): the peer conformance tests on every ordered pair of devices found (nvidia:0 x
+# nvidia:1, nvidia x opencl, nvidia x cpu, cpu:0 x cpu:1, ...), appended to ctest.log, and the peer
+# matrix (in info.txt above).
+INFINIRT_CPU_DEVICE_COUNT=2 "$build/bin/infinirt_conformance" --gtest_filter='Pairs/Peer.*:Pairs/CrossDevice.*' \
+  >> "$out/ctest.log" 2>&1
+echo "peer conformance (all device pairs): $(grep -E '^\[  (PASSED|FAILED)  \]|tests? from .* ran' "$out/ctest.log" | tail -n 3 | tr '\n' ' ')"
 # The Python package (tests/python) with this machine's python3 and PyTorch, on this build's
 # library: test_gpu.py exchanges memory with torch on the nvidia device. Without pytest, only
 # test_gpu.py runs, as a script.
@@ -77,6 +83,8 @@ fi
       | sed -n '/^Dispatch overhead/,$p' | sed 's/^/[validation] /'
   done
   "$build/bin/cuda_dispatch_bench"
+  # Peers (issue 11): nvidia:0 -> nvidia:1 against cuMemcpyPeerAsync, staged cuda <-> cpu/opencl.
+  "$build/bin/infinirt-peer-bench"
   # Kernel launch (issue 9): cuda; every OpenCL device found (NVIDIA's, PoCL); cpu.
   "$build/bin/infinirt-kernels-cuda-bench"
   INFINIRT_BACKENDS=opencl "$build/bin/infinirt-kernels-opencl-bench"

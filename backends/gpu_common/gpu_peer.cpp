@@ -8,6 +8,21 @@ namespace infinirt::gpu {
 namespace {
 /* The native context of a device (retained on first use), for the vendor's peer calls. */
 infiniStatus_t contextOf(int device, void **context) { return api().device_get_native_context(device, context); }
+
+/* Calls `entry` (enable or disable) for device's access to peer, over device's context; *rc is
+ * the native answer, for the caller to judge. */
+infiniStatus_t changeAccess(int device, int peer, const Entry<NativeStatus (*)(int, void *)> &entry, NativeStatus *rc) {
+    void *peer_context = nullptr;
+    if (infiniStatus_t st = contextOf(peer, &peer_context)) {
+        return st;
+    }
+    Binding bound(device);
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    *rc = entry.call(peer, peer_context);
+    return INFINI_STATUS_SUCCESS;
+}
 } // namespace
 
 infiniStatus_t deviceCanAccessPeer(int device, int peer, int *can_access) {
@@ -48,15 +63,10 @@ infiniStatus_t deviceEnablePeerAccess(int device, int peer) {
         return common::fail(INFINI_STATUS_BAD_PARAM, "%s:%d cannot access %s:%d (%s answers 0)", api().name, device,
                             api().name, peer, api().can_access_peer.name);
     }
-    void *peer_context = nullptr;
-    if (infiniStatus_t st = contextOf(peer, &peer_context)) {
+    NativeStatus rc = 0;
+    if (infiniStatus_t st = changeAccess(device, peer, api().enable_peer_access, &rc)) {
         return st;
     }
-    Binding bound(device);
-    if (!bound.ok()) {
-        return bound.status();
-    }
-    NativeStatus rc = api().enable_peer_access.call(peer, peer_context);
     if (rc != 0 && rc != api().peer_already_enabled) {
         return nativeFailure(api().enable_peer_access.name, rc, "enabling access of %s:%d to %s:%d", api().name, device,
                              api().name, peer);
@@ -65,15 +75,10 @@ infiniStatus_t deviceEnablePeerAccess(int device, int peer) {
 }
 
 infiniStatus_t deviceDisablePeerAccess(int device, int peer) {
-    void *peer_context = nullptr;
-    if (infiniStatus_t st = contextOf(peer, &peer_context)) {
+    NativeStatus rc = 0;
+    if (infiniStatus_t st = changeAccess(device, peer, api().disable_peer_access, &rc)) {
         return st;
     }
-    Binding bound(device);
-    if (!bound.ok()) {
-        return bound.status();
-    }
-    NativeStatus rc = api().disable_peer_access.call(peer, peer_context);
     if (rc == api().peer_not_enabled) {
         return common::fail(INFINI_STATUS_BAD_PARAM, "%s failed: %s (%d): access of %s:%d to %s:%d is not enabled",
                             api().disable_peer_access.name, api().error_name(rc), rc, api().name, device, api().name,

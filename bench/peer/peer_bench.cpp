@@ -1,0 +1,236 @@
+/*
+ * peer_bench - copies between devices, infinirt against the driver, side by side in one run:
+ *  - nvidia:0 -> nvidia:1, 256 MiB: infinirtMemcpyPeerAsync against cuMemcpyPeerAsync on the same
+ *    CUstream, with peer access off and on (target: ratio >= 0.98 of the native bandwidth), and
+ *    the link's GB/s;
+ *  - cuda <-> cpu and cuda <-> opencl, 256 MiB, staged by the loader (infinirtMemcpyPeer):
+ *    GB/s against the slower of the two legs measured in the same run, cuda's leg with
+ *    cuMemcpyAsync to/from pinned memory, the other backend's leg with its own H2D/D2H
+ *    copy from its pinned memory (infinirtMemcpy: the plugin's native call; cpu: a memmove)
+ *    (target: >= 0.8 of the slower leg, which the double-buffered overlap makes reachable).
+ * Each figure is the median of `reps` copies; ours and native alternate (ABBA). Prints tables;
+ * never fails on timing. Skips what the machine lacks (no CUDA, one GPU, no opencl device) with
+ * the reason.
+ * Usage: peer_bench [--quick]   (--quick: a smoke run with 8 MiB copies)
+ */
+#include <infinirt.h>
+
+#include "cuda_native_api.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+namespace {
+
+using infinirt::cuda::driver;
+using Clock = std::chrono::steady_clock;
+
+bool g_failed = false;
+
+bool ok(infiniStatus_t s, const char *what) {
+    if (s != INFINI_STATUS_SUCCESS) {
+        std::fprintf(stderr, "%s failed: %s: %s\n", what, infinirtGetErrorName(s), infinirtGetLastErrorMessage());
+        g_failed = true;
+    }
+    return s == INFINI_STATUS_SUCCESS;
+}
+bool ok(CUresult rc, const char *what) {
+    if (rc != CUDA_SUCCESS) {
+        std::fprintf(stderr, "%s failed: CUresult %d\n", what, static_cast<int>(rc));
+        g_failed = true;
+    }
+    return rc == CUDA_SUCCESS;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+double seconds(const std::function<void()> &copy) {
+    const auto t0 = Clock::now();
+    copy();
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/* Median seconds of `a` and of `b` (each a complete copy), alternating ABBA, after one warm-up each. */
+std::pair<double, double> pair(int reps, const std::function<void()> &a, const std::function<void()> &b) {
+    a();
+    b();
+    std::vector<double> ta, tb;
+    for (int i = 0; i < reps; ++i) {
+        if (i % 2 == 0) {
+            ta.push_back(seconds(a));
+            tb.push_back(seconds(b));
+        } else {
+            tb.push_back(seconds(b));
+            ta.push_back(seconds(a));
+        }
+    }
+    return {median(ta), median(tb)};
+}
+
+double gbps(size_t bytes, double s) { return s > 0 ? bytes / s / 1e9 : 0.0; }
+
+CUdeviceptr dptr(const void *p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
+
+void *mallocOn(infiniDevice_t type, int id, size_t size, bool host) {
+    void *p = nullptr;
+    if (!ok(infinirtSetDevice(type, id), "infinirtSetDevice")) {
+        return nullptr;
+    }
+    ok(host ? infinirtMallocHost(&p, size) : infinirtMalloc(&p, size), host ? "infinirtMallocHost" : "infinirtMalloc");
+    return p;
+}
+
+void gpuToGpu(size_t size, int reps) {
+    std::printf("\nnvidia:0 -> nvidia:1, %zu MiB, median of %d copies per side (ABBA)\n", size >> 20, reps);
+    void *a = mallocOn(INFINI_DEVICE_NVIDIA, 0, size, false);
+    void *b = mallocOn(INFINI_DEVICE_NVIDIA, 1, size, false);
+    infinirtStream_t stream = nullptr;
+    void *ns = nullptr, *ctx0 = nullptr, *ctx1 = nullptr;
+    ok(infinirtSetDevice(INFINI_DEVICE_NVIDIA, 0), "infinirtSetDevice");
+    ok(infinirtStreamCreate(&stream), "infinirtStreamCreate");
+    ok(infinirtStreamGetNativeHandle(stream, &ns), "infinirtStreamGetNativeHandle");
+    ok(infinirtDeviceGetNativeContext(INFINI_DEVICE_NVIDIA, 0, &ctx0), "infinirtDeviceGetNativeContext");
+    ok(infinirtDeviceGetNativeContext(INFINI_DEVICE_NVIDIA, 1, &ctx1), "infinirtDeviceGetNativeContext");
+    if (g_failed || a == nullptr || b == nullptr) {
+        return;
+    }
+    CUstream cs = static_cast<CUstream>(ns);
+    int can01 = 0, can10 = 0, rank = 0;
+    ok(infinirtDeviceCanAccessPeer(&can01, INFINI_DEVICE_NVIDIA, 0, INFINI_DEVICE_NVIDIA, 1), "CanAccessPeer");
+    ok(infinirtDeviceCanAccessPeer(&can10, INFINI_DEVICE_NVIDIA, 1, INFINI_DEVICE_NVIDIA, 0), "CanAccessPeer");
+    ok(infinirtDeviceGetPeerAttribute(&rank, INFINIRT_PEER_ATTR_PERFORMANCE_RANK, INFINI_DEVICE_NVIDIA, 0,
+                                      INFINI_DEVICE_NVIDIA, 1),
+       "GetPeerAttribute");
+    std::printf("peer access supported: 0->1 %d, 1->0 %d; performance rank %d\n", can01, can10, rank);
+    std::printf("%-12s %14s %14s %8s  %s\n", "peer access", "infinirt GB/s", "native GB/s", "ratio", "target (>= 0.98)");
+    for (int on = 0; on < 2; ++on) {
+        if (on) {
+            if (!can01 || !can10) {
+                std::printf("%-12s skipped: the driver reports no peer access between the two GPUs\n", "on");
+                break;
+            }
+            ok(infinirtDeviceEnablePeerAccess(INFINI_DEVICE_NVIDIA, 0, INFINI_DEVICE_NVIDIA, 1, 0), "EnablePeerAccess");
+            ok(infinirtDeviceEnablePeerAccess(INFINI_DEVICE_NVIDIA, 1, INFINI_DEVICE_NVIDIA, 0, 0), "EnablePeerAccess");
+        }
+        auto [ours, native] = pair(
+            reps,
+            [&] {
+                ok(infinirtMemcpyPeerAsync(b, INFINI_DEVICE_NVIDIA, 1, a, INFINI_DEVICE_NVIDIA, 0, size, stream),
+                   "infinirtMemcpyPeerAsync");
+                ok(infinirtStreamSynchronize(stream), "infinirtStreamSynchronize");
+            },
+            [&] {
+                ok(driver().cuMemcpyPeerAsync(dptr(b), static_cast<CUcontext>(ctx1), dptr(a),
+                                              static_cast<CUcontext>(ctx0), size, cs),
+                   "cuMemcpyPeerAsync");
+                ok(driver().cuStreamSynchronize(cs), "cuStreamSynchronize");
+            });
+        const double ratio = ours > 0 ? native / ours : 0.0;
+        std::printf("%-12s %14.2f %14.2f %8.3f  %s\n", on ? "on" : "off", gbps(size, ours), gbps(size, native), ratio,
+                    ratio >= 0.98 ? "met" : "MISSED");
+        if (on) {
+            ok(infinirtDeviceDisablePeerAccess(INFINI_DEVICE_NVIDIA, 0, INFINI_DEVICE_NVIDIA, 1), "DisablePeerAccess");
+            ok(infinirtDeviceDisablePeerAccess(INFINI_DEVICE_NVIDIA, 1, INFINI_DEVICE_NVIDIA, 0), "DisablePeerAccess");
+        }
+    }
+    infinirtStreamDestroy(stream);
+    infinirtFree(a);
+    infinirtFree(b);
+}
+
+/* cuda <-> `other`:0, staged, against the two legs. */
+void staged(infiniDevice_t other, const char *name, size_t size, int reps) {
+    void *g = mallocOn(INFINI_DEVICE_NVIDIA, 0, size, false);
+    void *x = mallocOn(other, 0, size, false);
+    void *x_host = mallocOn(other, 0, size, true); /* the other backend's pinned memory, for its leg */
+    void *g_host = nullptr;
+    ok(infinirtSetDevice(INFINI_DEVICE_NVIDIA, 0), "infinirtSetDevice");
+    ok(driver().cuMemHostAlloc(&g_host, size, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+    CUstream cs = nullptr;
+    ok(driver().cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    if (g_failed || g == nullptr || x == nullptr || x_host == nullptr) {
+        return;
+    }
+    auto cuda_d2h = [&] {
+        ok(driver().cuMemcpyAsync(dptr(g_host), dptr(g), size, cs), "cuMemcpyAsync D2H");
+        ok(driver().cuStreamSynchronize(cs), "cuStreamSynchronize");
+    };
+    auto cuda_h2d = [&] {
+        ok(driver().cuMemcpyAsync(dptr(g), dptr(g_host), size, cs), "cuMemcpyAsync H2D");
+        ok(driver().cuStreamSynchronize(cs), "cuStreamSynchronize");
+    };
+    auto other_h2d = [&] { ok(infinirtMemcpy(x, x_host, size, INFINIRT_MEMCPY_H2D), "infinirtMemcpy H2D"); };
+    auto other_d2h = [&] { ok(infinirtMemcpy(x_host, x, size, INFINIRT_MEMCPY_D2H), "infinirtMemcpy D2H"); };
+    auto to_other = [&] {
+        ok(infinirtMemcpyPeer(x, other, 0, g, INFINI_DEVICE_NVIDIA, 0, size), "infinirtMemcpyPeer");
+    };
+    auto to_cuda = [&] {
+        ok(infinirtMemcpyPeer(g, INFINI_DEVICE_NVIDIA, 0, x, other, 0, size), "infinirtMemcpyPeer");
+    };
+    struct Dir {
+        const char *label;
+        std::function<void()> staged, leg1, leg2;
+    };
+    char l1[64], l2[64];
+    std::snprintf(l1, sizeof l1, "nvidia:0 -> %s:0", name);
+    std::snprintf(l2, sizeof l2, "%s:0 -> nvidia:0", name);
+    for (const Dir &d : {Dir{l1, to_other, cuda_d2h, other_h2d}, Dir{l2, to_cuda, other_d2h, cuda_h2d}}) {
+        auto [ours, leg1] = pair(reps, d.staged, d.leg1);
+        auto [ours2, leg2] = pair(reps, d.staged, d.leg2);
+        const double our_s = (ours + ours2) / 2; /* the staged copy ran beside each leg: both medians count */
+        const double slower = std::max(leg1, leg2);
+        const double ratio = our_s > 0 ? slower / our_s : 0.0;
+        std::printf("%-22s %12.2f %12.2f %12.2f %8.3f  %s\n", d.label, gbps(size, our_s), gbps(size, leg1),
+                    gbps(size, leg2), ratio, ratio >= 0.8 ? "met" : "MISSED");
+    }
+    driver().cuStreamDestroy(cs);
+    driver().cuMemFreeHost(g_host);
+    infinirtFree(g);
+    infinirtFree(x);
+    infinirtFreeHost(x_host);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+    const size_t size = quick ? (size_t(8) << 20) : (size_t(256) << 20);
+    const int reps = quick ? 1 : 9;
+
+    const char *why = nullptr;
+    const bool loaded = infinirt::cuda::load(&why);
+    int gpus = 0;
+    ok(infinirtGetDeviceCount(INFINI_DEVICE_NVIDIA, &gpus), "infinirtGetDeviceCount");
+    if (!loaded || gpus == 0) {
+        std::printf("peer_bench: no CUDA device, nothing measured (%s)\n", loaded ? "0 devices" : why);
+        return 0;
+    }
+    if (gpus >= 2) {
+        gpuToGpu(size, reps);
+    } else {
+        std::printf("\nnvidia:0 -> nvidia:1: skipped (%d nvidia device)\n", gpus);
+    }
+    std::printf("\nstaged copies (infinirtMemcpyPeer), %zu MiB, median of %d per side; ratio = slower leg's time / "
+                "ours\n",
+                size >> 20, reps);
+    std::printf("%-22s %12s %12s %12s %8s  %s\n", "direction", "staged GB/s", "leg 1 GB/s", "leg 2 GB/s", "ratio",
+                "target (>= 0.8)");
+    for (auto [type, name] : {std::pair<infiniDevice_t, const char *>{INFINI_DEVICE_CPU, "cpu"},
+                              {INFINI_DEVICE_OPENCL, "opencl"}}) {
+        int n = 0;
+        ok(infinirtGetDeviceCount(type, &n), "infinirtGetDeviceCount");
+        if (n == 0) {
+            std::printf("%-22s skipped: no %s device\n", name, name);
+            continue;
+        }
+        staged(type, name, size, reps);
+    }
+    return g_failed ? 1 : 0;
+}
