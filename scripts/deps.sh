@@ -13,12 +13,14 @@ INFINIRT_BUILD_PACKAGES=(
 # Only to build and run the tests and benchmarks: GoogleTest, Google Benchmark, the Python
 # clients, PoCL (the OpenCL device the conformance suite runs on without a GPU) and clinfo;
 # the Python package's tests (tests/python: pytest, NumPy, pip install with setuptools); clang 14
-# and its runtime libraries for the libFuzzer target (scripts/fuzz.sh).
+# and its runtime libraries for the libFuzzer target (scripts/fuzz.sh) and the public headers'
+# check; the ABI check (abigail-tools: abidw, abidiff) and matplotlib for infinirt-bench --plot.
 INFINIRT_TEST_PACKAGES=(
   python3 python3-numpy python3-pytest python3-setuptools python3-pip
   libgtest-dev libgmock-dev libbenchmark-dev
   pocl-opencl-icd clinfo
   clang-14 libclang-rt-14-dev
+  abigail-tools python3-matplotlib
 )
 
 # infinirt_install_deps [build|all]: installs the build packages, and with `all` (the default)

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Verification on a GPU machine (not part of CI, which has no GPU): builds the tree, runs every
 # test (the conformance suite then covers the cuda device and any OpenCL platform), runs the
-# conformance suite again on NVIDIA's OpenCL alone, and runs every benchmark. Logs go to $1
-# (default ./gpu-verify-out). Needs CUDA 12+ headers and a driver; the PyTorch comparison in the
-# allocator benchmark is built when python3 can import torch.
+# conformance suite again on NVIDIA's OpenCL alone, runs every benchmark, and infinirt-bench on the
+# GPU (its JSON and bandwidth plot). Logs go to $1 (default ./gpu-verify-out), 8 files at most:
+# build.log (configure + build), info.txt, ctest.log, python.log, conformance-nvidia-opencl.log,
+# bench.txt, infinirt-bench.json, infinirt-bench.png. Needs CUDA 12+ headers and a driver; the
+# PyTorch comparison in the allocator benchmark is built when python3 can import torch.
 set -uo pipefail
 out="${1:-gpu-verify-out}"
 mkdir -p "$out"
 build=/tmp/infinirt-gpu-build
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFINIRT_WITH_CUDA=ON -DINFINIRT_WITH_OPENCL=ON \
-  > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build "$build" --parallel "$(nproc)" > "$out/build.log" 2>&1 || { grep -B2 -A8 error "$out/build.log" | head -60; exit 1; }
+  > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+cmake --build "$build" --parallel "$(nproc)" >> "$out/build.log" 2>&1 || { grep -B2 -A8 error "$out/build.log" | head -60; exit 1; }
 "$build/bin/infinirt-info" | tee "$out/info.txt"
 "$build/bin/infinirt-quickstart" | tee -a "$out/info.txt"
 # NCCL for infiniccl: PyTorch's Python packages carry it (nvidia.nccl, or torch's lib folder).
@@ -95,5 +97,8 @@ fi
   "$build/bin/ccl_published_client"
   "$build/bin/infiniccl-allreduce" --nranks 2 --device nvidia
   "$build/bin/ccl_allreduce_bench"
+  # infinirt-bench (issue 15) on the GPU: tables here, every figure in infinirt-bench.json, the
+  # bandwidth sweeps in infinirt-bench.png (the README's plot; needs python3-matplotlib).
+  "$build/bin/infinirt-bench" --device nvidia:0 --json="$out/infinirt-bench.json" --plot "$out/infinirt-bench.png"
 } > "$out/bench.txt" 2>&1
 cat "$out/bench.txt"

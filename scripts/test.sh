@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the main build (conformance, loader, clients, core, backends,
-# benchmark smoke checks), then the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer,
+# benchmark smoke checks, the public headers under clang), the ABI check against abi/
+# (scripts/abi-check.sh), then the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer,
 # then the multi-thread stress test under ThreadSanitizer.
 # INFINIRT_TEST_SANITIZERS=0 skips the two sanitizer builds; INFINIRT_TEST_FUZZ_SECONDS=0 the
 # bounded libFuzzer run (default 90 s, after its own clang build of the loader and plugins).
@@ -24,6 +25,9 @@ cmake --build build --parallel "$jobs"
 # The conformance suite fails unless cpu and PoCL's OpenCL device are both loaded with a device.
 INFINIRT_EXPECT_BACKENDS=cpu,opencl \
   ctest --test-dir build --no-tests=error --output-on-failure --parallel "$jobs" --timeout 300
+
+step "ABI check (abi/README.md)"
+scripts/abi-check.sh build
 
 # The libFuzzer target over the whole C ABI, bounded (scripts/fuzz.sh; INFINIRT_TEST_FUZZ_SECONDS).
 if [ "${INFINIRT_TEST_FUZZ_SECONDS:-90}" != "0" ]; then

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# tests/abi: scripts/abi-check.sh's verdicts on a small C library changed in each way the ABI
+# rules name (abi/README.md), and the baselines in abi/ record what the check relies on.
+#   pass: functions added, enumerators added, members appended to a struct;
+#   fail: a function removed, an enumerator's value changed, a member inserted before others,
+#         a member's type changed (in a struct that also grew: libabigail 2.2's suppression alone
+#         would let it through), a function's parameter type changed.
+# Usage: abi_check_test.sh SOURCE_DIR WORK_DIR C_COMPILER
+set -uo pipefail
+src="$1"
+work="$2"
+cc="$3"
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 1
+failures=0
+
+# lib NAME HEADER_BODY SOURCE_BODY: builds libNAME.so with -g and writes NAME.abi like abi-check.sh.
+lib() {
+  mkdir -p "$1"
+  printf '%s\n' "$2" > "$1/toy.h"
+  printf '#include "toy.h"\n%s\n' "$3" > "$1/toy.c"
+  "$cc" -g -O2 -shared -fPIC -o "$1/libtoy.so" "$1/toy.c" || { echo "FAIL: cannot build $1"; exit 1; }
+  abidw --exported-interfaces-only --headers-dir "$1" --drop-private-types --no-show-locs "$1/libtoy.so" > "$1.abi"
+}
+F='int f(struct S *s, enum E e) { return s->a + (int)e; }'
+lib base 'struct S { unsigned size; int a; }; enum E { A = 0, B = 1 }; int f(struct S *s, enum E e);' "$F"
+lib added 'struct S { unsigned size; int a; int c; }; enum E { A = 0, B = 1, C = 2 };
+int f(struct S *s, enum E e); int g(void);' "$F int g(void) { return 1; }"
+lib removed 'struct S { unsigned size; int a; }; enum E { A = 0, B = 1 }; int h(struct S *s, enum E e);' \
+  'int h(struct S *s, enum E e) { return s->a + (int)e; }'
+lib enum_value 'struct S { unsigned size; int a; }; enum E { A = 0, B = 2 }; int f(struct S *s, enum E e);' "$F"
+lib inserted 'struct S { int c; unsigned size; int a; }; enum E { A = 0, B = 1 }; int f(struct S *s, enum E e);' "$F"
+lib member_type 'struct S { unsigned size; long a; }; enum E { A = 0, B = 1 }; int f(struct S *s, enum E e);' \
+  'int f(struct S *s, enum E e) { return (int)s->a + (int)e; }'
+lib parameter 'struct S { unsigned size; int a; }; enum E { A = 0, B = 1 }; int f(struct S *s, long e);' \
+  'int f(struct S *s, long e) { return s->a + (int)e; }'
+
+expect() { # expect pass|fail VARIANT
+  local out rc=0
+  out=$("$src/scripts/abi-check.sh" --compare base.abi "$2.abi" 2>&1) || rc=$?
+  if { [ "$1" = pass ] && [ $rc -ne 0 ]; } || { [ "$1" = fail ] && [ $rc -ne 1 ]; }; then
+    echo "FAIL: $2: expected $1, abi-check exited $rc:"
+    echo "$out"
+    failures=$((failures + 1))
+  else
+    echo "ok: $2: ${out%%$'\n'*}"
+  fi
+}
+expect pass added
+expect fail removed
+expect fail enum_value
+expect fail inserted
+expect fail member_type
+expect fail parameter
+
+# The baselines: every public library and the cpu plugin, whose entry reaches the plugin table with
+# all its members (the first and the header's last).
+last=$(awk '/^typedef struct infinirtPluginTable/,/} infinirtPluginTable_t/' "$src/include/infinirt_plugin.h" |
+  sed -n 's/.*\*\([a-z_0-9]*\);.*/\1/p' | tail -n 1)
+for f in libinfinirt.abi libinfinicore.abi libinfinirt-cpu.abi; do
+  [ -s "$src/abi/$f" ] || { echo "FAIL: abi/$f missing"; failures=$((failures + 1)); }
+done
+for want in "class-decl name='infinirtPluginTable'" "var-decl name='struct_size'" "var-decl name='$last'" \
+            "elf-symbol name='infinirtPluginQuery'"; do
+  grep -q "$want" "$src/abi/libinfinirt-cpu.abi" || { echo "FAIL: abi/libinfinirt-cpu.abi lacks $want"; failures=$((failures + 1)); }
+done
+grep -q "elf-symbol name='infinirtMalloc'" "$src/abi/libinfinirt.abi" ||
+  { echo "FAIL: abi/libinfinirt.abi lacks infinirtMalloc"; failures=$((failures + 1)); }
+echo "plugin table's last member in the header: $last"
+[ "$failures" -eq 0 ] && echo "all ABI verdicts as expected" || exit 1
