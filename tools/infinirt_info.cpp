@@ -3,6 +3,7 @@
 // same as one JSON document (schema in README.md, "schema_version" 1): a property the backend
 // does not know is left out, never given a placeholder. `--version` prints the version.
 #include "infinirt.h"
+#include "json_text.h"
 
 #include <cstdio>
 #include <cstring>
@@ -22,23 +23,7 @@ const char *stateName(infinirtBackendState_t s) {
     return "unknown";
 }
 
-std::string json(const char *s) {
-    std::string out = "\"";
-    for (const char *p = s; *p != '\0'; ++p) {
-        const unsigned char c = static_cast<unsigned char>(*p);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
-}
+std::string json(const char *s) { return infinirt_tools::jsonText(s); }
 
 std::string uuidText(const infinirtDeviceProperties_t &p) {
     if (!p.has_uuid) {

@@ -1,8 +1,8 @@
 // bench_plot.cpp - runs the plot script (fork + exec, no shell: file names are passed as they are).
 #include "bench_plot.h"
+#include "bench_share.h"
 
 #include <cerrno>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
@@ -40,19 +40,6 @@ int run(const std::vector<std::string> &args) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// <directory of this program>/../share/infinirt/infinirt-bench-plot.py
-std::string scriptPath() {
-    char exe[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        return "infinirt-bench-plot.py";
-    }
-    exe[n] = '\0';
-    std::string dir(exe);
-    dir.erase(dir.rfind('/'));
-    return dir + "/../share/infinirt/infinirt-bench-plot.py";
-}
-
 bool endsWith(const std::string &s, const char *suffix) {
     const size_t n = std::strlen(suffix);
     return s.size() > n && s.compare(s.size() - n, n, suffix) == 0;
@@ -65,7 +52,7 @@ bool plotReady(const std::string &out, std::string *python, std::string *script,
         *error = "--plot " + out + ": the file name must end in .png or .svg";
         return false;
     }
-    *script = scriptPath();
+    *script = shareFile("infinirt-bench-plot.py");
     struct stat st {};
     if (stat(script->c_str(), &st) != 0) {
         *error = "the plot script " + *script + " is missing (install infinirt-bench with its share/ folder)";

@@ -1,6 +1,6 @@
 // bench_progress.h - the progress line of infinirt-bench's sweeps: "[12/57] bandwidth h2d_pinned
 // 64 MiB" rewritten in place on stderr, only when stderr is a terminal (pipes and logs get none,
-// as bench/common/console.h keeps colours to terminals), and NO_COLOR-independent.
+// as bench/common/console.h keeps colours to terminals).
 #pragma once
 
 #include <cstdio>

@@ -1,6 +1,8 @@
 // bench_report.cpp - the text tables and the JSON document of infinirt-bench.
 #include "bench_report.h"
 
+#include "json_text.h"
+
 #include <cmath>
 
 namespace infinirt_bench_tool {
@@ -20,22 +22,7 @@ std::string sizeText(size_t bytes) {
     return b;
 }
 
-std::string jsonString(const std::string &s) {
-    std::string out = "\"";
-    for (const unsigned char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
-}
+std::string jsonString(const std::string &s) { return infinirt_tools::jsonText(s); }
 
 std::string jsonNumber(double v) {
     if (!std::isfinite(v)) {

@@ -11,9 +11,9 @@
 #include "bench_plot.h"
 #include "bench_progress.h"
 #include "bench_report.h"
+#include "bench_share.h"
 #include "kernel_bench.h"
 
-#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -32,19 +32,6 @@ int failed(const char *what, infiniStatus_t st) {
     std::fprintf(stderr, "infinirt-bench: %s failed: %s: %s\n", what, infinirtGetErrorName(st),
                  infinirtGetLastErrorMessage());
     return 1;
-}
-
-// <directory of this program>/../share/infinirt/<name>
-std::string shareFile(const char *name) {
-    char exe[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        return name;
-    }
-    exe[n] = '\0';
-    std::string dir(exe);
-    dir.erase(dir.rfind('/'));
-    return dir + "/../share/infinirt/" + name;
 }
 
 std::string sizeLabel(size_t bytes) {
