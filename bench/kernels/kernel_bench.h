@@ -23,6 +23,16 @@ namespace infinirt_bench {
 
 using Clock = std::chrono::steady_clock;
 
+// The empty kernel `empty()` as PTX for sm_52 and newer (the driver JIT-compiles it for any GPU):
+// the cuda benchmarks' image when nvcc is absent, and infinirt-bench's on both of its sides.
+inline const char kEmptyKernelPtx[] = ".version 7.0\n"
+                                      ".target sm_52\n"
+                                      ".address_size 64\n"
+                                      ".visible .entry empty()\n"
+                                      "{\n"
+                                      "\tret;\n"
+                                      "}\n";
+
 inline bool hasFlag(int argc, char **argv, const char *flag) {
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], flag) == 0) {

@@ -35,13 +35,7 @@ using namespace infinirt_bench;
 
 /* Used when nvcc was not found at build time (INFINIRT_BENCH_KERNELS_PTX is ""), or when the
  * driver cannot JIT the PTX it produced (a toolkit newer than the driver). */
-const char kFallbackPtx[] = ".version 7.0\n"
-                            ".target sm_52\n"
-                            ".address_size 64\n"
-                            ".visible .entry empty()\n"
-                            "{\n"
-                            "\tret;\n"
-                            "}\n";
+const char *const kFallbackPtx = kEmptyKernelPtx;
 
 bool checkCu(CUresult rc, const char *what) {
     if (rc != CUDA_SUCCESS) {

@@ -5,6 +5,8 @@
 // the same PTX image (built in: it needs no nvcc, and the driver JIT-compiles it for any GPU).
 #include "bench_anchor.h"
 
+#include "kernel_bench.h"
+
 #ifdef INFINIRT_BENCH_WITH_CUDA
 #include "cuda_native_api.h"
 #endif
@@ -14,9 +16,7 @@ namespace infinirt_bench_tool {
 #ifndef INFINIRT_BENCH_WITH_CUDA
 
 Anchor cudaAnchor(const Target &) {
-    Anchor a;
-    a.why_none = "infinirt-bench was built without the cuda backend (no CUDA 12 headers)";
-    return a;
+    return noAnchor("infinirt-bench was built without the cuda backend (no CUDA 12 headers)");
 }
 
 #else
@@ -25,22 +25,8 @@ namespace {
 
 using infinirt::cuda::driver;
 
-const char kEmptyPtx[] = ".version 7.0\n"
-                         ".target sm_52\n"
-                         ".address_size 64\n"
-                         ".visible .entry empty()\n"
-                         "{\n"
-                         "\tret;\n"
-                         "}\n";
-
 template <typename Fn> Fn resolved(const char *name, int version) {
     return reinterpret_cast<Fn>(infinirt::cuda::resolve(name, version));
-}
-
-Anchor none(const std::string &why) {
-    Anchor a;
-    a.why_none = why;
-    return a;
 }
 
 } // namespace
@@ -48,7 +34,7 @@ Anchor none(const std::string &why) {
 Anchor cudaAnchor(const Target &target) {
     const char *why = nullptr;
     if (!infinirt::cuda::load(&why)) {
-        return none(std::string("the CUDA driver did not load: ") + (why ? why : "?"));
+        return noAnchor(std::string("the CUDA driver did not load: ") + (why ? why : "?"));
     }
     auto htod = resolved<PFN_cuMemcpyHtoD_v3020>("cuMemcpyHtoD", 3020);
     auto dtoh = resolved<PFN_cuMemcpyDtoH_v3020>("cuMemcpyDtoH", 3020);
@@ -57,29 +43,29 @@ Anchor cudaAnchor(const Target &target) {
     auto moduleGetFunction = resolved<PFN_cuModuleGetFunction_v2000>("cuModuleGetFunction", 2000);
     auto launchKernel = resolved<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 4000);
     if (!htod || !dtoh || !dtod || !moduleLoadData || !moduleGetFunction || !launchKernel) {
-        return none("the CUDA driver lacks cuMemcpyHtoD/DtoH/DtoD, cuModuleLoadData, cuModuleGetFunction or "
+        return noAnchor("the CUDA driver lacks cuMemcpyHtoD/DtoH/DtoD, cuModuleLoadData, cuModuleGetFunction or "
                     "cuLaunchKernel");
     }
     void *native = nullptr;
     if (infinirtStreamGetNativeHandle(target.stream, &native) != INFINI_STATUS_SUCCESS) {
-        return none(std::string("infinirtStreamGetNativeHandle: ") + infinirtGetLastErrorMessage());
+        return noAnchor(std::string("infinirtStreamGetNativeHandle: ") + infinirtGetLastErrorMessage());
     }
     CUstream stream = static_cast<CUstream>(native);
     if (infinirtDeviceGetNativeContext(target.type, target.id, &native) != INFINI_STATUS_SUCCESS) {
-        return none(std::string("infinirtDeviceGetNativeContext: ") + infinirtGetLastErrorMessage());
+        return noAnchor(std::string("infinirtDeviceGetNativeContext: ") + infinirtGetLastErrorMessage());
     }
     // The tool runs on one thread and infinirtSetDevice leaves this context current; set it anyway.
     CUcontext context = static_cast<CUcontext>(native);
     if (driver().cuCtxSetCurrent(context) != CUDA_SUCCESS) {
-        return none("cuCtxSetCurrent(the primary context) failed");
+        return noAnchor("cuCtxSetCurrent(the primary context) failed");
     }
     CUevent event = nullptr;
     CUmodule module = nullptr;
     CUfunction function = nullptr;
     if (driver().cuEventCreate(&event, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
-        moduleLoadData(&module, kEmptyPtx) != CUDA_SUCCESS ||
+        moduleLoadData(&module, infinirt_bench::kEmptyKernelPtx) != CUDA_SUCCESS ||
         moduleGetFunction(&function, module, "empty") != CUDA_SUCCESS) {
-        return none("cuEventCreate, cuModuleLoadData or cuModuleGetFunction failed");
+        return noAnchor("cuEventCreate, cuModuleLoadData or cuModuleGetFunction failed");
     }
     // Leaked on purpose with the process: the tool measures once and exits.
     Anchor a;
@@ -103,7 +89,7 @@ Anchor cudaAnchor(const Target &target) {
     };
     a.drain = a.stream_sync;
     a.image_format = INFINIRT_MODULE_FORMAT_PTX;
-    a.image = kEmptyPtx;
+    a.image = infinirt_bench::kEmptyKernelPtx;
     return a;
 }
 

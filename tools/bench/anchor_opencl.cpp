@@ -16,11 +16,7 @@ namespace infinirt_bench_tool {
 
 #ifndef INFINIRT_BENCH_WITH_OPENCL
 
-Anchor openclAnchor(const Target &) {
-    Anchor a;
-    a.why_none = "infinirt-bench was built without the opencl backend";
-    return a;
-}
+Anchor openclAnchor(const Target &) { return noAnchor("infinirt-bench was built without the opencl backend"); }
 
 #else
 
@@ -50,54 +46,48 @@ struct Api {
 #undef BENCH_TOOL_CL_DECLARE
 };
 
-Anchor none(const std::string &why) {
-    Anchor a;
-    a.why_none = why;
-    return a;
-}
-
 } // namespace
 
 Anchor openclAnchor(const Target &target) {
     void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) {
-        return none(std::string("dlopen(libOpenCL.so.1): ") + dlerror());
+        return noAnchor(std::string("dlopen(libOpenCL.so.1): ") + dlerror());
     }
     static Api cl; // the lambdas below outlive this call
 #define BENCH_TOOL_CL_RESOLVE(name)                                                                                    \
     cl.name = reinterpret_cast<decltype(cl.name)>(dlsym(lib, #name));                                                  \
     if (cl.name == nullptr) {                                                                                          \
-        return none("libOpenCL.so.1 lacks " #name);                                                                    \
+        return noAnchor("libOpenCL.so.1 lacks " #name);                                                                    \
     }
     BENCH_TOOL_CL_SYMBOLS(BENCH_TOOL_CL_RESOLVE)
 #undef BENCH_TOOL_CL_RESOLVE
 
     void *native = nullptr;
     if (infinirtStreamGetNativeHandle(target.stream, &native) != INFINI_STATUS_SUCCESS) {
-        return none(std::string("infinirtStreamGetNativeHandle: ") + infinirtGetLastErrorMessage());
+        return noAnchor(std::string("infinirtStreamGetNativeHandle: ") + infinirtGetLastErrorMessage());
     }
     cl_command_queue queue = static_cast<cl_command_queue>(native);
     if (infinirtStreamGetNativeHandle(nullptr, &native) != INFINI_STATUS_SUCCESS) {
-        return none(std::string("infinirtStreamGetNativeHandle(NULL): ") + infinirtGetLastErrorMessage());
+        return noAnchor(std::string("infinirtStreamGetNativeHandle(NULL): ") + infinirtGetLastErrorMessage());
     }
     cl_command_queue default_queue = static_cast<cl_command_queue>(native);
     if (infinirtDeviceGetNativeContext(target.type, target.id, &native) != INFINI_STATUS_SUCCESS) {
-        return none(std::string("infinirtDeviceGetNativeContext: ") + infinirtGetLastErrorMessage());
+        return noAnchor(std::string("infinirtDeviceGetNativeContext: ") + infinirtGetLastErrorMessage());
     }
     cl_context context = static_cast<cl_context>(native);
     cl_device_id device = nullptr;
     if (cl.clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) != CL_SUCCESS) {
-        return none("clGetCommandQueueInfo(CL_QUEUE_DEVICE) failed");
+        return noAnchor("clGetCommandQueueInfo(CL_QUEUE_DEVICE) failed");
     }
     const char *text = kEmptySource;
     cl_int err = CL_SUCCESS;
     cl_program program = cl.clCreateProgramWithSource(context, 1, &text, nullptr, &err);
     if (err != CL_SUCCESS || cl.clBuildProgram(program, 1, &device, kOptions, nullptr, nullptr) != CL_SUCCESS) {
-        return none("clCreateProgramWithSource/clBuildProgram of the empty kernel failed");
+        return noAnchor("clCreateProgramWithSource/clBuildProgram of the empty kernel failed");
     }
     cl_kernel kernel = cl.clCreateKernel(program, "empty", &err);
     if (err != CL_SUCCESS) {
-        return none("clCreateKernel(empty) failed");
+        return noAnchor("clCreateKernel(empty) failed");
     }
     // The program, kernel and marker live until the process exits: the tool measures once.
     static cl_event marker = nullptr;

@@ -39,6 +39,13 @@ struct Anchor {
     std::string describe; // the native calls, for the report ("cuMemcpyHtoD/DtoH/DtoD, ...")
 };
 
+// An anchor that has nothing: the tool prints its own figures alone and says why.
+inline Anchor noAnchor(const std::string &why) {
+    Anchor a;
+    a.why_none = why;
+    return a;
+}
+
 // Each returns an Anchor with what its API offers on `target`; on failure, name is empty and
 // why_none says why (the tool then prints its own figures alone).
 Anchor cudaAnchor(const Target &target);
