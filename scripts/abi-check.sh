@@ -14,6 +14,7 @@
 # abidw needs debug info: when BUILD_DIR's libraries have none (a Release build), the libraries are
 # built with -g (RelWithDebInfo, no tests) in build-abi/ and read from there.
 set -euo pipefail
+caller=$PWD
 cd "$(dirname "$0")/.."
 root=$PWD
 
@@ -55,6 +56,7 @@ case "${1:-}" in
   --compare)
     # scripts/abi-check.sh --compare BASELINE.abi NEW.abi: the verdict on two abidw files (tests/abi).
     [ $# -eq 3 ] || { echo "usage: scripts/abi-check.sh --compare BASELINE.abi NEW.abi" >&2; exit 2; }
+    cd "$caller"
     compare "$2" "$3" "$(basename "$3" .abi)"
     exit $? ;;
 esac
