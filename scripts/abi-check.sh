@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ABI check (abi/README.md): compares the ABI of the public libraries (build/lib/libinfini*.so) and
-# of the cpu plugin (its infinirtPluginQuery reaches the plugin table, so the table's layout is
-# checked) with the baselines in abi/, written by abidw (Debian's abigail-tools).
+# of the cpu plugins (libinfinirt-cpu's infinirtPluginQuery and libinfiniccl-cpu's
+# infinicclPluginQuery reach the plugin tables, so the tables' layouts are checked) with the
+# baselines in abi/, written by abidw (Debian's abigail-tools).
 #
 #   scripts/abi-check.sh [BUILD_DIR]            check (default BUILD_DIR: build); exit 1 on an
 #                                               incompatible change, a missing library or baseline
@@ -67,10 +68,11 @@ done
 
 has_debug_info() { readelf -S --wide "$1" 2>/dev/null | grep -q '\.debug_info'; }
 
-# The libraries whose ABI is kept: every public library, and the cpu plugin.
+# The libraries whose ABI is kept: every public library, and the cpu plugins of infinirt and
+# infiniccl (their one export reaches the plugin tables).
 libraries() {
   local b="$1" f
-  for f in "$b"/lib/libinfini*.so "$b"/lib/infinirt/libinfinirt-cpu.so; do
+  for f in "$b"/lib/libinfini*.so "$b"/lib/infinirt/libinfinirt-cpu.so "$b"/lib/infinirt/libinfiniccl-cpu.so; do
     if [ -e "$f" ]; then echo "$f"; fi
   done
 }

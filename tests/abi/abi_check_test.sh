@@ -55,18 +55,29 @@ expect fail inserted
 expect fail member_type
 expect fail parameter
 
-# The baselines: every public library and the cpu plugin, whose entry reaches the plugin table with
-# all its members (the first and the header's last).
-last=$(awk '/^typedef struct infinirtPluginTable/,/} infinirtPluginTable_t/' "$src/include/infinirt_plugin.h" |
-  sed -n 's/.*\*\([a-z_0-9]*\);.*/\1/p' | tail -n 1)
-for f in libinfinirt.abi libinfinicore.abi libinfinirt-cpu.abi; do
+# The baselines: every public library and the cpu plugins, whose entries reach the plugin tables
+# with all their members (the first and the header's last: "type *name;" or "type (*name)(...)").
+last_member() { # HEADER TYPEDEF_NAME
+  awk "/^typedef struct/ { body = \"\" } { body = body \$0 \"\\n\" } /^} $2;/ { printf \"%s\", body }" "$1" |
+    grep -oE '\(\*[a-z_0-9]+\)|\*[a-z_0-9]+;' | tail -n 1 | tr -d '()*;'
+}
+for f in libinfinirt.abi libinfinicore.abi libinfinirt-cpu.abi libinfiniccl.abi libinfiniccl-cpu.abi; do
   [ -s "$src/abi/$f" ] || { echo "FAIL: abi/$f missing"; failures=$((failures + 1)); }
 done
-for want in "class-decl name='infinirtPluginTable'" "var-decl name='struct_size'" "var-decl name='$last'" \
-            "elf-symbol name='infinirtPluginQuery'"; do
-  grep -q "$want" "$src/abi/libinfinirt-cpu.abi" || { echo "FAIL: abi/libinfinirt-cpu.abi lacks $want"; failures=$((failures + 1)); }
-done
-grep -q "elf-symbol name='infinirtMalloc'" "$src/abi/libinfinirt.abi" ||
-  { echo "FAIL: abi/libinfinirt.abi lacks infinirtMalloc"; failures=$((failures + 1)); }
-echo "plugin table's last member in the header: $last"
+contains() { # FILE WHAT...
+  local file="$1" want
+  shift
+  for want in "$@"; do
+    grep -q "$want" "$src/abi/$file" || { echo "FAIL: abi/$file lacks $want"; failures=$((failures + 1)); }
+  done
+}
+rt_last=$(last_member "$src/include/infinirt_plugin.h" infinirtPluginTable_t)
+ccl_last=$(last_member "$src/include/infiniccl_plugin.h" infinicclPluginTable_t)
+echo "the plugin tables' last members in the headers: $rt_last, $ccl_last"
+[ -n "$rt_last" ] && [ -n "$ccl_last" ] || { echo "FAIL: no last member found in a plugin header"; failures=$((failures + 1)); }
+contains libinfinirt-cpu.abi "elf-symbol name='infinirtPluginQuery'" "name='infinirtPluginTable'" \
+  "var-decl name='struct_size'" "var-decl name='$rt_last'"
+contains libinfiniccl-cpu.abi "elf-symbol name='infinicclPluginQuery'" "name='infinicclPluginTable_t'" \
+  "var-decl name='$ccl_last'"
+contains libinfinirt.abi "elf-symbol name='infinirtMalloc'"
 [ "$failures" -eq 0 ] && echo "all ABI verdicts as expected" || exit 1

@@ -1,10 +1,16 @@
 /* Every public C header, included twice (include guards) in one translation unit; compiled by clang
  * with -Wall -Wextra -Werror as C and as C++ (tests/headers/CMakeLists.txt). */
+#include <infiniccl.h>
+#include <infiniccl_plugin.h>
 #include <infinicore.h>
 #include <infinirt.h>
 #include <infinirt_cpu_kernel.h>
 #include <infinirt_plugin.h>
 
+#include <infiniccl.h>
+#include <infiniccl_plugin.h>
+#include <infiniccl.h>
+#include <infiniccl_plugin.h>
 #include <infinicore.h>
 #include <infinirt.h>
 #include <infinirt_cpu_kernel.h>
