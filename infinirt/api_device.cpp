@@ -1,5 +1,5 @@
 // C ABI: initialisation, devices, backends.
-#include "dispatch.h"
+#include "capture.h"
 
 #include <cstdio>
 #include <cstring>
@@ -32,18 +32,19 @@ __export infiniStatus_t infinirtGetDeviceCount(infiniDevice_t device, int *count
     if (count == nullptr) {
         return nullArgument("infinirtGetDeviceCount", "count");
     }
-    if (static_cast<int>(device) < 0 || static_cast<int>(device) >= kTypeCount) {
+    const int type = enumInt(device);
+    if (type < 0 || type >= kTypeCount) {
         return fail(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, "infinirtGetDeviceCount: device type %d is not valid",
-                    static_cast<int>(device));
+                    type);
     }
-    *count = g_registry.device_count[device];
+    *count = g_registry.device_count[type];
     return INFINI_STATUS_SUCCESS;
 }
 
 __export infiniStatus_t infinirtSetDevice(infiniDevice_t device, int device_id) {
     INFINIRT_ENTER();
     Backend *b = nullptr;
-    infiniStatus_t st = checkDevice(device, device_id, b);
+    infiniStatus_t st = checkDevice(enumInt(device), device_id, b);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -53,7 +54,7 @@ __export infiniStatus_t infinirtSetDevice(infiniDevice_t device, int device_id) 
             return st; // the thread's current device stays as it was
         }
     }
-    setCurrentDevice(static_cast<int>(device), device_id);
+    setCurrentDevice(enumInt(device), device_id);
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -87,7 +88,7 @@ __export infiniStatus_t infinirtGetMemInfo(infiniDevice_t device, int device_id,
         return nullArgument("infinirtGetMemInfo", "total_bytes");
     }
     Backend *b = nullptr;
-    infiniStatus_t st = checkDevice(device, device_id, b);
+    infiniStatus_t st = checkDevice(enumInt(device), device_id, b);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -108,7 +109,7 @@ __export infiniStatus_t infinirtGetDeviceResourceSnapshot(infiniDevice_t device,
         return nullArgument("infinirtGetDeviceResourceSnapshot", "snapshot");
     }
     Backend *b = nullptr;
-    infiniStatus_t st = checkDevice(device, device_id, b);
+    infiniStatus_t st = checkDevice(enumInt(device), device_id, b);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -142,7 +143,7 @@ __export infiniStatus_t infinirtDeviceSynchronize(void) {
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    return INFINIRT_CALL(b, device_synchronize, id, id);
+    return deviceSynchronizeUnlessCapturing(b, type, id);
 }
 
 __export infiniStatus_t infinirtGetDeviceProperties(infiniDevice_t device, int device_id,
@@ -156,7 +157,7 @@ __export infiniStatus_t infinirtGetDeviceProperties(infiniDevice_t device, int d
         return st;
     }
     Backend *b = nullptr;
-    st = checkDevice(device, device_id, b);
+    st = checkDevice(enumInt(device), device_id, b);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }

@@ -65,11 +65,13 @@ __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStrea
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtEventRecord: event belongs to %s:%d but the stream to %s:%d",
                     typeName(ev->type), ev->device, typeName(s.type), s.device);
     }
-    CaptureGraph *g = captureOf(s);
-    if (INFINIRT_UNLIKELY(g != nullptr)) {
-        CapturedOp op(CapturedOp::Kind::EventRecord);
-        op.event = event;
-        return captureAppend(g, op);
+    if (INFINIRT_UNLIKELY(captureOf(s) != nullptr)) {
+        ActiveCapture capture(s.slot);
+        if (capture.graph() != nullptr) {
+            CapturedOp op(CapturedOp::Kind::EventRecord);
+            op.event = event;
+            return captureAppend(capture.graph(), op);
+        }
     }
     return INFINIRT_CALL(s.backend, event_record, s.device, s.device, ev->native, s.native);
 }

@@ -60,15 +60,19 @@ __export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infini
     std::unique_ptr<ModuleRefs> refs;
     if (s.backend->table.stream_begin_capture != nullptr) {
         st = INFINIRT_CALL(s.backend, stream_end_capture, s.device, s.device, s.native, &native);
-        refs.reset(s.slot->module_refs.exchange(nullptr, std::memory_order_acq_rel)); // the capture is over
+        refs.reset(nativeCaptureRefsTake(s.slot)); // the capture is over
+        if (refs != nullptr) {
+            captureEndedOn(s.type, s.device);
+        }
         if (st != INFINI_STATUS_SUCCESS) {
             return st;
         }
     } else {
-        std::unique_ptr<CaptureGraph> g(s.slot->capture.exchange(nullptr, std::memory_order_acq_rel));
+        std::unique_ptr<CaptureGraph> g(captureTake(s.slot)); // waits for appends in flight
         if (g == nullptr) {
             return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamEndCapture: the stream is not capturing");
         }
+        captureEndedOn(s.type, s.device);
         if (!g->invalid_reason.empty()) {
             return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamEndCapture: capture invalidated: %s",
                         g->invalid_reason.c_str());
@@ -177,15 +181,17 @@ __export infiniStatus_t infinirtGraphLaunch(infinirtGraphExec_t graph_exec, infi
         return INFINIRT_CALL(s.backend, graph_launch, s.device, s.device, e->native, s.native);
     }
     const CaptureGraph *exec = static_cast<const CaptureGraph *>(e->native);
-    CaptureGraph *g = captureOf(s);
-    if (g != nullptr) {
-        for (const CapturedOp &op : exec->ops) { // launching into a capture records the graph's work
-            st = captureAppend(g, op);
-            if (st != INFINI_STATUS_SUCCESS) {
-                return st;
+    if (captureOf(s) != nullptr) {
+        ActiveCapture capture(s.slot);
+        if (capture.graph() != nullptr) {
+            for (const CapturedOp &op : exec->ops) { // launching into a capture records the graph's work
+                st = captureAppend(capture.graph(), op);
+                if (st != INFINI_STATUS_SUCCESS) {
+                    return st;
+                }
             }
+            return INFINI_STATUS_SUCCESS;
         }
-        return INFINI_STATUS_SUCCESS;
     }
     return captureReplay(exec->ops, s);
 }

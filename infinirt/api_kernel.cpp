@@ -28,9 +28,9 @@ size_t alignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 ModuleRecord *moduleOf(HandleSlot *slot) { return static_cast<ModuleRecord *>(slot->record); }
 KernelRecord *kernelOf(HandleSlot *slot) { return static_cast<KernelRecord *>(slot->record); }
 
-bool attributeInRange(infinirtKernelAttribute_t attr) {
-    return static_cast<int>(attr) >= INFINIRT_KERNEL_ATTR_MAX_THREADS_PER_BLOCK &&
-           static_cast<int>(attr) <= INFINIRT_KERNEL_ATTR_NUM_PARAMS;
+bool attributeInRange(const infinirtKernelAttribute_t &attr) {
+    const int a = enumInt(attr);
+    return a >= INFINIRT_KERNEL_ATTR_MAX_THREADS_PER_BLOCK && a <= INFINIRT_KERNEL_ATTR_NUM_PARAMS;
 }
 
 // The image list with every struct whole and every format resolved, or a refusal.
@@ -96,9 +96,9 @@ INFINIRT_COLD infiniStatus_t checkForeignPointer(const KernelRecord *k, const Ha
     if (b->table.pointer_get_attributes != nullptr) {
         infinirtPointerAttributes_t a{};
         a.struct_size = sizeof a;
-        if (b->table.pointer_get_attributes(ptr, &a) == INFINI_STATUS_SUCCESS && a.kind != INFINIRT_MEMORY_UNKNOWN) {
-            if (a.kind == INFINIRT_MEMORY_DEVICE && static_cast<int>(a.device_type) != ks->type) {
-                return otherTypesDeviceMemory(k, ks, index, ptr, a.device_type, a.device_id);
+        if (b->table.pointer_get_attributes(ptr, &a) == INFINI_STATUS_SUCCESS && enumInt(a.kind) != INFINIRT_MEMORY_UNKNOWN) {
+            if (enumInt(a.kind) == INFINIRT_MEMORY_DEVICE && enumInt(a.device_type) != ks->type) {
+                return otherTypesDeviceMemory(k, ks, index, ptr, enumInt(a.device_type), a.device_id);
             }
             return INFINI_STATUS_SUCCESS;
         }
@@ -272,7 +272,7 @@ __export infiniStatus_t infinirtModuleLoad(infinirtModule_t *module, infiniDevic
         return st;
     }
     Backend *b = nullptr;
-    st = checkDevice(device, device_id, b);
+    st = checkDevice(enumInt(device), device_id, b);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -421,7 +421,7 @@ __export infiniStatus_t infinirtKernelGetAttribute(int64_t *value, infinirtKerne
     }
     if (!attributeInRange(attr)) {
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtKernelGetAttribute: attr %d is not an infinirtKernelAttribute_t",
-                    static_cast<int>(attr));
+                    enumInt(attr));
     }
     Backend *b = g_registry.by_type[ks->type];
     int64_t v = 0;
@@ -442,13 +442,13 @@ __export infiniStatus_t infinirtKernelSetAttribute(infinirtKernel_t kernel, infi
     }
     if (!attributeInRange(attr)) {
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtKernelSetAttribute: attr %d is not an infinirtKernelAttribute_t",
-                    static_cast<int>(attr));
+                    enumInt(attr));
     }
     if (attr != INFINIRT_KERNEL_ATTR_MAX_DYNAMIC_SHARED_BYTES) {
         return fail(INFINI_STATUS_BAD_PARAM,
                     "infinirtKernelSetAttribute: attr %d is read-only; only INFINIRT_KERNEL_ATTR_MAX_DYNAMIC_SHARED_BYTES "
                     "(%d) is settable",
-                    static_cast<int>(attr), static_cast<int>(INFINIRT_KERNEL_ATTR_MAX_DYNAMIC_SHARED_BYTES));
+                    enumInt(attr), static_cast<int>(INFINIRT_KERNEL_ATTR_MAX_DYNAMIC_SHARED_BYTES));
     }
     if (value < 0) {
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtKernelSetAttribute: MAX_DYNAMIC_SHARED_BYTES of %lld is negative",
@@ -506,15 +506,19 @@ __export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infi
         return notImplemented(b, "launch_kernel");
     }
     if (s.slot != nullptr) {
-        CaptureGraph *g = captureOf(s);
-        if (INFINIRT_UNLIKELY(g != nullptr)) {
-            return captureLaunch(g, k, *c, args, num_args);
+        if (INFINIRT_UNLIKELY(captureOf(s) != nullptr)) {
+            ActiveCapture capture(s.slot);
+            if (capture.graph() != nullptr) {
+                return captureLaunch(capture.graph(), k, *c, args, num_args);
+            }
         }
-        ModuleRefs *refs = s.slot->module_refs.load(std::memory_order_acquire);
-        if (INFINIRT_UNLIKELY(refs != nullptr)) {
-            st = noteNativeCapture(refs, k->module);
-            if (st != INFINI_STATUS_SUCCESS) {
-                return st;
+        if (INFINIRT_UNLIKELY(s.slot->module_refs.load(std::memory_order_acquire) != nullptr)) {
+            NativeCaptureHold hold(s.slot);
+            if (hold.refs() != nullptr) {
+                st = noteNativeCapture(hold.refs(), k->module);
+                if (st != INFINI_STATUS_SUCCESS) {
+                    return st;
+                }
             }
         }
     }

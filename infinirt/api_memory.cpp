@@ -64,9 +64,11 @@ infiniStatus_t untrack(const char *function, void *ptr, infinirtMemoryKind_t kin
                 found.kind == INFINIRT_MEMORY_PINNED_HOST ? "infinirtFreeHost" : "infinirtFree");
 }
 
-infiniStatus_t checkCopy(const char *function, void *dst, const void *src, infinirtMemcpyKind_t kind) {
-    if (static_cast<int>(kind) < INFINIRT_MEMCPY_H2H || static_cast<int>(kind) > INFINIRT_MEMCPY_DEFAULT) {
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: memcpy kind %d is not valid", function, static_cast<int>(kind));
+// `kind` is the caller's argument read with enumInt: it becomes an infinirtMemcpyKind_t only once
+// it is known to be one.
+infiniStatus_t checkCopy(const char *function, void *dst, const void *src, int kind) {
+    if (kind < INFINIRT_MEMCPY_H2H || kind > INFINIRT_MEMCPY_DEFAULT) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: memcpy kind %d is not valid", function, kind);
     }
     if (dst == nullptr) {
         return nullArgument(function, "dst");
@@ -197,7 +199,7 @@ __export infiniStatus_t infinirtFreeHost(void *ptr) {
 
 __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind) {
     INFINIRT_ENTER();
-    infiniStatus_t st = checkCopy("infinirtMemcpy", dst, src, kind);
+    infiniStatus_t st = checkCopy("infinirtMemcpy", dst, src, enumInt(kind));
     if (st != INFINI_STATUS_SUCCESS || size == 0) {
         return st;
     }
@@ -243,7 +245,7 @@ __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, 
 __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
                                             infinirtStream_t stream) {
     INFINIRT_ENTER();
-    infiniStatus_t st = checkCopy("infinirtMemcpyAsync", dst, src, kind);
+    infiniStatus_t st = checkCopy("infinirtMemcpyAsync", dst, src, enumInt(kind));
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return st;
     }
@@ -263,14 +265,16 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
             return peerAsync(dst, d.a, src, s.a, size, r);
         }
     }
-    CaptureGraph *g = captureOf(r);
-    if (INFINIRT_UNLIKELY(g != nullptr)) {
-        CapturedOp op(CapturedOp::Kind::Memcpy);
-        op.dst = dst;
-        op.src = src;
-        op.size = size;
-        op.memcpy_kind = kind;
-        return captureAppend(g, op);
+    if (INFINIRT_UNLIKELY(captureOf(r) != nullptr)) {
+        ActiveCapture capture(r.slot);
+        if (capture.graph() != nullptr) {
+            CapturedOp op(CapturedOp::Kind::Memcpy);
+            op.dst = dst;
+            op.src = src;
+            op.size = size;
+            op.memcpy_kind = kind;
+            return captureAppend(capture.graph(), op);
+        }
     }
     return INFINIRT_CALL(r.backend, memcpy_async, r.device, r.device, dst, src, size, kind, r.native);
 }
@@ -309,13 +313,15 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS) || count == 0) {
         return st;
     }
-    CaptureGraph *g = captureOf(r);
-    if (INFINIRT_UNLIKELY(g != nullptr)) {
-        CapturedOp op(CapturedOp::Kind::Memset);
-        op.dst = ptr;
-        op.size = count;
-        op.value = value;
-        return captureAppend(g, op);
+    if (INFINIRT_UNLIKELY(captureOf(r) != nullptr)) {
+        ActiveCapture capture(r.slot);
+        if (capture.graph() != nullptr) {
+            CapturedOp op(CapturedOp::Kind::Memset);
+            op.dst = ptr;
+            op.size = count;
+            op.value = value;
+            return captureAppend(capture.graph(), op);
+        }
     }
     return INFINIRT_CALL(r.backend, memset_async, r.device, r.device, ptr, value, count, r.native);
 }
@@ -334,9 +340,11 @@ __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtS
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    CaptureGraph *g = captureOf(r);
-    if (g != nullptr) {
-        return captureInvalidate(g, "infinirtMallocAsync");
+    if (captureOf(r) != nullptr) {
+        ActiveCapture capture(r.slot);
+        if (capture.graph() != nullptr) {
+            return captureInvalidate(capture.graph(), "infinirtMallocAsync");
+        }
     }
     void *ptr = nullptr;
     // Without a stream-ordered allocator in the plugin, memory available now is available in
@@ -363,9 +371,11 @@ __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream) {
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    CaptureGraph *g = captureOf(r);
-    if (g != nullptr) {
-        return captureInvalidate(g, "infinirtFreeAsync");
+    if (captureOf(r) != nullptr) {
+        ActiveCapture capture(r.slot);
+        if (capture.graph() != nullptr) {
+            return captureInvalidate(capture.graph(), "infinirtFreeAsync");
+        }
     }
     Allocation a;
     st = untrack("infinirtFreeAsync", ptr, INFINIRT_MEMORY_DEVICE, a);

@@ -245,7 +245,7 @@ __export infiniStatus_t infinirtModuleLoadFile(infinirtModule_t *module, infiniD
         return fail(INFINI_STATUS_BAD_PARAM, "%s: %s: %s", kFn, path, why.c_str());
     }
     Backend *b = nullptr;
-    st = checkDevice(device, device_id, b);
+    st = checkDevice(enumInt(device), device_id, b);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }

@@ -47,7 +47,7 @@ __export infiniStatus_t infinirtDeviceGetNativeContext(infiniDevice_t device, in
         return nullArgument("infinirtDeviceGetNativeContext", "native");
     }
     Backend *b = nullptr;
-    infiniStatus_t st = checkDevice(device, device_id, b);
+    infiniStatus_t st = checkDevice(enumInt(device), device_id, b);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }

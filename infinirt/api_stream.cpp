@@ -72,8 +72,14 @@ __export infiniStatus_t infinirtStreamDestroy(infinirtStream_t stream) {
         handles().restore(stream, slot);
         return st;
     }
-    delete slot->capture.exchange(nullptr); // an unfinished capture dies with its stream
-    delete slot->module_refs.exchange(nullptr);
+    // An unfinished capture dies with its stream.
+    CaptureGraph *capture = captureTake(slot);
+    ModuleRefs *native_capture = nativeCaptureRefsTake(slot);
+    if (capture != nullptr || native_capture != nullptr) {
+        captureEndedOn(slot->type, slot->device);
+    }
+    delete capture;
+    delete native_capture;
     handles().release(stream);
     return INFINI_STATUS_SUCCESS;
 }
@@ -85,9 +91,11 @@ __export infiniStatus_t infinirtStreamSynchronize(infinirtStream_t stream) {
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return st;
     }
-    CaptureGraph *g = captureOf(s);
-    if (INFINIRT_UNLIKELY(g != nullptr)) {
-        return captureInvalidate(g, "infinirtStreamSynchronize");
+    if (INFINIRT_UNLIKELY(captureOf(s) != nullptr)) {
+        ActiveCapture capture(s.slot);
+        if (capture.graph() != nullptr) {
+            return captureInvalidate(capture.graph(), "infinirtStreamSynchronize");
+        }
     }
     return INFINIRT_CALL(s.backend, stream_synchronize, s.device, s.device, s.native);
 }
@@ -99,9 +107,11 @@ __export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream) {
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return st;
     }
-    CaptureGraph *g = captureOf(s);
-    if (INFINIRT_UNLIKELY(g != nullptr)) {
-        return captureInvalidate(g, "infinirtStreamQuery");
+    if (INFINIRT_UNLIKELY(captureOf(s) != nullptr)) {
+        ActiveCapture capture(s.slot);
+        if (capture.graph() != nullptr) {
+            return captureInvalidate(capture.graph(), "infinirtStreamQuery");
+        }
     }
     if (INFINIRT_UNLIKELY(s.backend->table.stream_query == nullptr)) {
         return notImplemented(s.backend, "stream_query");
@@ -123,11 +133,13 @@ __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinir
     if (INFINIRT_UNLIKELY(ev == nullptr)) {
         return invalidHandle("infinirtStreamWaitEvent", "event", event);
     }
-    CaptureGraph *g = captureOf(s);
-    if (INFINIRT_UNLIKELY(g != nullptr)) {
-        CapturedOp op(CapturedOp::Kind::WaitEvent);
-        op.event = event;
-        return captureAppend(g, op);
+    if (INFINIRT_UNLIKELY(captureOf(s) != nullptr)) {
+        ActiveCapture capture(s.slot);
+        if (capture.graph() != nullptr) {
+            CapturedOp op(CapturedOp::Kind::WaitEvent);
+            op.event = event;
+            return captureAppend(capture.graph(), op);
+        }
     }
     return streamWaitEventOn(s, ev);
 }
@@ -137,10 +149,9 @@ __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infi
     if (stream == nullptr) {
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: the default (NULL) stream cannot capture");
     }
-    if (static_cast<int>(mode) < INFINIRT_STREAM_CAPTURE_MODE_GLOBAL ||
-        static_cast<int>(mode) > INFINIRT_STREAM_CAPTURE_MODE_RELAXED) {
-        return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: capture mode %d is not valid",
-                    static_cast<int>(mode));
+    const int mode_value = enumInt(mode);
+    if (mode_value < INFINIRT_STREAM_CAPTURE_MODE_GLOBAL || mode_value > INFINIRT_STREAM_CAPTURE_MODE_RELAXED) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: capture mode %d is not valid", mode_value);
     }
     StreamRef s;
     infiniStatus_t st = resolveStream("infinirtStreamBeginCapture", stream, s);
@@ -151,22 +162,26 @@ __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infi
     if (s.backend->table.stream_begin_capture != nullptr) {
         // The modules whose kernels the capture launches are kept for the graph (modules.h).
         std::unique_ptr<ModuleRefs> refs(new ModuleRefs());
-        st = checked(s.backend, s.device, "stream_begin_capture",
-                     INFINIRT_PLUGIN_STATUS(s.backend, stream_begin_capture, s.device, s.native, mode));
-        if (st == INFINI_STATUS_SUCCESS) {
-            delete s.slot->module_refs.exchange(refs.release(), std::memory_order_acq_rel);
-        }
-        return st;
+        return captureBeginOn(s.type, s.device, [&] {
+            infiniStatus_t begun = checked(s.backend, s.device, "stream_begin_capture",
+                                           INFINIRT_PLUGIN_STATUS(s.backend, stream_begin_capture, s.device, s.native, mode));
+            if (begun == INFINI_STATUS_SUCCESS) {
+                s.slot->module_refs.store(refs.release(), std::memory_order_release);
+            }
+            return begun;
+        });
     }
-    CaptureGraph *g = new CaptureGraph();
+    std::unique_ptr<CaptureGraph> g(new CaptureGraph());
     g->type = s.type;
     g->device = s.device;
-    CaptureGraph *expected = nullptr;
-    if (!s.slot->capture.compare_exchange_strong(expected, g, std::memory_order_acq_rel)) {
-        delete g;
-        return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: the stream is already capturing");
-    }
-    return INFINI_STATUS_SUCCESS;
+    return captureBeginOn(s.type, s.device, [&] {
+        CaptureGraph *expected = nullptr;
+        if (!s.slot->capture.compare_exchange_strong(expected, g.get(), std::memory_order_acq_rel)) {
+            return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: the stream is already capturing");
+        }
+        g.release();
+        return INFINI_STATUS_SUCCESS;
+    });
     INFINIRT_GUARD_END("infinirtStreamBeginCapture")
 }
 

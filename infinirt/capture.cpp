@@ -1,6 +1,77 @@
 #include "capture.h"
 
+#include <shared_mutex>
+
 namespace infinirt {
+
+namespace {
+// Held shared by every append to (or invalidation of) any stream's capture, exclusively while a
+// capture is taken off its stream. Never destroyed: calls may come during exit.
+std::shared_mutex &captureLock() {
+    static std::shared_mutex *m = new std::shared_mutex();
+    return *m;
+}
+} // namespace
+
+ActiveCapture::ActiveCapture(HandleSlot *stream) {
+    captureLock().lock_shared();
+    graph_ = stream->capture.load(std::memory_order_acquire);
+}
+
+ActiveCapture::~ActiveCapture() { captureLock().unlock_shared(); }
+
+NativeCaptureHold::NativeCaptureHold(HandleSlot *stream) {
+    captureLock().lock_shared();
+    refs_ = stream->module_refs.load(std::memory_order_acquire);
+}
+
+NativeCaptureHold::~NativeCaptureHold() { captureLock().unlock_shared(); }
+
+CaptureGraph *captureTake(HandleSlot *stream) {
+    std::unique_lock<std::shared_mutex> lock(captureLock());
+    return stream->capture.exchange(nullptr, std::memory_order_acq_rel);
+}
+
+ModuleRefs *nativeCaptureRefsTake(HandleSlot *stream) {
+    std::unique_lock<std::shared_mutex> lock(captureLock());
+    return stream->module_refs.exchange(nullptr, std::memory_order_acq_rel);
+}
+
+namespace detail {
+DeviceCaptures &deviceCaptures(int type, int id) {
+    // One array per device type, made on first use and never freed (calls may come during exit).
+    static std::atomic<DeviceCaptures *> arrays[kTypeCount] = {};
+    DeviceCaptures *a = arrays[type].load(std::memory_order_acquire);
+    if (a == nullptr) {
+        DeviceCaptures *fresh = new DeviceCaptures[g_registry.device_count[type] > 0 ? g_registry.device_count[type] : 1];
+        if (arrays[type].compare_exchange_strong(a, fresh, std::memory_order_acq_rel)) {
+            a = fresh;
+        } else {
+            delete[] fresh;
+        }
+    }
+    return a[id];
+}
+} // namespace detail
+
+void captureEndedOn(int type, int id) {
+    detail::DeviceCaptures &d = detail::deviceCaptures(type, id);
+    std::lock_guard<std::mutex> lock(d.mutex);
+    --d.active;
+}
+
+infiniStatus_t deviceSynchronizeUnlessCapturing(Backend *b, int type, int id) {
+    detail::DeviceCaptures &d = detail::deviceCaptures(type, id);
+    std::lock_guard<std::mutex> lock(d.mutex);
+    if (d.active > 0) {
+        return fail(INFINI_STATUS_BAD_PARAM,
+                    "infinirtDeviceSynchronize: %d stream(s) of %s:%d are capturing; a device-wide synchronisation "
+                    "is refused during capture (as CUDA does in global capture mode): end the capture first, or "
+                    "synchronise the streams you need",
+                    d.active, typeName(type), id);
+    }
+    return INFINIRT_CALL(b, device_synchronize, id, id);
+}
 
 infiniStatus_t captureAppend(CaptureGraph *graph, const CapturedOp &op) {
     INFINIRT_GUARD_BEGIN
@@ -25,6 +96,15 @@ infiniStatus_t captureInvalidate(CaptureGraph *graph, const char *function) {
 
 infiniStatus_t captureReplay(const std::vector<CapturedOp> &ops, const StreamRef &t) {
     Backend *b = t.backend;
+    for (const CapturedOp &op : ops) {
+        if ((op.kind == CapturedOp::Kind::EventRecord || op.kind == CapturedOp::Kind::WaitEvent) &&
+            handles().lookup(op.event, HandleKind::Event) == nullptr) {
+            return fail(INFINI_STATUS_INVALID_HANDLE,
+                        "infinirtGraphLaunch: the graph records or waits on event %p, which was destroyed; nothing "
+                        "was launched",
+                        op.event);
+        }
+    }
     for (const CapturedOp &op : ops) {
         infiniStatus_t st = INFINI_STATUS_SUCCESS;
         switch (op.kind) {

@@ -47,11 +47,78 @@ struct CaptureGraph {
     std::string invalid_reason; // set when an unsupported call ended the capture's validity
 };
 
-// Appends `op` to the stream's capture. Caller has checked that the stream is capturing.
+// A stream's capture, held for as long as this object lives: a thread submitting to a capturing
+// stream appends through one, and StreamEndCapture and StreamDestroy (captureTake) wait for it,
+// so a capture ended by another thread is never freed under an append. Construct it only when
+// captureOf() saw a capture (the hot path stays one load); graph() is nullptr when the capture
+// ended in between, and the call then runs as an ordinary one on the stream.
+class ActiveCapture {
+public:
+    explicit ActiveCapture(HandleSlot *stream);
+    ~ActiveCapture();
+    ActiveCapture(const ActiveCapture &) = delete;
+    ActiveCapture &operator=(const ActiveCapture &) = delete;
+    CaptureGraph *graph() const { return graph_; }
+
+private:
+    CaptureGraph *graph_ = nullptr;
+};
+
+// Takes the generic capture off `stream` (nullptr if it has none), once no thread is appending to
+// it; afterwards nothing else can reach it. The same for the modules noted by a native capture.
+CaptureGraph *captureTake(HandleSlot *stream);
+ModuleRefs *nativeCaptureRefsTake(HandleSlot *stream);
+// The same hold for a native capture's record of the modules it launched (modules.h).
+class NativeCaptureHold {
+public:
+    explicit NativeCaptureHold(HandleSlot *stream);
+    ~NativeCaptureHold();
+    NativeCaptureHold(const NativeCaptureHold &) = delete;
+    NativeCaptureHold &operator=(const NativeCaptureHold &) = delete;
+    ModuleRefs *refs() const { return refs_; }
+
+private:
+    ModuleRefs *refs_ = nullptr;
+};
+
+// Captures and device-wide synchronisation (issue 16, item 11). A device-wide synchronisation
+// while a stream of that device captures is refused (BAD_PARAM, as CUDA refuses it in global
+// capture mode; on cuda it crashed inside cuCtxSynchronize). Begins of capture on a device and
+// synchronisations of that device are serialised by the device's lock, so no capture can begin
+// while the device synchronises: the check cannot be raced.
+//
+// Runs `begin` (the plugin's or the loader's begin of capture on a stream of (type, id)) under the
+// device's lock and counts the capture when it succeeds.
+template <typename Begin> infiniStatus_t captureBeginOn(int type, int id, Begin begin);
+// A capture of a stream of (type, id) has ended (its stream's capture or native record was taken).
+void captureEndedOn(int type, int id);
+// infinirtDeviceSynchronize's plugin call, or the refusal when a stream of the device captures.
+infiniStatus_t deviceSynchronizeUnlessCapturing(Backend *b, int type, int id);
+
+namespace detail {
+struct DeviceCaptures {
+    std::mutex mutex;
+    int active = 0;
+};
+DeviceCaptures &deviceCaptures(int type, int id);
+} // namespace detail
+
+template <typename Begin> infiniStatus_t captureBeginOn(int type, int id, Begin begin) {
+    detail::DeviceCaptures &d = detail::deviceCaptures(type, id);
+    std::lock_guard<std::mutex> lock(d.mutex);
+    const infiniStatus_t st = begin();
+    if (st == INFINI_STATUS_SUCCESS) {
+        ++d.active;
+    }
+    return st;
+}
+
+// Appends `op` to a capture held by an ActiveCapture.
 infiniStatus_t captureAppend(CaptureGraph *graph, const CapturedOp &op);
-// Marks the capture invalid (EndCapture will fail) and returns the status for the offending call.
+// Marks a held capture invalid (EndCapture will fail) and returns the status for the offending call.
 infiniStatus_t captureInvalidate(CaptureGraph *graph, const char *function);
-// Replays `ops` on the stream `target` (on the graph's device).
+// Replays `ops` on the stream `target` (on the graph's device). Every event the ops name is
+// checked first: a graph that meets a destroyed event fails before any of its work is queued.
 infiniStatus_t captureReplay(const std::vector<CapturedOp> &ops, const StreamRef &target);
 
 } // namespace infinirt

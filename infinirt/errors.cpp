@@ -45,7 +45,12 @@ void hostSetError(const char *message) {
 }
 
 void hostLog(infinirtLogLevel_t level, const char *message) {
-    logf(level, "%s", message != nullptr ? message : "");
+    // A plugin's level is any int: out of range is logged as debug.
+    const int value = enumInt(level);
+    const infinirtLogLevel_t known = value >= INFINIRT_LOG_ERROR && value <= INFINIRT_LOG_DEBUG
+                                         ? static_cast<infinirtLogLevel_t>(value)
+                                         : INFINIRT_LOG_DEBUG;
+    logf(known, "%s", message != nullptr ? message : "");
 }
 
 const infinirtPluginHost_t kHost = {sizeof(infinirtPluginHost_t), INFINIRT_PLUGIN_INTERFACE_VERSION, hostSetError,
@@ -113,7 +118,7 @@ using namespace infinirt;
 extern "C" {
 
 __export const char *infinirtGetErrorName(infiniStatus_t status) {
-    switch (status) {
+    switch (enumInt(status)) {
 #define NAME(x) \
     case x: return #x;
         NAME(INFINI_STATUS_SUCCESS)
@@ -142,7 +147,7 @@ __export const char *infinirtGetErrorName(infiniStatus_t status) {
 }
 
 __export const char *infinirtGetErrorString(infiniStatus_t status) {
-    switch (status) {
+    switch (enumInt(status)) {
     case INFINI_STATUS_SUCCESS: return "success";
     case INFINI_STATUS_INTERNAL_ERROR: return "internal error";
     case INFINI_STATUS_NOT_IMPLEMENTED: return "not implemented by this backend";

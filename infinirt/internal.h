@@ -7,6 +7,7 @@
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #if defined(__GNUC__)
@@ -26,6 +27,17 @@
 namespace infinirt {
 
 constexpr int kTypeCount = INFINI_DEVICE_TYPE_COUNT;
+
+// The integer a caller (or a plugin) put in an enum-typed argument or field, read as bytes: a C
+// caller may pass any int, and loading an out-of-range value as the C enum type is undefined
+// behaviour in C++ (UBSan: "load of value -1, which is not a valid value for type"). Every enum
+// that crosses the ABI is range-checked through this before it is used as its type.
+template <typename E> inline int enumInt(const E &e) {
+    static_assert(sizeof(E) == sizeof(int), "C enums crossing the ABI are int-sized");
+    int v;
+    std::memcpy(&v, &e, sizeof v);
+    return v;
+}
 
 // ---- errors and logging (errors.cpp) ----------------------------------------------------------
 
@@ -112,6 +124,6 @@ void setCurrentDevice(int type, int id);
 infiniStatus_t currentDevice(Backend *&backend, int &type, int &id);
 
 // Validates a (type, id) pair against the loaded backends.
-infiniStatus_t checkDevice(infiniDevice_t type, int id, Backend *&backend);
+infiniStatus_t checkDevice(int type, int id, Backend *&backend);
 
 } // namespace infinirt

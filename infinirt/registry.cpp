@@ -3,6 +3,8 @@
 #include "layers.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
@@ -33,6 +35,9 @@ thread_local CurrentDevice t_current;
 
 const char *const kTypeNames[kTypeCount] = {"cpu",    "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
                                             "kunlun", "hygon",  "qy",        "ali",    "amd",   "opencl"};
+
+// The longest plugin name read from a table (the plugin's string need not be terminated within it).
+constexpr size_t kMaxPluginName = 64;
 
 // The smallest table a plugin may give: everything up to and including get_device_count.
 constexpr size_t kMinTableSize = offsetof(infinirtPluginTable_t, get_device_count) + sizeof(void *);
@@ -102,10 +107,17 @@ void listPluginDir(const std::string &dir, std::vector<std::string> &out) {
 
 std::vector<std::string> candidatePlugins() {
     std::vector<std::string> files;
-    if (const char *explicit_files = secure_getenv("INFINIRT_PLUGINS")) {
+    // Empty is unset, for INFINIRT_PLUGINS as for INFINIRT_BACKENDS.
+    const char *explicit_files = secure_getenv("INFINIRT_PLUGINS");
+    if (explicit_files != nullptr && *explicit_files != '\0') {
         files = splitList(explicit_files, ':');
     } else {
         for (const std::string &dir : splitList(secure_getenv("INFINIRT_PLUGIN_PATH"), ':')) {
+            // A relative entry ("." or "lib") would load code from wherever the process happens to run.
+            if (dir[0] != '/') {
+                logf(INFINIRT_LOG_WARN, "INFINIRT_PLUGIN_PATH entry \"%s\" is not an absolute path; ignored", dir.c_str());
+                continue;
+            }
             listPluginDir(dir, files);
         }
         const std::string own = ownLibraryDir();
@@ -191,17 +203,23 @@ void loadPlugin(Backend &b, const std::string &path) {
         b.reason = "plugin table too small or missing init/get_device_count";
         return;
     }
-    if (table->device_type < 0 || table->device_type >= INFINI_DEVICE_TYPE_COUNT) {
-        b.reason = "plugin claims unknown device type " + std::to_string(static_cast<int>(table->device_type));
+    const int device_type = enumInt(table->device_type);
+    if (device_type < 0 || device_type >= INFINI_DEVICE_TYPE_COUNT) {
+        b.reason = "plugin claims unknown device type " + std::to_string(device_type);
         return;
     }
-    // Widen to our table size; entries the plugin's (older) table lacks stay NULL.
-    std::memcpy(&b.table, table, std::min(table->struct_size, sizeof(infinirtPluginTable_t)));
+    // Widen to our table size; entries the plugin's (older) table lacks stay NULL, and so does an
+    // entry its struct_size cuts through (only whole entries are copied).
+    constexpr size_t kFirstEntry = offsetof(infinirtPluginTable_t, init);
+    static_assert(kFirstEntry % sizeof(void *) == 0 && (sizeof(infinirtPluginTable_t) - kFirstEntry) % sizeof(void *) == 0,
+                  "after the header, the plugin table is function pointers only");
+    const size_t given = std::min(table->struct_size, sizeof(infinirtPluginTable_t));
+    std::memcpy(&b.table, table, kFirstEntry + (given - kFirstEntry) / sizeof(void *) * sizeof(void *));
     b.table.struct_size = sizeof(infinirtPluginTable_t);
     b.version = version;
-    b.type = table->device_type;
+    b.type = static_cast<infiniDevice_t>(device_type);
     if (table->name != nullptr && *table->name != '\0') {
-        b.name = table->name;
+        b.name.assign(table->name, strnlen(table->name, kMaxPluginName)); // plugin text: bounded
     }
     if (!allowedByFilter(b.name) && !allowedByFilter(pluginNameFromPath(path))) {
         b.reason = "excluded by INFINIRT_BACKENDS";
@@ -228,7 +246,9 @@ void loadPlugin(Backend &b, const std::string &path) {
     }
     b.device_count = count;
     b.state = count > 0 ? INFINIRT_BACKEND_LOADED : INFINIRT_BACKEND_UNAVAILABLE;
-    b.reason = count > 0 ? "" : (reason[0] != '\0' ? reason : "no devices found");
+    // The plugin's text is read only within its buffer: it may have left out the terminating NUL.
+    const size_t reason_length = strnlen(reason, sizeof reason);
+    b.reason = count > 0 ? "" : (reason_length > 0 ? std::string(reason, reason_length) : "no devices found");
 }
 
 bool parseDefaultDevice(int &type, int &id) {
@@ -239,7 +259,19 @@ bool parseDefaultDevice(int &type, int &id) {
     std::string s = v;
     const size_t colon = s.find(':');
     const std::string tname = s.substr(0, colon);
-    id = colon == std::string::npos ? 0 : std::atoi(s.c_str() + colon + 1);
+    id = 0;
+    if (colon != std::string::npos) {
+        // Strictly a decimal index in int range: "1junk", "", "-1" and "4294967297" are refused.
+        const char *digits = s.c_str() + colon + 1;
+        char *end = nullptr;
+        errno = 0;
+        const long parsed = *digits >= '0' && *digits <= '9' ? std::strtol(digits, &end, 10) : -1;
+        if (parsed < 0 || end == nullptr || *end != '\0' || errno == ERANGE || parsed > INT_MAX) {
+            logf(INFINIRT_LOG_WARN, "INFINICORE_DEFAULT_DEVICE=%s: \"%s\" is not a device index; ignored", v, digits);
+            return false;
+        }
+        id = static_cast<int>(parsed);
+    }
     for (int t = 0; t < kTypeCount; ++t) {
         if (tname == kTypeNames[t] || (t == INFINI_DEVICE_NVIDIA && tname == "cuda") ||
             (t == INFINI_DEVICE_AMD && tname == "hip")) {
@@ -266,10 +298,20 @@ infinirtDeviceKind_t deviceKind(Backend &b, int id) {
         logf(INFINIRT_LOG_INFO, "%s:%d: properties unreadable while choosing the default device", b.name.c_str(), id);
         return INFINIRT_DEVICE_KIND_UNKNOWN;
     }
-    const int kind = static_cast<int>(p.device_kind);
+    const int kind = enumInt(p.device_kind);
     return kind >= INFINIRT_DEVICE_KIND_CPU && kind <= INFINIRT_DEVICE_KIND_ACCELERATOR
                ? static_cast<infinirtDeviceKind_t>(kind)
                : INFINIRT_DEVICE_KIND_UNKNOWN;
+}
+
+// Whether the backend can serve as the process default device: it has the entries every program
+// uses on its default device. A plugin with devices but (almost) no entries is never chosen
+// unless INFINICORE_DEFAULT_DEVICE names it.
+bool servesDefault(const Backend &b) {
+    const infinirtPluginTable_t &t = b.table;
+    return t.malloc_device != nullptr && t.free_device != nullptr && t.memcpy_sync != nullptr &&
+           t.memcpy_async != nullptr && t.stream_create != nullptr && t.stream_synchronize != nullptr &&
+           t.device_synchronize != nullptr;
 }
 
 void chooseDefaultDevice(Registry &r) {
@@ -289,7 +331,7 @@ void chooseDefaultDevice(Registry &r) {
     // backend does not report its kind counts as an accelerator, as every non-cpu type did before
     // the kind existed.
     for (int t = 1; t < kTypeCount; ++t) {
-        for (int id = 0; id < r.device_count[t]; ++id) {
+        for (int id = 0; id < r.device_count[t] && servesDefault(*r.by_type[t]); ++id) {
             if (deviceKind(*r.by_type[t], id) != INFINIRT_DEVICE_KIND_CPU) {
                 r.default_type = t;
                 r.default_id = id;
@@ -302,7 +344,15 @@ void chooseDefaultDevice(Registry &r) {
         r.default_id = 0;
         return;
     }
-    // No cpu backend: the first device there is, whatever its kind.
+    // No cpu backend: the first device there is, whatever its kind (a backend that serves the
+    // default device's needs first).
+    for (int t = 1; t < kTypeCount; ++t) {
+        if (r.device_count[t] > 0 && servesDefault(*r.by_type[t])) {
+            r.default_type = t;
+            r.default_id = 0;
+            return;
+        }
+    }
     for (int t = 1; t < kTypeCount; ++t) {
         if (r.device_count[t] > 0) {
             r.default_type = t;
@@ -312,12 +362,20 @@ void chooseDefaultDevice(Registry &r) {
     }
 }
 
+// Set (before std::call_once is entered) by the first thread that starts loading the plugins.
+std::atomic<bool> g_loading_started{false};
+
 void onForkChild() {
-    // The parent's plugin threads and driver state do not exist in the child.
-    if (g_state.load(std::memory_order_relaxed) == static_cast<int>(LoaderState::Ready)) {
+    // The parent's plugin threads and driver state do not exist in the child, and neither does a
+    // thread that was loading the plugins (its std::call_once would never finish in the child).
+    if (g_loading_started.load(std::memory_order_relaxed)) {
         g_state.store(static_cast<int>(LoaderState::ForkedChild), std::memory_order_relaxed);
     }
 }
+
+// Registered when the library is loaded, before any plugin can be: a fork at any moment, even
+// while another thread is loading the plugins, leaves a child that answers DEVICE_NOT_INITIALIZED.
+__attribute__((constructor)) void registerForkHandler() { pthread_atfork(nullptr, nullptr, onForkChild); }
 
 void loadAll() {
     std::vector<std::string> files;
@@ -340,6 +398,15 @@ void loadAll() {
         if (b.state == INFINIRT_BACKEND_FAILED) {
             logf(INFINIRT_LOG_WARN, "plugin %s skipped: %s", files[i].c_str(), b.reason.c_str());
             continue;
+        }
+        if (r.by_type[b.type] != nullptr && r.by_type[b.type]->device_count == 0 && b.device_count > 0) {
+            // A plugin with devices wins over an earlier one of the same type that found none.
+            Backend &empty = *r.by_type[b.type];
+            empty.state = INFINIRT_BACKEND_SHADOWED;
+            empty.reason = "device type " + std::string(kTypeNames[b.type]) + " served by " + b.path +
+                           ", which has devices (this one: " + (empty.reason.empty() ? "none" : empty.reason) + ")";
+            logf(INFINIRT_LOG_INFO, "plugin %s shadowed: %s", empty.path.c_str(), empty.reason.c_str());
+            r.by_type[b.type] = nullptr;
         }
         if (r.by_type[b.type] != nullptr) {
             b.state = INFINIRT_BACKEND_SHADOWED;
@@ -365,9 +432,9 @@ const char *typeName(int type) { return type >= 0 && type < kTypeCount ? kTypeNa
 infiniStatus_t initSlow() {
     static std::once_flag once;
     if (g_state.load(std::memory_order_acquire) != static_cast<int>(LoaderState::ForkedChild)) {
+        g_loading_started.store(true, std::memory_order_seq_cst);
         std::call_once(once, [] {
             loadAll();
-            pthread_atfork(nullptr, nullptr, onForkChild);
             g_state.store(static_cast<int>(LoaderState::Ready), std::memory_order_release);
         });
     }
@@ -398,10 +465,9 @@ infiniStatus_t currentDevice(Backend *&backend, int &type, int &id) {
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t checkDevice(infiniDevice_t type, int id, Backend *&backend) {
-    if (static_cast<int>(type) < 0 || static_cast<int>(type) >= kTypeCount) {
-        return fail(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, "device type %d is not a valid infiniDevice_t",
-                    static_cast<int>(type));
+infiniStatus_t checkDevice(int type, int id, Backend *&backend) {
+    if (type < 0 || type >= kTypeCount) {
+        return fail(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, "device type %d is not a valid infiniDevice_t", type);
     }
     backend = g_registry.by_type[type];
     if (backend == nullptr) {

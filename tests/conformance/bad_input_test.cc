@@ -334,9 +334,31 @@ TEST_P(BadInput, BadDeviceTypes) {
         EXPECT_EQ(i, id()) << "a failed SetDevice changed the current device";
         EXPECT_STATUS(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, oorGetDeviceCount(bad, &count));
         EXPECT_STATUS(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, oorGetMemInfo(bad, 0, &free_bytes, &total_bytes));
+        infinirtDeviceProperties_t props{};
+        props.struct_size = sizeof props;
+        EXPECT_STATUS(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, oorGetDeviceProperties(bad, 0, &props));
+        infinirtDeviceResourceSnapshot_t snapshot{};
+        EXPECT_STATUS(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, oorGetDeviceResourceSnapshot(bad, 0, &snapshot));
+        void *native = kSentinel;
+        EXPECT_STATUS(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, oorDeviceGetNativeContext(bad, 0, &native));
+        EXPECT_EQ(native, kSentinel);
     }
     EXPECT_EQ(count, -7);
     EXPECT_EQ(free_bytes, 1u);
+}
+
+// Out-of-range capture modes, as a C caller passes them (out_of_range_enums.h): refused as
+// integers, before anything is converted (UBSan-clean), and the stream does not start capturing.
+TEST_P(BadInput, InvalidCaptureMode) {
+    REQUIRE_FEATURES(Feature::kStreams);
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    for (int mode : {-1, 3, 99}) {
+        SCOPED_TRACE(mode);
+        EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, oorStreamBeginCapture(s, mode));
+    }
+    EXPECT_OK(infinirtStreamSynchronize(s)) << "a refused BeginCapture left the stream capturing";
+    EXPECT_OK(infinirtStreamDestroy(s));
 }
 
 TEST_P(BadInput, SizeZeroAllocationsAreRefused) {

@@ -21,6 +21,22 @@ infiniStatus_t oorMemcpyAsync(void *dst, const void *src, size_t size, int kind,
     return infinirtMemcpyAsync(dst, src, size, (infinirtMemcpyKind_t)kind, stream);
 }
 
+infiniStatus_t oorStreamBeginCapture(infinirtStream_t stream, int mode) {
+    return infinirtStreamBeginCapture(stream, (infinirtStreamCaptureMode_t)mode);
+}
+
+infiniStatus_t oorGetDeviceProperties(int device_type, int device_id, infinirtDeviceProperties_t *properties) {
+    return infinirtGetDeviceProperties((infiniDevice_t)device_type, device_id, properties);
+}
+
+infiniStatus_t oorGetDeviceResourceSnapshot(int device_type, int device_id, infinirtDeviceResourceSnapshot_t *snapshot) {
+    return infinirtGetDeviceResourceSnapshot((infiniDevice_t)device_type, device_id, snapshot);
+}
+
+infiniStatus_t oorDeviceGetNativeContext(int device_type, int device_id, void **native) {
+    return infinirtDeviceGetNativeContext((infiniDevice_t)device_type, device_id, native);
+}
+
 const char *oorGetErrorName(int status) { return infinirtGetErrorName((infiniStatus_t)status); }
 
 const char *oorGetErrorString(int status) { return infinirtGetErrorString((infiniStatus_t)status); }

@@ -16,6 +16,10 @@ infiniStatus_t oorGetDeviceCount(int device_type, int *count);
 infiniStatus_t oorGetMemInfo(int device_type, int device_id, size_t *free_bytes, size_t *total_bytes);
 infiniStatus_t oorMemcpy(void *dst, const void *src, size_t size, int kind);
 infiniStatus_t oorMemcpyAsync(void *dst, const void *src, size_t size, int kind, infinirtStream_t stream);
+infiniStatus_t oorStreamBeginCapture(infinirtStream_t stream, int mode);
+infiniStatus_t oorGetDeviceProperties(int device_type, int device_id, infinirtDeviceProperties_t *properties);
+infiniStatus_t oorGetDeviceResourceSnapshot(int device_type, int device_id, infinirtDeviceResourceSnapshot_t *snapshot);
+infiniStatus_t oorDeviceGetNativeContext(int device_type, int device_id, void **native);
 const char *oorGetErrorName(int status);
 const char *oorGetErrorString(int status);
 

@@ -3,6 +3,7 @@
 // uses infinirt normally. Each suite runs in its own ctest entry with the real cpu backend.
 #include "status_assertions.h"
 
+#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,6 +92,38 @@ TEST(ForkAfterInit, ChildGetsNotInitialized) {
     ASSERT_OK(infinirtStreamSynchronize(s));
     EXPECT_OK(infinirtStreamDestroy(s));
     EXPECT_OK(infinirtFree(d));
+}
+
+// 0 if the first call gives DEVICE_NOT_INITIALIZED with a message.
+int ChildWhileLoading() {
+    int count = 0;
+    if (infinirtGetDeviceCount(INFINI_DEVICE_CPU, &count) != INFINI_STATUS_DEVICE_NOT_INITIALIZED) {
+        return 30;
+    }
+    return infinirtGetLastErrorMessage()[0] != '\0' ? 0 : 31;
+}
+
+// Another thread is inside the plugins' loading (the slow-init stub holds it in its init until
+// released) when the process forks: the child must answer DEVICE_NOT_INITIALIZED, not wait for a
+// loading thread that does not exist in it.
+TEST(ForkWhileLoading, ChildGetsNotInitialized) {
+    std::thread loader([] { EXPECT_OK(infinirtInit()); });
+    // The stub is loaded by the loader thread; find its flags once its init is running.
+    int *entered = nullptr;
+    int *release = nullptr;
+    while (entered == nullptr || __atomic_load_n(entered, __ATOMIC_SEQ_CST) == 0) {
+        if (void *lib = dlopen(STUB_SLOW_INIT_PATH, RTLD_NOW | RTLD_NOLOAD)) {
+            entered = static_cast<int *>(dlsym(lib, "stub_init_entered"));
+            release = static_cast<int *>(dlsym(lib, "stub_release_init"));
+            dlclose(lib);
+        }
+        std::this_thread::yield();
+    }
+    ASSERT_NE(release, nullptr);
+    const int child = RunInChild(ChildWhileLoading);
+    __atomic_store_n(release, 1, __ATOMIC_SEQ_CST);
+    loader.join();
+    EXPECT_EQ(child, 0) << "-2: the child hung";
 }
 
 TEST(ForkBeforeInit, ChildInitialisesNormally) {
