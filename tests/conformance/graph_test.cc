@@ -4,6 +4,8 @@
 #include "resources.h"
 
 #include <cstring>
+#include <string>
+#include <thread>
 
 namespace infinirt_test {
 namespace {
@@ -166,6 +168,90 @@ TEST_P(Graph, SynchronizeWhileCapturingIsRefused) {
     std::vector<uint8_t> back(64, 0);
     ASSERT_OK(infinirtMemcpy(back.data(), d, 64, INFINIRT_MEMCPY_D2H));
     EXPECT_EQ(back, std::vector<uint8_t>(64, 3));
+}
+
+// A device-wide synchronisation while a stream of the device captures is refused (BAD_PARAM, with a
+// message), in every capture mode and from any thread, as CUDA refuses it in global mode; it
+// never reaches the backend, so the capture stays valid and replays. After the capture ends, the
+// device synchronises normally. (On cuda, reaching cuCtxSynchronize in that state crashed.)
+TEST_P(Graph, DeviceSynchronizeDuringCaptureIsRefused) {
+    for (infinirtStreamCaptureMode_t mode : {INFINIRT_STREAM_CAPTURE_MODE_GLOBAL, INFINIRT_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+                                             INFINIRT_STREAM_CAPTURE_MODE_RELAXED}) {
+        SCOPED_TRACE(mode);
+        ScopedStream s;
+        ASSERT_OK(s.Create());
+        DeviceBuffer d;
+        ASSERT_OK(d.Malloc(64));
+        ASSERT_OK(infinirtMemset(d, 0, 64));
+        ASSERT_OK(infinirtStreamBeginCapture(s, mode));
+        ASSERT_OK(infinirtMemsetAsync(d, 5, 64, s));
+        EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtDeviceSynchronize());
+        infiniStatus_t other_thread = INFINI_STATUS_SUCCESS;
+        std::string other_message;
+        std::thread([&] {
+            if (infinirtSetDevice(type(), id()) == INFINI_STATUS_SUCCESS) {
+                other_thread = infinirtDeviceSynchronize();
+                other_message = infinirtGetLastErrorMessage();
+            }
+        }).join();
+        EXPECT_EQ(other_thread, INFINI_STATUS_BAD_PARAM) << "DeviceSynchronize from another thread during capture";
+        EXPECT_NE(other_message.find("capturing"), std::string::npos) << other_message;
+        ScopedGraph graph;
+        ASSERT_OK(graph.EndCapture(s)) << "the refused DeviceSynchronize must leave the capture valid";
+        EXPECT_OK(infinirtDeviceSynchronize());
+        ScopedGraphExec exec;
+        ASSERT_OK(exec.Instantiate(graph));
+        ASSERT_OK(infinirtGraphLaunch(exec, s));
+        ASSERT_OK(infinirtStreamSynchronize(s));
+        std::vector<uint8_t> back(64, 0);
+        ASSERT_OK(infinirtMemcpy(back.data(), d, 64, INFINIRT_MEMCPY_D2H));
+        EXPECT_EQ(back, std::vector<uint8_t>(64, 5));
+    }
+    // A capture ended by destroying its stream no longer counts either.
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_RELAXED));
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtDeviceSynchronize());
+    infiniStatus_t destroyed = infinirtStreamDestroy(s);
+    if (destroyed != INFINI_STATUS_SUCCESS) { // cuda/hip: the driver may refuse; end it first
+        infinirtGraph_t graph = nullptr;
+        ASSERT_OK(infinirtStreamEndCapture(s, &graph));
+        EXPECT_OK(infinirtGraphDestroy(graph));
+        ASSERT_OK(infinirtStreamDestroy(s));
+    }
+    EXPECT_OK(infinirtDeviceSynchronize());
+}
+
+// Under record/replay, a graph whose recorded event was destroyed fails at launch before any of
+// its work is queued: the copy recorded before the event never runs.
+TEST_P(Graph, LaunchWithDestroyedEventRunsNothing) {
+    REQUIRE_FEATURES(Feature::kEvents);
+    infinirtDeviceProperties_t props{};
+    props.struct_size = sizeof props;
+    ASSERT_OK(infinirtGetDeviceProperties(type(), id(), &props));
+    if (props.graphs_native) {
+        GTEST_SKIP() << "native graphs: the driver owns the recorded event nodes";
+    }
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(64));
+    infinirtEvent_t ev = nullptr;
+    ASSERT_OK(infinirtEventCreate(&ev));
+    ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
+    ASSERT_OK(infinirtMemsetAsync(d, 7, 64, s));
+    ASSERT_OK(infinirtEventRecord(ev, s));
+    ScopedGraph graph;
+    ASSERT_OK(graph.EndCapture(s));
+    ScopedGraphExec exec;
+    ASSERT_OK(exec.Instantiate(graph));
+    ASSERT_OK(infinirtEventDestroy(ev));
+    ASSERT_OK(infinirtMemset(d, 0, 64));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphLaunch(exec, s));
+    ASSERT_OK(infinirtStreamSynchronize(s));
+    std::vector<uint8_t> back(64, 1);
+    ASSERT_OK(infinirtMemcpy(back.data(), d, 64, INFINIRT_MEMCPY_D2H));
+    EXPECT_EQ(back, std::vector<uint8_t>(64, 0)) << "the memset before the destroyed event was replayed";
 }
 
 INSTANTIATE_ON_ALL_DEVICES(Graph);
