@@ -61,6 +61,35 @@ void liveAllocationTotals(size_t &count, size_t &bytes) {
     }
 }
 
+void findAllocations(const void *a, bool &found_a, Allocation &out_a, const void *b, bool &found_b, Allocation &out_b) {
+    Table &t = table();
+    std::shared_lock<std::shared_mutex> lock(t.mutex);
+    const Allocation *ha = holding(t, a);
+    const Allocation *hb = holding(t, b);
+    found_a = ha != nullptr;
+    found_b = hb != nullptr;
+    if (found_a) {
+        out_a = *ha;
+    }
+    if (found_b) {
+        out_b = *hb;
+    }
+}
+
+void noteForeignUser(const void *base, int type, int id) {
+    Table &t = table();
+    std::unique_lock<std::shared_mutex> lock(t.mutex);
+    auto it = t.live.find(reinterpret_cast<uintptr_t>(base));
+    if (it == t.live.end()) {
+        return; // freed meanwhile (the caller's race)
+    }
+    if (id < 32) {
+        it->second.foreign_users[type] |= 1u << id;
+    } else {
+        it->second.foreign_all[type] = true;
+    }
+}
+
 bool findAllocation(const void *ptr, Allocation &out) {
     Table &t = table();
     std::shared_lock<std::shared_mutex> lock(t.mutex);

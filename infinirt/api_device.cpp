@@ -143,7 +143,7 @@ __export infiniStatus_t infinirtDeviceSynchronize(void) {
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    return deviceSynchronizeUnlessCapturing(b, type, id);
+    return deviceSynchronizeUnlessCapturing("infinirtDeviceSynchronize", b, type, id);
 }
 
 __export infiniStatus_t infinirtGetDeviceProperties(infiniDevice_t device, int device_id,

@@ -123,6 +123,9 @@ infiniStatus_t checkPointer(const KernelRecord *k, const HandleSlot *ks, uint32_
         if (INFINIRT_UNLIKELY(a.type != ks->type && a.kind == INFINIRT_MEMORY_DEVICE)) {
             return otherTypesDeviceMemory(k, ks, index, ptr, a.type, a.device);
         }
+        if (INFINIRT_UNLIKELY((a.type != ks->type || a.device != ks->device) && !a.notedUser(ks->type, ks->device))) {
+            noteForeignUser(a.base, ks->type, ks->device); // Free waits for this device too (api_memory.cpp)
+        }
         return INFINI_STATUS_SUCCESS;
     }
     return checkForeignPointer(k, ks, index, ptr);

@@ -92,6 +92,64 @@ Side sideOf(const void *p) {
     return s;
 }
 
+// Both sides of a copy, under one lock of the allocation record.
+void sidesOf(const void *dst, Side &d, const void *src, Side &s) {
+    findAllocations(dst, d.known, d.a, src, s.known, s.a);
+    d.device = d.known && d.a.kind == INFINIRT_MEMORY_DEVICE;
+    s.device = s.known && s.a.kind == INFINIRT_MEMORY_DEVICE;
+}
+
+INFINIRT_COLD infiniStatus_t overrun(const char *function, const char *what, const void *p, size_t size,
+                                     const Allocation &a) {
+    const size_t offset = static_cast<size_t>(static_cast<const char *>(p) - static_cast<const char *>(a.base));
+    return fail(INFINI_STATUS_BAD_PARAM,
+                "%s: %s range %p + %zu bytes overruns the %s at %p on %s:%d (%zu bytes; %zu left from %p)", function,
+                what, p, size, kindName(a.kind), a.base, typeName(a.type), a.device, a.size, a.size - offset, p);
+}
+
+// A range in memory infinirt allocated must lie within the allocation it starts in, as the CUDA
+// driver requires: checked before any plugin call, so no backend ever sees an overrunning copy
+// or fill (a SIZE_MAX memset reached cuda's driver and poisoned the context). Memory infinirt
+// did not allocate is the backend's to check.
+inline infiniStatus_t checkRange(const char *function, const char *what, const Side &s, const void *p, size_t size) {
+    if (!s.known) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    const size_t offset = static_cast<size_t>(static_cast<const char *>(p) - static_cast<const char *>(s.a.base));
+    if (INFINIRT_LIKELY(size <= s.a.size - offset)) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    return overrun(function, what, p, size, s.a);
+}
+
+// A stream of (type, device) is handed memory of `s`: if that is not the owning device, the
+// allocation record notes it, so that Free waits for that device's queued work too.
+inline void noteUse(const Side &s, int type, int device) {
+    if (s.known && INFINIRT_UNLIKELY((s.a.type != type || s.a.device != device) && !s.a.notedUser(type, device))) {
+        noteForeignUser(s.a.base, type, device);
+    }
+}
+
+// Before memory is released: every device other than the owner whose streams were handed it has
+// finished its queued work (the owner's is the plugin's free to wait for, as cudaFree does).
+infiniStatus_t waitForOtherUsers(const char *function, const Allocation &a) {
+    for (int t = 0; t < kTypeCount; ++t) {
+        Backend *b = g_registry.by_type[t];
+        if (b == nullptr || (a.foreign_users[t] == 0 && !a.foreign_all[t])) {
+            continue;
+        }
+        for (int id = 0; id < b->device_count; ++id) {
+            if (a.notedUser(t, id) || (a.foreign_all[t] && id >= 32)) {
+                const infiniStatus_t st = deviceSynchronizeUnlessCapturing(function, b, t, id);
+                if (st != INFINI_STATUS_SUCCESS) {
+                    return st;
+                }
+            }
+        }
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
 // DEFAULT -> a concrete kind when infinirt knows both pointers; stays DEFAULT for the plugin to
 // resolve when one of them is memory infinirt did not allocate.
 infinirtMemcpyKind_t inferKind(const Side &d, const Side &s) {
@@ -170,6 +228,13 @@ infiniStatus_t release(const char *function, infinirtMemoryKind_t kind, void *pt
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
+    if (INFINIRT_UNLIKELY(a.usedByOtherDevices())) {
+        st = waitForOtherUsers(function, a);
+        if (st != INFINI_STATUS_SUCCESS) {
+            recordAllocation(a);
+            return st;
+        }
+    }
     Backend *b = g_registry.by_type[a.type];
     st = kind == INFINIRT_MEMORY_DEVICE ? INFINIRT_CALL(b, free_device, a.device, a.device, ptr)
                                         : INFINIRT_CALL(b, free_host, a.device, a.device, ptr);
@@ -205,8 +270,16 @@ __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, 
     }
     // Synchronous copies go to the device that owns the device-side memory (so a copy works
     // whatever device is current), else to the current device.
-    const Side d = sideOf(dst);
-    const Side s = sideOf(src);
+    Side d;
+    Side s;
+    sidesOf(dst, d, src, s);
+    st = checkRange("infinirtMemcpy", "dst", d, dst, size);
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = checkRange("infinirtMemcpy", "src", s, src, size);
+    }
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
     if (kind == INFINIRT_MEMCPY_DEFAULT) {
         kind = inferKind(d, s);
     }
@@ -254,16 +327,25 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS) || size == 0) {
         return st;
     }
-    if (kind == INFINIRT_MEMCPY_DEFAULT || kind == INFINIRT_MEMCPY_D2D) {
-        // Only these kinds may name device memory on both sides: look the pointers up.
-        const Side d = sideOf(dst);
-        const Side s = sideOf(src);
-        if (kind == INFINIRT_MEMCPY_DEFAULT) {
-            kind = inferKind(d, s);
-        }
-        if (d.device && s.device && onTwoDevices(d, s) && captureOf(r) == nullptr) {
-            return peerAsync(dst, d.a, src, s.a, size, r);
-        }
+    // Both pointers looked up (one shared lock): ranges are checked, a use by another device is
+    // noted for Free, DEFAULT is resolved, and D2D between two devices takes the peer path.
+    Side d;
+    Side s;
+    sidesOf(dst, d, src, s);
+    st = checkRange("infinirtMemcpyAsync", "dst", d, dst, size);
+    if (INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS)) {
+        st = checkRange("infinirtMemcpyAsync", "src", s, src, size);
+    }
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return st;
+    }
+    noteUse(d, r.type, r.device);
+    noteUse(s, r.type, r.device);
+    if (kind == INFINIRT_MEMCPY_DEFAULT) {
+        kind = inferKind(d, s);
+    }
+    if (kind == INFINIRT_MEMCPY_D2D && d.device && s.device && onTwoDevices(d, s) && captureOf(r) == nullptr) {
+        return peerAsync(dst, d.a, src, s.a, size, r);
     }
     if (INFINIRT_UNLIKELY(captureOf(r) != nullptr)) {
         ActiveCapture capture(r.slot);
@@ -291,6 +373,10 @@ __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count) {
     int type = 0;
     int id = 0;
     const Side s = sideOf(ptr);
+    const infiniStatus_t range = checkRange("infinirtMemset", "ptr", s, ptr, count);
+    if (range != INFINI_STATUS_SUCCESS) {
+        return range;
+    }
     if (s.known) {
         b = g_registry.by_type[s.a.type];
         id = s.a.device;
@@ -313,6 +399,12 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS) || count == 0) {
         return st;
     }
+    const Side s = sideOf(ptr);
+    st = checkRange("infinirtMemsetAsync", "ptr", s, ptr, count);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return st;
+    }
+    noteUse(s, r.type, r.device);
     if (INFINIRT_UNLIKELY(captureOf(r) != nullptr)) {
         ActiveCapture capture(r.slot);
         if (capture.graph() != nullptr) {
@@ -386,6 +478,13 @@ __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream) {
         recordAllocation(a);
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtFreeAsync: %p belongs to %s:%d but the stream to %s:%d", ptr,
                     typeName(a.type), a.device, typeName(r.type), r.device);
+    }
+    if (INFINIRT_UNLIKELY(a.usedByOtherDevices())) {
+        st = waitForOtherUsers("infinirtFreeAsync", a); // their streams are not ordered with this one
+        if (st != INFINI_STATUS_SUCCESS) {
+            recordAllocation(a);
+            return st;
+        }
     }
     if (r.backend->table.free_async != nullptr) {
         st = INFINIRT_CALL(r.backend, free_async, r.device, r.device, ptr, r.native);

@@ -60,15 +60,15 @@ void captureEndedOn(int type, int id) {
     --d.active;
 }
 
-infiniStatus_t deviceSynchronizeUnlessCapturing(Backend *b, int type, int id) {
+infiniStatus_t deviceSynchronizeUnlessCapturing(const char *function, Backend *b, int type, int id) {
     detail::DeviceCaptures &d = detail::deviceCaptures(type, id);
     std::lock_guard<std::mutex> lock(d.mutex);
     if (d.active > 0) {
         return fail(INFINI_STATUS_BAD_PARAM,
-                    "infinirtDeviceSynchronize: %d stream(s) of %s:%d are capturing; a device-wide synchronisation "
-                    "is refused during capture (as CUDA does in global capture mode): end the capture first, or "
-                    "synchronise the streams you need",
-                    d.active, typeName(type), id);
+                    "%s: %d stream(s) of %s:%d are capturing; a device-wide synchronisation is refused during "
+                    "capture (as CUDA does in global capture mode): end the capture first, or synchronise the "
+                    "streams you need",
+                    function, d.active, typeName(type), id);
     }
     return INFINIRT_CALL(b, device_synchronize, id, id);
 }

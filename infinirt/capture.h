@@ -92,8 +92,9 @@ private:
 template <typename Begin> infiniStatus_t captureBeginOn(int type, int id, Begin begin);
 // A capture of a stream of (type, id) has ended (its stream's capture or native record was taken).
 void captureEndedOn(int type, int id);
-// infinirtDeviceSynchronize's plugin call, or the refusal when a stream of the device captures.
-infiniStatus_t deviceSynchronizeUnlessCapturing(Backend *b, int type, int id);
+// The plugin's device_synchronize of (type, id), or the refusal when a stream of the device
+// captures; `function` names the ABI call in the message.
+infiniStatus_t deviceSynchronizeUnlessCapturing(const char *function, Backend *b, int type, int id);
 
 namespace detail {
 struct DeviceCaptures {

@@ -94,6 +94,45 @@ TEST_P(CrossDevice, StreamOrderedFreeOfAnotherDevicesMemory) {
 }
 
 // An event can only be recorded on a stream of its own device.
+// Issue 16, item 2: memory handed to a stream of another device is not released while that
+// stream's copies may still read it: Free/FreeHost wait for that device too. Checked by the
+// other device's stream being idle the moment the free returns.
+TEST_P(CrossDevice, FreeWaitsForOtherDevicesQueuedWork) {
+    REQUIRE_FEATURES_OF(owner(), Feature::kMemory, Feature::kStreams);
+    REQUIRE_FEATURES_OF(other(), Feature::kMemory, Feature::kStreams, Feature::kStreamQuery);
+    constexpr size_t kBig = 8 << 20;
+    constexpr int kCopies = 16;
+    void *pinned = nullptr;
+    void *owned = nullptr;
+    ASSERT_OK(infinirtMallocHost(&pinned, kBig));
+    ASSERT_OK(infinirtMalloc(&owned, kBig));
+    std::memset(pinned, 0x3c, kBig);
+    ASSERT_OK(infinirtMemset(owned, 0x3c, kBig));
+
+    ASSERT_OK(infinirtSetDevice(other().type, other().id));
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    DeviceBuffer dst;
+    ASSERT_OK(dst.Malloc(kBig));
+    for (int i = 0; i < kCopies; ++i) {
+        ASSERT_OK(infinirtMemcpyAsync(dst, pinned, kBig, INFINIRT_MEMCPY_H2D, s));
+    }
+    ASSERT_OK(infinirtFreeHost(pinned));
+    EXPECT_OK(infinirtStreamQuery(s)) << "FreeHost returned while another device's stream still read the memory";
+    if (owner().type == other().type) { // device memory of one device read by another's stream
+        for (int i = 0; i < kCopies; ++i) {
+            ASSERT_OK(infinirtMemcpyAsync(dst, owned, kBig, INFINIRT_MEMCPY_D2D, s));
+        }
+        ASSERT_OK(infinirtFree(owned));
+        EXPECT_OK(infinirtStreamQuery(s)) << "Free returned while another device's stream still read the memory";
+    } else {
+        ASSERT_OK(infinirtFree(owned));
+    }
+    std::vector<uint8_t> back(64, 0);
+    ASSERT_OK(infinirtMemcpy(back.data(), dst, 64, INFINIRT_MEMCPY_D2H));
+    EXPECT_EQ(back, std::vector<uint8_t>(64, 0x3c));
+}
+
 TEST_P(CrossDevice, RecordOnAnotherDevicesStreamIsRefused) {
     REQUIRE_FEATURES_OF(owner(), Feature::kEvents);
     REQUIRE_FEATURES_OF(other(), Feature::kStreams);
