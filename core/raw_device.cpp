@@ -53,6 +53,13 @@ public:
         }
         return remember(infinirtDeviceSynchronize());
     }
+    infiniStatus_t streamSynchronize(infinirtStream_t stream) override {
+        DeviceGuard guard(device_); // a NULL stream is this device's default stream
+        if (guard.status() != INFINI_STATUS_SUCCESS) {
+            return remember(guard.status());
+        }
+        return remember(infinirtStreamSynchronize(stream));
+    }
     infiniStatus_t eventCreate(infinirtEvent_t *event) override {
         DeviceGuard guard(device_);
         if (guard.status() != INFINI_STATUS_SUCCESS) {

@@ -33,6 +33,8 @@ public:
     virtual infiniStatus_t freeHost(void *ptr) = 0;
     virtual infiniStatus_t memInfo(size_t *free_bytes, size_t *total_bytes) = 0;
     virtual infiniStatus_t synchronize() = 0;
+    // Waits for `stream`'s work, whatever device the stream belongs to (this one's or another's).
+    virtual infiniStatus_t streamSynchronize(infinirtStream_t stream) = 0;
 
     // Events without timing, only for ordering.
     virtual infiniStatus_t eventCreate(infinirtEvent_t *event) = 0;

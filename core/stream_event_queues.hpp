@@ -41,12 +41,16 @@ public:
         for (infinirtStream_t stream : streams) {
             infinirtEvent_t event = eventLocked();
             if (event == nullptr || device_.eventRecord(event, stream) != INFINI_STATUS_SUCCESS) {
-                // No event can guard this use (e.g. the stream is gone, and with it its work): wait
-                // for everything submitted to the device instead of risking a reuse.
+                // No event can guard this use: the stream is another device's (an event of this
+                // device cannot be recorded on it), or it is gone (and with it its work). Wait on
+                // the host for the stream itself, which covers both, else for everything
+                // submitted to this device, instead of risking a reuse.
                 if (event != nullptr) {
                     spare_events_.push_back(event);
                 }
-                (void)device_.synchronize();
+                if (device_.streamSynchronize(stream) != INFINI_STATUS_SUCCESS) {
+                    (void)device_.synchronize();
+                }
                 continue;
             }
             try {

@@ -12,7 +12,8 @@
  *  - Threads: every function may be called from any thread, concurrently, also on the same
  *    handle (several threads may submit to one stream: their work runs in the order the calls
  *    take effect). Not allowed: destroying a handle or freeing memory while another thread may
- *    still pass it to a call; only calls that start after the destroy or free has returned are
+ *    still pass it to a call, or while another thread is inside a call on it (as in CUDA, that is
+ *    the caller's error); only calls that start after the destroy or free has returned are
  *    guaranteed INVALID_HANDLE / BAD_PARAM. Of two racing destroys (frees) of one handle
  *    (pointer), exactly one succeeds.
  *  - Loading: the first call of any function except the three error-text ones loads the backend
@@ -24,7 +25,9 @@
  *    then by index; a device whose backend does not report its kind counts as an accelerator),
  *    else cpu:0, else the first device of any kind. A device of another type that is itself a CPU
  *    (PoCL's OpenCL device) does not win over cpu:0. If no backend reports any device, every call
- *    that needs a device gives DEVICE_NOT_FOUND.
+ *    that needs a device gives DEVICE_NOT_FOUND. A backend that lacks the basic entries (memory,
+ *    copies, streams, device synchronisation) is never chosen unless named. An index that is not
+ *    a plain decimal in int range (cpu:1junk, cpu:4294967297) is ignored with a warning.
  *  - Explicit devices: functions taking (device, device_id) neither use nor change the current
  *    device. A type outside [0, INFINI_DEVICE_TYPE_COUNT) gives DEVICE_TYPE_NOT_SUPPORTED; a type
  *    with no devices or an id outside [0, count) gives DEVICE_NOT_FOUND.
@@ -38,12 +41,15 @@
  *    never-created, garbage or wrong-kind handle gives INVALID_HANDLE. Creating one gives
  *    OUT_OF_MEMORY when 16M handles are live. Data pointers are not checked beyond NULL unless a
  *    comment below says so.
+ *  - Ranges: a copy or fill whose range starts in memory infinirt allocated (infinirtMalloc,
+ *    MallocAsync, MallocHost) and runs past that allocation's end gives BAD_PARAM, with the sizes
+ *    in the message, before any backend call (the CUDA driver's rule, for every backend).
  *  - Blocking: a function waits for device work only where its comment says so.
  *  - Backends: cpu and opencl get graphs from the loader's record/replay, cuda and hip capture
  *    natively; where a comment names backends, the behaviour is theirs, not a guarantee.
- *  - After fork() in a process that had initialised infinirt, the child gets
- *    INFINI_STATUS_DEVICE_NOT_INITIALIZED from every function that returns a status (no hang, no
- *    re-use of the parent's state).
+ *  - After fork() in a process that had initialised infinirt, or had started to (another thread
+ *    was loading the plugins when it forked), the child gets INFINI_STATUS_DEVICE_NOT_INITIALIZED
+ *    from every function that returns a status (no hang, no re-use of the parent's state).
  *  - Layers (read once, at loading; unset, nothing changes and nothing is paid):
  *    INFINIRT_VALIDATION=1 checks every call that reaches a backend: a copy, fill or kernel
  *    POINTER argument whose range overruns the allocation it starts in, or that lies in memory
@@ -151,7 +157,10 @@ __export infiniStatus_t infinirtGetDeviceResourceSnapshot(infiniDevice_t device,
                                                           infinirtDeviceResourceSnapshot_t *snapshot);
 /* Blocks until all work submitted before the call to every stream of the calling thread's
  * current device, its default stream included, has completed. Other devices are not waited
- * for. DEVICE_NOT_FOUND when there is no device. */
+ * for. DEVICE_NOT_FOUND when there is no device. While any stream of the device is capturing
+ * (any mode, begun by any thread): BAD_PARAM with a message, on every backend, as CUDA refuses
+ * it in global capture mode; the call never reaches the backend, so the capture stays valid.
+ * Begins of capture on the device wait while it synchronises, so the rule cannot be raced. */
 __export infiniStatus_t infinirtDeviceSynchronize(void);
 
 /* ---- Stream ---------------------------------------------------------------------------- */
@@ -252,21 +261,25 @@ __export infiniStatus_t infinirtMalloc(void **p_ptr, size_t size);
  * cpu. */
 __export infiniStatus_t infinirtMallocHost(void **p_ptr, size_t size);
 /* Frees memory from infinirtMalloc/MallocAsync of any device, whatever device is current.
- * Blocks until all work queued on every stream of the owning device has completed, then frees
- * (as cudaFree does). NULL is a no-op (SUCCESS). A pointer infinirt did not allocate, one
+ * Blocks until all work queued on every stream of the owning device has completed (as cudaFree
+ * does), and first until every other device whose streams were handed this memory by an
+ * infinirt call (async copies and fills, kernel arguments; the loader notes it in its
+ * allocation record) has finished all its queued work; then frees. If such a device has a
+ * stream capturing, that wait is refused as infinirtDeviceSynchronize is (BAD_PARAM) and
+ * nothing is freed. NULL is a no-op (SUCCESS). A pointer infinirt did not allocate, one
  * already freed, an interior pointer or memory from infinirtMallocHost -> BAD_PARAM, and
  * nothing is freed. */
 __export infiniStatus_t infinirtFree(void *ptr);
 /* Frees memory from infinirtMallocHost, whatever device is current. NULL is a no-op; foreign,
- * already freed and interior pointers, and device memory -> BAD_PARAM. Waiting differs: cpu
- * and opencl first wait for all work queued on the owning device; cuda/hip call
- * cuMemFreeHost/hipHostFree without a wait of their own. Make sure no queued copy still uses
- * the memory. */
+ * already freed and interior pointers, and device memory -> BAD_PARAM. On every backend, every
+ * device other than the owner whose streams were handed this memory is waited for first, as in
+ * infinirtFree. For the owning device's own queued work, waiting differs: cpu and opencl wait
+ * for it; cuda/hip call cuMemFreeHost/hipHostFree without a wait of their own. */
 __export infiniStatus_t infinirtFreeHost(void *ptr);
 
 /* Copies. Both: a kind out of range -> BAD_PARAM; NULL dst or src -> NULL_POINTER (also with
- * size 0); then size 0 is a no-op (SUCCESS). Neither the ranges nor the kind are checked against
- * the pointers; DEFAULT is resolved from the loader's allocation record when both pointers are
+ * size 0); then size 0 is a no-op (SUCCESS). A range overrunning the infinirt allocation it
+ * starts in -> BAD_PARAM (see "Ranges"); the kind is not checked against the pointers; DEFAULT is resolved from the loader's allocation record when both pointers are
  * infinirt memory, else by the backend. Host memory may be pageable or from MallocHost.
  * infinirtMemcpy runs on the device owning the device-side pointer (the current device when
  * neither is infinirt device memory), after the work already queued on that device's default
@@ -304,8 +317,9 @@ __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtS
 __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream);
 
 /* Sets `count` bytes at ptr to (unsigned char)value. NULL ptr -> NULL_POINTER (also with count
- * 0); then count 0 is a no-op (SUCCESS). ptr should be device memory: opencl refuses other
- * memory and ranges past the allocation's end (BAD_PARAM); other backends do not check.
+ * 0); then count 0 is a no-op (SUCCESS). A range overrunning the infinirt allocation it starts in
+ * -> BAD_PARAM on every backend (see "Ranges"). ptr should be device memory: opencl refuses
+ * other memory (BAD_PARAM); other backends do not check.
  * infinirtMemset runs on the device owning ptr (the current device for memory infinirt did not
  * allocate), after the work queued on that device's default stream, and blocks until done. */
 __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count);
@@ -332,7 +346,9 @@ typedef enum {
 __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infinirtStreamCaptureMode_t mode);
 /* Ends the capture and returns its graph. NULL graph_ptr -> NULL_POINTER (the capture goes on);
  * NULL stream -> BAD_PARAM; bad handle -> INVALID_HANDLE; a stream not capturing, or a capture
- * that was invalidated -> BAD_PARAM, and the capture is over either way. */
+ * that was invalidated -> BAD_PARAM, and the capture is over either way. Other threads may
+ * submit to the stream meanwhile: under record/replay each such call is either recorded (it
+ * took effect before the end) or runs on the stream as an ordinary call (after). */
 __export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infinirtGraph_t *graph_ptr);
 /* Destroys a graph; execs instantiated from it stay valid. Does not block. NULL, destroyed,
  * garbage or non-graph handles -> INVALID_HANDLE. */
@@ -351,8 +367,8 @@ __export infiniStatus_t infinirtGraphExecDestroy(infinirtGraphExec_t graph_exec)
 /* Enqueues the recorded work on `stream`, in stream order, as many times as it is launched;
  * does not block. INVALID_HANDLE for a bad exec (checked first) or stream; a stream of another
  * device than the graph's -> BAD_PARAM. Copies read their sources as they are when the launch
- * runs. Record/replay checks recorded events again: a destroyed one gives INVALID_HANDLE after
- * the operations before it were enqueued. Launching into a capturing stream records the work. */
+ * runs. Record/replay checks the recorded events again before enqueuing anything: a destroyed
+ * one gives INVALID_HANDLE and nothing of the graph runs. Launching into a capturing stream records the work. */
 __export infiniStatus_t infinirtGraphLaunch(infinirtGraphExec_t graph_exec, infinirtStream_t stream);
 /* The published (misspelled) name, kept for source compatibility; identical to
  * infinirtGraphLaunch. */

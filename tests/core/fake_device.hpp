@@ -57,7 +57,26 @@ public:
         return INFINI_STATUS_SUCCESS;
     }
     infiniStatus_t synchronize() override {
-        completeAll();
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (auto &[event, state] : events_) {
+            if (foreign_streams_.count(state.stream) == 0) {
+                state.complete = true; // another device's streams are not this device's work
+            }
+        }
+        return INFINI_STATUS_SUCCESS;
+    }
+    infiniStatus_t streamSynchronize(infinirtStream_t stream) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (broken_streams_.count(stream) != 0) {
+            error_ = "fake stream synchronize: stream gone";
+            return INFINI_STATUS_INVALID_HANDLE;
+        }
+        ++stream_syncs_[stream];
+        for (auto &[event, state] : events_) {
+            if (state.stream == stream) {
+                state.complete = true;
+            }
+        }
         return INFINI_STATUS_SUCCESS;
     }
     infiniStatus_t eventCreate(infinirtEvent_t *event) override {
@@ -77,6 +96,10 @@ public:
         if (broken_streams_.count(stream) != 0) {
             error_ = "fake record: stream gone";
             return INFINI_STATUS_INVALID_HANDLE;
+        }
+        if (foreign_streams_.count(stream) != 0) {
+            error_ = "fake record: the event belongs to nvidia:0 but the stream to nvidia:1";
+            return INFINI_STATUS_BAD_PARAM;
         }
         events_[event] = State{stream, false};
         ++records_;
@@ -114,6 +137,16 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         broken_streams_.insert(stream);
     }
+    // `stream` belongs to another device: recording this device's events on it fails (BAD_PARAM,
+    // as the C ABI answers), and this device's synchronize() does not wait for it.
+    void makeForeign(infinirtStream_t stream) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        foreign_streams_.insert(stream);
+    }
+    size_t streamSyncs(infinirtStream_t stream) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return stream_syncs_[stream];
+    }
 
     size_t mallocs() const { return mallocs_; }
     size_t frees() const { return frees_; }
@@ -132,6 +165,8 @@ private:
     std::map<void *, size_t> sizes_;
     std::map<void *, State> events_;
     std::set<infinirtStream_t> broken_streams_;
+    std::set<infinirtStream_t> foreign_streams_;
+    std::map<infinirtStream_t, size_t> stream_syncs_;
     std::string error_;
 };
 

@@ -111,6 +111,31 @@ TEST(CachingAllocatorEvents, AStreamThatCannotBeRecordedOnMakesTheFreeWaitForThe
     EXPECT_EQ(stateOf(alloc, p), State::Free); // after a device-wide wait, nothing to guard
 }
 
+// Issue 16, item 4: recordStream with another device's stream. No event of this device can be
+// recorded there, and this device's synchronisation does not cover it: the free waits on the
+// host for that stream itself before the block can be reused.
+TEST(CachingAllocatorEvents, AnotherDevicesStreamIsWaitedForBeforeReuse) {
+    auto fake = std::make_shared<FakeDevice>();
+    DeviceCachingAllocator alloc(fake, AllocatorConfig{});
+    auto *a = alloc.allocate(KiB, fakeStream(1));
+    void *p = DeviceCachingAllocator::data(a);
+    fake->makeForeign(fakeStream(7));
+    alloc.recordStream(a, fakeStream(7));
+    alloc.deallocate(a);
+    EXPECT_EQ(fake->streamSyncs(fakeStream(7)), 1u) << "the other device's stream was not waited for";
+    EXPECT_EQ(stateOf(alloc, p), State::Free);
+}
+
+TEST(PinnedAllocatorEvents, AnotherDevicesStreamIsWaitedForBeforeReuse) {
+    auto fake = std::make_shared<FakeDevice>();
+    DevicePinnedHostAllocator alloc(fake);
+    auto *a = alloc.allocate(KiB);
+    fake->makeForeign(fakeStream(7));
+    alloc.recordStream(a, fakeStream(7));
+    alloc.deallocate(a);
+    EXPECT_EQ(fake->streamSyncs(fakeStream(7)), 1u) << "the other device's stream was not waited for";
+}
+
 TEST(CachingAllocatorEvents, OutOfMemoryDrainsCachesReleasesSegmentsAndRetriesOnce) {
     auto fake = std::make_shared<FakeDevice>(64 * MiB);
     DeviceCachingAllocator alloc(fake, AllocatorConfig{});
