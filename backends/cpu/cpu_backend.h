@@ -45,6 +45,26 @@ constexpr int kMaxDevices = 64;
 // vector load the host can do.
 constexpr size_t kAlignment = 64;
 
+// The buffers one thread uses to run a launch's blocks (cpu_launch.cpp): the scratch
+// (dynamic_shared_bytes + LOCAL sizes) and the argument pointer array (the args, then one void *
+// per LOCAL argument). Grown when a launch needs more, never shrunk. Owned by whoever owns the
+// thread -- a stream (its worker is a launch's owner) or the device's pool (one per pool thread)
+// -- not thread_local, so that no thread's TLS holds heap memory (LeakSanitizer then scans TLS
+// without trouble).
+struct BlockBuffers {
+    void *scratch = nullptr;
+    size_t scratch_capacity = 0;
+    void **slots = nullptr;
+    size_t slot_capacity = 0;
+
+    BlockBuffers() = default;
+    BlockBuffers(const BlockBuffers &) = delete;
+    BlockBuffers &operator=(const BlockBuffers &) = delete;
+    ~BlockBuffers();
+    // Room for `scratch_bytes` of scratch and `slot_count` pointers; false if memory ran out.
+    bool reserve(size_t scratch_bytes, size_t slot_count) noexcept;
+};
+
 // ---- polling before sleeping ------------------------------------------------------------------
 
 // How long a waiter, or a worker that ran out of work, polls before sleeping. Synchronising right
@@ -242,6 +262,9 @@ public:
     // INFINI_STATUS_DRIVER_ERROR with the detail "<entry>: <text>"; else SUCCESS.
     infiniStatus_t takeFailure(uint64_t up_to, const char *entry) noexcept;
 
+    // The worker's buffers for the blocks of the launches it owns (only the worker touches them).
+    BlockBuffers &blockBuffers() noexcept { return block_buffers_; }
+
 private:
     void run() noexcept;
     void push(Task &&task);
@@ -268,6 +291,7 @@ private:
     std::mutex failure_mutex_;
     uint64_t failure_number_ = 0;
     char failure_text_[256] = {};
+    BlockBuffers block_buffers_;
 };
 
 // The stream a plugin call names: `stream` itself, or the device's default stream (created on
@@ -430,8 +454,8 @@ infinirtPluginKernelSetAttributeFn kernelSetAttribute;
 // A launch is one Launch task. The stream's worker runs it: a 1-block launch (or any launch when
 // there is one worker) on its own; otherwise it posts the launch to a slot of the device's pool
 // and runs blocks alongside the pool's threads, blocks handed out in chunks by an atomic counter,
-// until the last one is done. Each thread has a scratch buffer (dynamic_shared_bytes + LOCAL
-// sizes, grown when a launch needs more) reused for every block it runs.
+// until the last one is done. Each thread has its BlockBuffers (the stream's for its worker, the
+// pool's for each pool thread), reused for every block it runs.
 
 // Called by the stream's worker for task `number`. Returns after the launch's last block.
 void runLaunch(const LaunchRecord &launch, Stream &stream, uint64_t number) noexcept;

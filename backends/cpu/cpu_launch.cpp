@@ -10,8 +10,8 @@
 // slot, runs on the owner alone without touching the pool.
 //
 // Nothing is allocated or locked per block: each thread keeps its scratch buffer and argument
-// pointer array (thread_local, grown when a launch needs more), and pool threads poll for new
-// work for kPoolSpin before sleeping on a futex.
+// pointer array (BlockBuffers, owned by its stream or by the pool, grown when a launch needs
+// more), and pool threads poll for new work for kPoolSpin before sleeping on a futex.
 #include "cpu_backend.h"
 
 #include "common/host_services.hpp"
@@ -106,49 +106,6 @@ struct RunState {
     size_t failed_scratch_bytes = 0; // non-zero: the block could not run, no scratch of this size
 };
 
-// A thread's buffers for running blocks: the scratch (launch->shared) and the argument pointer
-// array (the args, then one void * per LOCAL argument). Grown when a launch needs more, never
-// shrunk, freed when the thread exits.
-struct ThreadBuffers {
-    void *scratch = nullptr;
-    size_t scratch_capacity = 0;
-    void **slots = nullptr;
-    size_t slot_capacity = 0;
-
-    ThreadBuffers() = default;
-    ThreadBuffers(const ThreadBuffers &) = delete;
-    ThreadBuffers &operator=(const ThreadBuffers &) = delete;
-    ~ThreadBuffers() {
-        std::free(scratch);
-        std::free(slots);
-    }
-
-    bool reserve(size_t scratch_bytes, size_t slot_count) noexcept {
-        if (scratch_bytes > scratch_capacity) {
-            void *grown = nullptr;
-            const size_t capacity = alignUp(scratch_bytes, 4096);
-            if (posix_memalign(&grown, kAlignment, capacity) != 0) {
-                return false;
-            }
-            std::free(scratch);
-            scratch = grown;
-            scratch_capacity = capacity;
-        }
-        if (slot_count > slot_capacity) {
-            const size_t capacity = std::max<size_t>(slot_count, 16);
-            void *grown = std::malloc(capacity * sizeof(void *));
-            if (grown == nullptr) {
-                return false;
-            }
-            std::free(slots);
-            slots = static_cast<void **>(grown);
-            slot_capacity = capacity;
-        }
-        return true;
-    }
-};
-
-thread_local ThreadBuffers t_buffers;
 
 // Keeps the first failure and makes the other threads stop claiming blocks.
 void noteBlockFailure(RunState &run, const uint32_t block_id[3], int value, size_t scratch_bytes) noexcept {
@@ -160,15 +117,14 @@ void noteBlockFailure(RunState &run, const uint32_t block_id[3], int value, size
     run.next.store(run.launch->blocks, std::memory_order_relaxed);
 }
 
-// Claims and runs blocks of `run` as worker `worker` until none are left. Returns false if it ran
-// none (the launch had no blocks left to claim).
-bool runBlocks(RunState &run, uint32_t worker) noexcept {
+// Claims and runs blocks of `run` as worker `worker`, with that thread's `buffers`, until none
+// are left. Returns false if it ran none (the launch had no blocks left to claim).
+bool runBlocks(RunState &run, uint32_t worker, BlockBuffers &buffers) noexcept {
     const LaunchRecord &rec = *run.launch;
     const uint64_t total = rec.blocks;
     if (run.next.load(std::memory_order_relaxed) >= total) {
         return false;
     }
-    ThreadBuffers &buffers = t_buffers;
     if (!buffers.reserve(rec.shared_bytes, size_t{rec.num_args} + rec.num_locals)) {
         if (worker != 0) {
             return false; // the others run the blocks; the owner reports if it cannot either
@@ -235,6 +191,35 @@ bool runBlocks(RunState &run, uint32_t worker) noexcept {
 
 } // namespace
 
+BlockBuffers::~BlockBuffers() {
+    std::free(scratch);
+    std::free(slots);
+}
+
+bool BlockBuffers::reserve(size_t scratch_bytes, size_t slot_count) noexcept {
+    if (scratch_bytes > scratch_capacity) {
+        void *grown = nullptr;
+        const size_t capacity = alignUp(scratch_bytes, 4096);
+        if (posix_memalign(&grown, kAlignment, capacity) != 0) {
+            return false;
+        }
+        std::free(scratch);
+        scratch = grown;
+        scratch_capacity = capacity;
+    }
+    if (slot_count > slot_capacity) {
+        const size_t capacity = std::max<size_t>(slot_count, 16);
+        void *grown = std::malloc(capacity * sizeof(void *));
+        if (grown == nullptr) {
+            return false;
+        }
+        std::free(slots);
+        slots = static_cast<void **>(grown);
+        slot_capacity = capacity;
+    }
+    return true;
+}
+
 // ---- the pool ----------------------------------------------------------------------------------
 
 namespace {
@@ -257,7 +242,8 @@ struct alignas(64) Slot {
 // by the first launch that can use them, never stopped (lifetime rule in cpu_backend.h).
 class Pool {
 public:
-    Pool(int device, int wanted) {
+    // Throws std::bad_alloc (the buffers).
+    Pool(int device, int wanted) : buffers_(new BlockBuffers[wanted > 0 ? wanted : 1]) {
         for (int i = 0; i < wanted; ++i) {
             try {
                 std::thread(&Pool::work, this, static_cast<uint32_t>(i + 1)).detach();
@@ -272,8 +258,9 @@ public:
 
     int threads() const noexcept { return threads_.load(std::memory_order_acquire); }
 
-    // Runs `run` on the owner and the pool; false if every slot is taken (nothing was run).
-    bool run(RunState &run) noexcept {
+    // Runs `run` on the owner (with the owner's `buffers`) and the pool; false if every slot is
+    // taken (nothing was run).
+    bool run(RunState &run, BlockBuffers &buffers) noexcept {
         Slot *slot = nullptr;
         for (Slot &candidate : slots_) {
             bool expected = false;
@@ -292,7 +279,7 @@ public:
             const uint64_t others = run.launch->blocks - 1;
             futexWake(epoch_, static_cast<int>(std::min<uint64_t>(others, static_cast<uint64_t>(threads()))));
         }
-        runBlocks(run, 0);
+        runBlocks(run, 0, buffers);
         slot->active.store(0, std::memory_order_seq_cst);
         if (!spinUntil([slot] { return slot->users.load(std::memory_order_acquire) == 0; })) {
             for (;;) {
@@ -321,7 +308,7 @@ private:
                 }
                 slot.users.fetch_add(1, std::memory_order_seq_cst);
                 if (slot.active.load(std::memory_order_seq_cst) != 0) {
-                    ran |= runBlocks(*slot.run.load(std::memory_order_relaxed), index);
+                    ran |= runBlocks(*slot.run.load(std::memory_order_relaxed), index, buffers_[index - 1]);
                 }
                 if (slot.users.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
                     slot.owner_waiting.load(std::memory_order_seq_cst) != 0) {
@@ -340,6 +327,8 @@ private:
     }
 
     std::atomic<int> threads_{0};
+    // Pool thread `index` uses buffers_[index - 1]; never freed, like the pool.
+    std::unique_ptr<BlockBuffers[]> buffers_;
     Slot slots_[kSlots];
     alignas(64) std::atomic<uint32_t> epoch_{0}; // bumped by every posted launch; futex word
     std::atomic<uint32_t> sleepers_{0};
@@ -374,11 +363,11 @@ void runLaunch(const LaunchRecord &launch, Stream &stream, uint64_t number) noex
         // Chunks small enough for every thread to get ~16 of them, so the last ones balance out.
         const uint64_t participants = static_cast<uint64_t>(pool->threads()) + 1;
         run.chunk = std::clamp<uint64_t>(launch.blocks / (participants * 16), 1, 64);
-        pooled = pool->run(run);
+        pooled = pool->run(run, stream.blockBuffers());
     }
     if (!pooled) {
         run.chunk = launch.blocks;
-        runBlocks(run, 0);
+        runBlocks(run, 0, stream.blockBuffers());
     }
     if (!run.failed.load(std::memory_order_acquire)) {
         return;
