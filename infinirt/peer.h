@@ -4,6 +4,9 @@
 //   - the same device: the plugin's own device-to-device copy;
 //   - two devices of one plugin with memcpy_peer_async: the plugin's direct copy (cuda
 //     cuMemcpyPeerAsync, cpu memmove on a stream);
+//   - a cpu device and a device of another backend: the cpu device's memory is ordinary host
+//     memory, so the other backend copies straight to/from it (its own D2H/H2D), no bounce
+//     buffer and no second copy (hostDirectCopy);
 //   - otherwise (two backends, or a plugin without it, like opencl): staged through host bounce
 //     buffers by the loader (peer_staging.cpp).
 #pragma once
@@ -28,9 +31,16 @@ infiniStatus_t peerCopySync(void *dst, const PeerEnd &d, const void *src, const 
 infiniStatus_t peerCopyAsync(void *dst, const PeerEnd &d, const void *src, const PeerEnd &s, size_t size,
                              const StreamRef &stream);
 
-// Whether copies between the two go through host memory (peerCopy* would stage them).
+// Whether copies between the two go through host memory (peerCopy* stages them, or copies them
+// host-direct when one end is a cpu device); such copies are not captured into graphs.
 inline bool peerCopyIsStaged(const PeerEnd &d, const PeerEnd &s) {
     return !(d == s) && (d.type != s.type || d.backend->table.memcpy_peer_async == nullptr);
+}
+
+// Whether one end is a cpu device and the other a device of another backend (peerCopy* copies
+// between them with the other backend's own D2H/H2D, see hostDirectCopy).
+inline bool peerCopyIsHostDirect(const PeerEnd &d, const PeerEnd &s) {
+    return d.type != s.type && (d.type == INFINI_DEVICE_CPU || s.type == INFINI_DEVICE_CPU);
 }
 
 // The staged path (peer_staging.cpp): `size` bytes from src (on s, read on its stream s_stream,

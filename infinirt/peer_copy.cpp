@@ -3,9 +3,36 @@
 
 namespace infinirt {
 
+namespace {
+
+// A cpu device and a device of another backend: the cpu side's stream (cpu_stream, NULL: its
+// default stream) is drained, then the other backend copies between its memory and the cpu
+// allocation with its own D2H/H2D on other_stream (NULL: its default stream) and waits for it.
+// Ordered and complete like the staged copy, at the speed of one native leg.
+infiniStatus_t hostDirectCopy(void *dst, const PeerEnd &d, const void *src, const PeerEnd &s, size_t size,
+                              void *cpu_stream, void *other_stream) {
+    const bool to_cpu = d.type == INFINI_DEVICE_CPU;
+    const PeerEnd &cpu = to_cpu ? d : s;
+    const PeerEnd &other = to_cpu ? s : d;
+    infiniStatus_t st = INFINIRT_CALL(cpu.backend, stream_synchronize, cpu.id, cpu.id, cpu_stream);
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = INFINIRT_CALL(other.backend, memcpy_async, other.id, other.id, dst, src, size,
+                           to_cpu ? INFINIRT_MEMCPY_D2H : INFINIRT_MEMCPY_H2D, other_stream);
+    }
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = INFINIRT_CALL(other.backend, stream_synchronize, other.id, other.id, other_stream);
+    }
+    return st;
+}
+
+} // namespace
+
 infiniStatus_t peerCopySync(void *dst, const PeerEnd &d, const void *src, const PeerEnd &s, size_t size) {
     if (d == s) {
         return INFINIRT_CALL(s.backend, memcpy_sync, s.id, s.id, dst, src, size, INFINIRT_MEMCPY_D2D);
+    }
+    if (peerCopyIsHostDirect(d, s)) {
+        return hostDirectCopy(dst, d, src, s, size, nullptr, nullptr);
     }
     if (peerCopyIsStaged(d, s)) {
         // Each half runs on its device's default stream: after the work queued there.
@@ -31,6 +58,10 @@ infiniStatus_t peerCopyAsync(void *dst, const PeerEnd &d, const void *src, const
     }
     if (!peerCopyIsStaged(d, s)) {
         return INFINIRT_CALL(r.backend, memcpy_peer_async, r.device, d.id, dst, s.id, src, size, r.device, r.native);
+    }
+    if (peerCopyIsHostDirect(d, s)) {
+        const bool on_cpu = r.type == INFINI_DEVICE_CPU;
+        return hostDirectCopy(dst, d, src, s, size, on_cpu ? r.native : nullptr, on_cpu ? nullptr : r.native);
     }
     const bool on_source = r.type == s.type && r.device == s.id;
     return stagedCopy(dst, d, on_source ? nullptr : r.native, src, s, on_source ? r.native : nullptr, size);

@@ -30,6 +30,7 @@ using infinirt::cuda::driver;
 using Clock = std::chrono::steady_clock;
 
 bool g_failed = false;
+int reps_ = 9;
 
 bool ok(infiniStatus_t s, const char *what) {
     if (s != INFINI_STATUS_SUCCESS) {
@@ -145,56 +146,76 @@ void gpuToGpu(size_t size, int reps) {
     infinirtFree(b);
 }
 
-/* cuda <-> `other`:0, staged, against the two legs. */
-void staged(infiniDevice_t other, const char *name, size_t size, int reps) {
-    void *g = mallocOn(INFINI_DEVICE_NVIDIA, 0, size, false);
-    void *x = mallocOn(other, 0, size, false);
-    void *x_host = mallocOn(other, 0, size, true); /* the other backend's pinned memory, for its leg */
-    void *g_host = nullptr;
-    ok(infinirtSetDevice(INFINI_DEVICE_NVIDIA, 0), "infinirtSetDevice");
-    ok(driver().cuMemHostAlloc(&g_host, size, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+/* One device's native leg to/from pinned host memory: cuda with cuMemcpyAsync from cuMemHostAlloc
+ * memory on a stream of its own, the other backends with infinirtMemcpy from their own
+ * infinirtMallocHost memory (the plugin's native call; cpu: a memmove). */
+struct Leg {
+    infiniDevice_t type = INFINI_DEVICE_CPU;
+    const char *name = "";
+    size_t size = 0;
+    void *dev = nullptr;  /* size bytes on type:0 */
+    void *host = nullptr; /* size bytes of its pinned host memory */
     CUstream cs = nullptr;
-    ok(driver().cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-    if (g_failed || g == nullptr || x == nullptr || x_host == nullptr) {
-        return;
+
+    bool open(infiniDevice_t t, const char *n, size_t bytes) {
+        type = t;
+        name = n;
+        size = bytes;
+        dev = mallocOn(type, 0, size, false);
+        if (type == INFINI_DEVICE_NVIDIA) {
+            ok(driver().cuMemHostAlloc(&host, size, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+            ok(driver().cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+        } else {
+            host = mallocOn(type, 0, size, true);
+        }
+        return !g_failed && dev != nullptr && host != nullptr;
     }
-    auto cuda_d2h = [&] {
-        ok(driver().cuMemcpyAsync(dptr(g_host), dptr(g), size, cs), "cuMemcpyAsync D2H");
-        ok(driver().cuStreamSynchronize(cs), "cuStreamSynchronize");
-    };
-    auto cuda_h2d = [&] {
-        ok(driver().cuMemcpyAsync(dptr(g), dptr(g_host), size, cs), "cuMemcpyAsync H2D");
-        ok(driver().cuStreamSynchronize(cs), "cuStreamSynchronize");
-    };
-    auto other_h2d = [&] { ok(infinirtMemcpy(x, x_host, size, INFINIRT_MEMCPY_H2D), "infinirtMemcpy H2D"); };
-    auto other_d2h = [&] { ok(infinirtMemcpy(x_host, x, size, INFINIRT_MEMCPY_D2H), "infinirtMemcpy D2H"); };
-    auto to_other = [&] {
-        ok(infinirtMemcpyPeer(x, other, 0, g, INFINI_DEVICE_NVIDIA, 0, size), "infinirtMemcpyPeer");
-    };
-    auto to_cuda = [&] {
-        ok(infinirtMemcpyPeer(g, INFINI_DEVICE_NVIDIA, 0, x, other, 0, size), "infinirtMemcpyPeer");
-    };
-    struct Dir {
-        const char *label;
-        std::function<void()> staged, leg1, leg2;
-    };
-    char l1[64], l2[64];
-    std::snprintf(l1, sizeof l1, "nvidia:0 -> %s:0", name);
-    std::snprintf(l2, sizeof l2, "%s:0 -> nvidia:0", name);
-    for (const Dir &d : {Dir{l1, to_other, cuda_d2h, other_h2d}, Dir{l2, to_cuda, other_d2h, cuda_h2d}}) {
-        auto [ours, leg1] = pair(reps, d.staged, d.leg1);
-        auto [ours2, leg2] = pair(reps, d.staged, d.leg2);
+    void close() {
+        if (type == INFINI_DEVICE_NVIDIA) {
+            if (cs != nullptr) {
+                driver().cuStreamDestroy(cs);
+            }
+            if (host != nullptr) {
+                driver().cuMemFreeHost(host);
+            }
+        } else if (host != nullptr) {
+            infinirtFreeHost(host);
+        }
+        if (dev != nullptr) {
+            infinirtFree(dev);
+        }
+    }
+    void copy(bool to_device) const {
+        void *dst = to_device ? dev : host;
+        const void *src = to_device ? host : dev;
+        if (type == INFINI_DEVICE_NVIDIA) {
+            ok(driver().cuMemcpyAsync(dptr(dst), dptr(src), size, cs), to_device ? "cuMemcpyAsync H2D" : "cuMemcpyAsync D2H");
+            ok(driver().cuStreamSynchronize(cs), "cuStreamSynchronize");
+        } else {
+            ok(infinirtSetDevice(type, 0), "infinirtSetDevice");
+            ok(infinirtMemcpy(dst, src, size, to_device ? INFINIRT_MEMCPY_H2D : INFINIRT_MEMCPY_D2H),
+               to_device ? "infinirtMemcpy H2D" : "infinirtMemcpy D2H");
+        }
+    }
+};
+
+/* a:0 <-> b:0, staged by the loader (infinirtMemcpyPeer), against the two legs: the source's D2H
+ * and the destination's H2D. */
+void staged(const Leg &a, const Leg &b) {
+    for (int dir = 0; dir < 2; ++dir) {
+        const Leg &s = dir == 0 ? a : b;
+        const Leg &d = dir == 0 ? b : a;
+        char label[64];
+        std::snprintf(label, sizeof label, "%s:0 -> %s:0", s.name, d.name);
+        auto copy = [&] { ok(infinirtMemcpyPeer(d.dev, d.type, 0, s.dev, s.type, 0, s.size), "infinirtMemcpyPeer"); };
+        auto [ours, leg1] = pair(reps_, copy, [&] { s.copy(false); });
+        auto [ours2, leg2] = pair(reps_, copy, [&] { d.copy(true); });
         const double our_s = (ours + ours2) / 2; /* the staged copy ran beside each leg: both medians count */
         const double slower = std::max(leg1, leg2);
         const double ratio = our_s > 0 ? slower / our_s : 0.0;
-        std::printf("%-22s %12.2f %12.2f %12.2f %8.3f  %s\n", d.label, gbps(size, our_s), gbps(size, leg1),
-                    gbps(size, leg2), ratio, ratio >= 0.8 ? "met" : "MISSED");
+        std::printf("%-22s %12.2f %12.2f %12.2f %8.3f  %s\n", label, gbps(s.size, our_s), gbps(s.size, leg1),
+                    gbps(s.size, leg2), ratio, ratio >= 0.8 ? "met" : "MISSED");
     }
-    driver().cuStreamDestroy(cs);
-    driver().cuMemFreeHost(g_host);
-    infinirtFree(g);
-    infinirtFree(x);
-    infinirtFreeHost(x_host);
 }
 
 } // namespace
@@ -202,35 +223,49 @@ void staged(infiniDevice_t other, const char *name, size_t size, int reps) {
 int main(int argc, char **argv) {
     const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
     const size_t size = quick ? (size_t(8) << 20) : (size_t(256) << 20);
-    const int reps = quick ? 1 : 9;
+    reps_ = quick ? 1 : 9;
 
     const char *why = nullptr;
     const bool loaded = infinirt::cuda::load(&why);
     int gpus = 0;
-    ok(infinirtGetDeviceCount(INFINI_DEVICE_NVIDIA, &gpus), "infinirtGetDeviceCount");
-    if (!loaded || gpus == 0) {
-        std::printf("peer_bench: no CUDA device, nothing measured (%s)\n", loaded ? "0 devices" : why);
-        return 0;
+    if (loaded) {
+        ok(infinirtGetDeviceCount(INFINI_DEVICE_NVIDIA, &gpus), "infinirtGetDeviceCount");
     }
-    if (gpus >= 2) {
-        gpuToGpu(size, reps);
+    if (!loaded || gpus == 0) {
+        std::printf("nvidia: no CUDA device, the nvidia copies are not measured (%s)\n", loaded ? "0 devices" : why);
+    } else if (gpus >= 2) {
+        gpuToGpu(size, reps_);
     } else {
         std::printf("\nnvidia:0 -> nvidia:1: skipped (%d nvidia device)\n", gpus);
     }
-    std::printf("\nstaged copies (infinirtMemcpyPeer), %zu MiB, median of %d per side; ratio = slower leg's time / "
-                "ours\n",
-                size >> 20, reps);
+    std::printf("\nstaged copies (infinirtMemcpyPeer), %zu MiB, median of %d per side; leg 1: the source's D2H, "
+                "leg 2: the destination's H2D, each to/from its own pinned memory; ratio = slower leg's time / ours\n",
+                size >> 20, reps_);
     std::printf("%-22s %12s %12s %12s %8s  %s\n", "direction", "staged GB/s", "leg 1 GB/s", "leg 2 GB/s", "ratio",
                 "target (>= 0.8)");
-    for (auto [type, name] : {std::pair<infiniDevice_t, const char *>{INFINI_DEVICE_CPU, "cpu"},
-                              {INFINI_DEVICE_OPENCL, "opencl"}}) {
+    const std::pair<infiniDevice_t, const char *> kinds[] = {
+        {INFINI_DEVICE_NVIDIA, "nvidia"}, {INFINI_DEVICE_CPU, "cpu"}, {INFINI_DEVICE_OPENCL, "opencl"}};
+    bool present[3] = {gpus > 0, false, false};
+    for (int i = 1; i < 3; ++i) {
         int n = 0;
-        ok(infinirtGetDeviceCount(type, &n), "infinirtGetDeviceCount");
-        if (n == 0) {
-            std::printf("%-22s skipped: no %s device\n", name, name);
-            continue;
+        ok(infinirtGetDeviceCount(kinds[i].first, &n), "infinirtGetDeviceCount");
+        present[i] = n > 0;
+    }
+    /* Every pair of backends found: nvidia <-> cpu, nvidia <-> opencl, cpu <-> opencl. */
+    for (int i = 0; i < 3; ++i) {
+        for (int j = i + 1; j < 3; ++j) {
+            if (!present[i] || !present[j]) {
+                std::printf("%s <-> %s: skipped: no %s device\n", kinds[i].second, kinds[j].second,
+                            !present[i] ? kinds[i].second : kinds[j].second);
+                continue;
+            }
+            Leg a, b;
+            if (a.open(kinds[i].first, kinds[i].second, size) && b.open(kinds[j].first, kinds[j].second, size)) {
+                staged(a, b);
+            }
+            a.close();
+            b.close();
         }
-        staged(type, name, size, reps);
     }
     return g_failed ? 1 : 0;
 }
