@@ -709,7 +709,9 @@ __export infiniStatus_t infinirtDeviceDisablePeerAccess(infiniDevice_t type, int
  * inside its allocation, else BAD_PARAM with the figures (memory infinirt did not allocate is
  * not checked: cpu devices accept any host memory). Paths: same backend with a native peer copy
  * (cuda cuMemcpyPeerAsync, cpu memmove), direct whether or not access is enabled (cuda: the
- * driver routes it through the host when access is off); otherwise staged by the loader through
+ * driver routes it through the host when access is off); a cpu device and another backend's
+ * device: host-direct, the other backend's own D2H/H2D straight to/from the cpu device's memory
+ * (host memory), after the cpu side's stream drained, complete on return; otherwise staged by the loader through
  * two 8 MiB pinned host bounce buffers of the source backend (of the destination's when its
  * pinned memory serves DMA better: cuda/hip over opencl over cpu), double-buffered so that reading chunk k+1 overlaps writing chunk k; never a
  * host allocation of the whole size. */
@@ -720,7 +722,7 @@ __export infiniStatus_t infinirtMemcpyPeer(void *dst, infiniDevice_t dst_type, i
  * and before the size-0 no-op; a bad handle -> INVALID_HANDLE). Ordered after earlier work on
  * `stream` only: ordering with the other device is the caller's, through events
  * (infinirtStreamWaitEvent across devices is a device-side wait where the backend can). A direct
- * copy returns without waiting. A staged copy (between backends, opencl pairs) runs the other
+ * copy returns without waiting. A staged or host-direct copy (between backends, opencl pairs) runs the other
  * device's half on that device's default stream and blocks the caller until the copy is
  * complete. On a stream capturing under record/replay a same-backend copy is recorded; a staged
  * one is refused with BAD_PARAM and invalidates the capture (cuda/hip capture natively). */

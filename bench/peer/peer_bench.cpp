@@ -3,14 +3,15 @@
  *  - nvidia:0 -> nvidia:1, 256 MiB: infinirtMemcpyPeerAsync against cuMemcpyPeerAsync on the same
  *    CUstream, with peer access off and on (target: ratio >= 0.98 of the native bandwidth), and
  *    the link's GB/s;
- *  - cuda <-> cpu and cuda <-> opencl, 256 MiB, staged by the loader (infinirtMemcpyPeer):
- *    GB/s against the slower of the two legs measured in the same run, cuda's leg with
- *    cuMemcpyAsync to/from pinned memory, the other backend's leg with its own H2D/D2H
- *    copy from its pinned memory (infinirtMemcpy: the plugin's native call; cpu: a memmove)
- *    (target: >= 0.8 of the slower leg, which the double-buffered overlap makes reachable).
+ *  - every pair of backends found (nvidia <-> cpu, nvidia <-> opencl, cpu <-> opencl), 256 MiB,
+ *    infinirtMemcpyPeer (staged by the loader, or host-direct where one end is cpu): GB/s against
+ *    the slower of the two legs measured in the same run (leg 1: the source's D2H, leg 2: the
+ *    destination's H2D, each from/to its own pinned memory: cuda with cuMemcpyAsync from
+ *    cuMemHostAlloc memory, the others with infinirtMemcpy, the plugin's native call; cpu: a
+ *    memmove) (target: >= 0.8 of the slower leg).
  * Each figure is the median of `reps` copies; ours and native alternate (ABBA). Prints tables;
  * never fails on timing. Skips what the machine lacks (no CUDA, one GPU, no opencl device) with
- * the reason.
+ * the reason (without CUDA the cpu <-> opencl row still runs).
  * Usage: peer_bench [--quick]   (--quick: a smoke run with 8 MiB copies)
  */
 #include <infinirt.h>
