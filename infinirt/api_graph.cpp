@@ -59,8 +59,11 @@ __export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infini
     uint32_t flags = 0;
     std::unique_ptr<ModuleRefs> refs;
     if (s.backend->table.stream_begin_capture != nullptr) {
-        st = INFINIRT_CALL(s.backend, stream_end_capture, s.device, s.device, s.native, &native);
-        refs.reset(nativeCaptureRefsTake(s.slot)); // the capture is over
+        {
+            NativeCaptureEnding ending; // no submission to the stream is inside the plugin meanwhile
+            st = INFINIRT_CALL(s.backend, stream_end_capture, s.device, s.device, s.native, &native);
+            refs.reset(ending.take(s.slot)); // the capture is over
+        }
         if (refs != nullptr) {
             captureEndedOn(s.type, s.device);
         }
@@ -178,7 +181,7 @@ __export infiniStatus_t infinirtGraphLaunch(infinirtGraphExec_t graph_exec, infi
                     typeName(e->type), e->device, typeName(s.type), s.device);
     }
     if (!(e->flags & kGenericGraph)) {
-        return INFINIRT_CALL(s.backend, graph_launch, s.device, s.device, e->native, s.native);
+        return INFINIRT_SUBMIT(s, INFINIRT_CALL(s.backend, graph_launch, s.device, s.device, e->native, s.native));
     }
     const CaptureGraph *exec = static_cast<const CaptureGraph *>(e->native);
     if (captureOf(s) != nullptr) {

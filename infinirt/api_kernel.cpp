@@ -515,14 +515,16 @@ __export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infi
                 return captureLaunch(capture.graph(), k, *c, args, num_args);
             }
         }
-        if (INFINIRT_UNLIKELY(s.slot->module_refs.load(std::memory_order_acquire) != nullptr)) {
-            NativeCaptureHold hold(s.slot);
+        if (INFINIRT_UNLIKELY(underNativeCapture(s))) {
+            NativeCaptureHold hold(s.slot); // the launch too (capture.h, native captures)
             if (hold.refs() != nullptr) {
                 st = noteNativeCapture(hold.refs(), k->module);
                 if (st != INFINI_STATUS_SUCCESS) {
                     return st;
                 }
             }
+            return checked(b, s.device, "launch_kernel",
+                           INFINIRT_PLUGIN_STATUS(b, launch_kernel, s.device, ks->native, c, args, num_args, s.native));
         }
     }
     return checked(b, s.device, "launch_kernel",

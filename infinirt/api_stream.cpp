@@ -11,7 +11,7 @@ namespace infinirt {
 
 infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
     if (INFINIRT_LIKELY(ev->type == s.type && ev->device == s.device)) {
-        return INFINIRT_CALL(s.backend, stream_wait_event, s.device, s.device, s.native, ev->native);
+        return INFINIRT_SUBMIT(s, INFINIRT_CALL(s.backend, stream_wait_event, s.device, s.device, s.native, ev->native));
     }
     if (INFINIRT_UNLIKELY(g_layers.validation) && ev->type != s.type) {
         validationCrossBackendWait(s.type, s.device, ev->type, ev->device);

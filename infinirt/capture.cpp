@@ -37,6 +37,12 @@ ModuleRefs *nativeCaptureRefsTake(HandleSlot *stream) {
     return stream->module_refs.exchange(nullptr, std::memory_order_acq_rel);
 }
 
+NativeCaptureEnding::NativeCaptureEnding() { captureLock().lock(); }
+NativeCaptureEnding::~NativeCaptureEnding() { captureLock().unlock(); }
+ModuleRefs *NativeCaptureEnding::take(HandleSlot *stream) {
+    return stream->module_refs.exchange(nullptr, std::memory_order_acq_rel);
+}
+
 namespace detail {
 DeviceCaptures &deviceCaptures(int type, int id) {
     // One array per device type, made on first use and never freed (calls may come during exit).

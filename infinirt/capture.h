@@ -81,6 +81,34 @@ private:
     ModuleRefs *refs_ = nullptr;
 };
 
+// Native captures (cuda, hip) against submissions from other threads. The CUDA driver is not safe
+// against a submission to a capturing stream racing the end of that capture (on an H200,
+// cuMemsetD8Async crashed with SIGSEGV inside libcuda while another thread ended the capture), so
+// while a stream captures natively (its module_refs is set, from its begin to its end) every
+// submission to it holds the capture lock shared around the plugin call, and the end of capture
+// holds it exclusively. Streams that do not capture pay one load of a field of their slot's line.
+inline bool underNativeCapture(const StreamRef &r) {
+    return r.slot != nullptr && r.slot->module_refs.load(std::memory_order_acquire) != nullptr;
+}
+template <typename Call> INFINIRT_COLD infiniStatus_t heldSubmit(HandleSlot *slot, Call &&call) {
+    NativeCaptureHold hold(slot);
+    return call();
+}
+// `expr` (a plugin call submitting to the stream of StreamRef `r`), held while r captures natively.
+#define INFINIRT_SUBMIT(r, expr)                                                                      \
+    (INFINIRT_UNLIKELY(::infinirt::underNativeCapture(r)) ? ::infinirt::heldSubmit((r).slot, [&] { return (expr); }) \
+                                                           : (expr))
+// Holds the capture lock exclusively while a native capture ends (the plugin's end of capture runs
+// inside it); take() clears the stream's record of modules and returns it.
+class NativeCaptureEnding {
+public:
+    NativeCaptureEnding();
+    ~NativeCaptureEnding();
+    NativeCaptureEnding(const NativeCaptureEnding &) = delete;
+    NativeCaptureEnding &operator=(const NativeCaptureEnding &) = delete;
+    ModuleRefs *take(HandleSlot *stream);
+};
+
 // Captures and device-wide synchronisation (issue 16, item 11). A device-wide synchronisation
 // while a stream of that device captures is refused (BAD_PARAM, as CUDA refuses it in global
 // capture mode; on cuda it crashed inside cuCtxSynchronize). Begins of capture on a device and
