@@ -70,7 +70,8 @@ Anchor cudaAnchor(const Target &target) {
     // Leaked on purpose with the process: the tool measures once and exits.
     Anchor a;
     a.name = "CUDA driver API";
-    a.describe = "cuMemcpyHtoD/DtoH/DtoD on the same buffers; cuEventRecord/cuEventQuery, cuStreamSynchronize "
+    a.describe = "cuMemcpyHtoD/DtoH/DtoD (+ cuStreamSynchronize of the NULL stream) on the same buffers; "
+                 "cuEventRecord/cuEventQuery, cuStreamSynchronize "
                  "and cuLaunchKernel (the same PTX) on the CUstream behind the tool's stream";
     a.copy = [htod, dtoh, dtod](void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind) {
         if (kind == INFINIRT_MEMCPY_H2D) {
@@ -78,7 +79,10 @@ Anchor cudaAnchor(const Target &target) {
         } else if (kind == INFINIRT_MEMCPY_D2H) {
             dtoh(dst, reinterpret_cast<CUdeviceptr>(src), size);
         } else {
+            // cuMemcpyDtoD returns before the copy is done (no host synchronisation for device to
+            // device); infinirtMemcpy returns complete, so the anchor waits for its copy too.
             dtod(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), size);
+            driver().cuStreamSynchronize(nullptr);
         }
     };
     a.event_record = [event, stream] { driver().cuEventRecord(event, stream); };
