@@ -79,7 +79,7 @@ constexpr EntryInfo kEntries[kEntryCount] = {
     {"module_unload", "infinirtModuleUnload", {A::Device, A::DestroyModule}, {"device", "module"}},
     {"module_get_kernel", "infinirtModuleGetKernel", {A::Device, A::Module, A::Skip, A::OutKernel},
      {"device", "module", nullptr, "kernel"}},
-    {"module_get_global", "infinirtModuleGetGlobal", {A::Device, A::Module, A::Skip, A::Skip, A::Skip},
+    {"module_get_global", "infinirtModuleGetGlobal", {A::Device, A::Module, A::Skip, A::OutGlobal, A::OutGlobalSize},
      {"device", "module"}},
     {"kernel_get_attribute", "infinirtKernelGetAttribute", {A::Device, A::Kernel, A::Value, A::Skip},
      {"device", "kernel", "attr"}},

@@ -1,5 +1,7 @@
 // The validation layer (INFINIRT_VALIDATION=1): its own record of every allocation and plugin
-// object made through the wrapped tables, a bounded record of recent frees and destroys, and the
+// object made through the wrapped tables, a bounded record of recent frees and destroys (a freed
+// range the backend hands out again, as an allocation or a module global, or that the backend's
+// pointer_get_attributes says is live memory, is not called freed), and the
 // calls in flight on each object. Refuses (BAD_PARAM / INVALID_HANDLE, the detail naming the call,
 // the pointer and the allocation) what would corrupt memory or crash; reports on stderr what
 // works but is likely a mistake; prints the leak report at exit. One mutex: this layer is for
@@ -144,11 +146,35 @@ const Memory *holding(State &s, uintptr_t p) {
     return p < it->first + std::max<size_t>(it->second.size, 1) ? &it->second : nullptr;
 }
 
+bool overlaps(const Memory &m, uintptr_t base, size_t size) {
+    return base < m.base + std::max<size_t>(m.size, 1) && m.base < base + std::max<size_t>(size, 1);
+}
+
+// The backend made [base, base + size) live again (an allocation, a module global): the frees
+// recorded there no longer say anything about it.
+void forgetFreed(State &s, uintptr_t base, size_t size) {
+    s.freed.erase(std::remove_if(s.freed.begin(), s.freed.end(),
+                                 [&](const Freed &f) { return overlaps(f.memory, base, size); }),
+                  s.freed.end());
+}
+
+// The most recent free recorded at `p`, unless the backend that made that allocation now knows
+// `p` as live memory: the driver reuses freed ranges for memory infinirt never sees (allocated
+// natively by the caller, a framework's pool). Caller holds the lock; the plugin's own entry is
+// asked (never blocks; the wrappers would take the lock again).
 const Freed *recentlyFreed(State &s, uintptr_t p) {
     for (auto it = s.freed.rbegin(); it != s.freed.rend(); ++it) {
-        if (p >= it->memory.base && p < it->memory.base + std::max<size_t>(it->memory.size, 1)) {
-            return &*it;
+        if (!overlaps(it->memory, p, 1)) {
+            continue;
         }
+        infinirtPluginPointerGetAttributesFn *ask = layerNext(it->memory.type).pointer_get_attributes;
+        infinirtPointerAttributes_t a{};
+        a.struct_size = sizeof a;
+        if (ask != nullptr && ask(reinterpret_cast<const void *>(p), &a) == INFINI_STATUS_SUCCESS &&
+            a.kind != INFINIRT_MEMORY_UNKNOWN) {
+            return nullptr;
+        }
+        return &*it;
     }
     return nullptr;
 }
@@ -371,6 +397,11 @@ void validateAfter(const LayerCall &c, infiniStatus_t st) {
             m.kind = c.entry;
             m.created = origin(s, c.entry);
             s.memory[m.base] = m;
+            forgetFreed(s, m.base, m.size);
+        } else if (ok && role == Arg::OutGlobal) {
+            const uintptr_t size_at = static_cast<uintptr_t>(c.find(Arg::OutGlobalSize));
+            forgetFreed(s, reinterpret_cast<uintptr_t>(*reinterpret_cast<void **>(v)),
+                        size_at != 0 ? *reinterpret_cast<const size_t *>(size_at) : 1);
         } else if (ok && role == Arg::FreePtr) {
             auto it = s.memory.find(v);
             if (it != s.memory.end()) {

@@ -85,6 +85,8 @@ enum class Arg : uint8_t {
     Src,       // range start read by the call
     FreePtr,   // memory being released
     OutMem,    // void **: memory created
+    OutGlobal, // void **: a module global's address (memory the plugin made, not infinirt)
+    OutGlobalSize, // size_t * (may be NULL): that global's size
     Stream, Event, Graph, Exec, Module, Kernel,                // a plugin object in use
     OutStream, OutEvent, OutGraph, OutExec, OutModule, OutKernel, // void **: an object created
     DestroyStream, DestroyEvent, DestroyGraph, DestroyExec, DestroyModule, // an object destroyed

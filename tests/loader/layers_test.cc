@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <fstream>
 #include <iterator>
 #include <sched.h>
@@ -152,6 +153,107 @@ TEST(ValidationRanges, KernelPointerArgumentToFreedMemoryIsRefused) {
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, Kernels::Launch(touch, d, nullptr));
     EXPECT_CONTAINS(LastError(), ("infinirtLaunchKernel: POINTER argument 0 " + Hex(d) + " uses freed memory"));
     EXPECT_CONTAINS(LastError(), ("freed by infinirtFree"));
+}
+
+// ---- validation: freed ranges the backend hands out again --------------------------------------
+
+// The reuse stub (stubs/stub_reuse.c) on kunlun:0: its arena hands the lowest free slot to
+// infinirtMalloc, to a module's global and to the caller's native allocator alike, as the CUDA
+// driver reuses a freed range at once. Its own functions are found in the copy the loader opened.
+struct ReuseStub {
+    void *(*native_malloc)() = nullptr;
+    void (*native_free)(void *) = nullptr;
+    void (*know_pointers)(int) = nullptr;
+    ReuseStub() {
+        int count = 0;
+        EXPECT_OK(infinirtGetDeviceCount(INFINI_DEVICE_KUNLUN, &count));
+        EXPECT_EQ(count, 1) << "the reuse stub is not loaded";
+        EXPECT_OK(infinirtSetDevice(INFINI_DEVICE_KUNLUN, 0));
+        void *h = dlopen(STUB_REUSE_PATH, RTLD_NOW | RTLD_NOLOAD);
+        EXPECT_NE(h, nullptr) << dlerror();
+        if (h != nullptr) {
+            native_malloc = reinterpret_cast<void *(*)()>(dlsym(h, "stubReuseNativeMalloc"));
+            native_free = reinterpret_cast<void (*)(void *)>(dlsym(h, "stubReuseNativeFree"));
+            know_pointers = reinterpret_cast<void (*)(int)>(dlsym(h, "stubReuseKnowPointers"));
+        }
+    }
+    bool ok() const { return native_malloc != nullptr && native_free != nullptr && know_pointers != nullptr; }
+};
+
+// A freed block, refused as freed while nothing else lives there.
+void *FreedBlock() {
+    void *d = nullptr;
+    EXPECT_OK(infinirtMalloc(&d, 64));
+    EXPECT_OK(infinirtFree(d));
+    char host[64];
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemcpy(host, d, 64, INFINIRT_MEMCPY_D2H));
+    EXPECT_CONTAINS(LastError(), ("infinirtMemcpy: src " + Hex(d) + " uses freed memory"));
+    return d;
+}
+
+// The false positive seen on an H200: the driver placed a module's global where a freed
+// infinirtMalloc block was. Here the backend cannot say whose a pointer is (as hip, which has no
+// pointer_get_attributes): the global returned through module_get_global clears the record.
+TEST(ValidationReuse, ModuleGlobalInAFreedRangeIsNotCalledFreed) {
+    ReuseStub stub;
+    ASSERT_TRUE(stub.ok());
+    stub.know_pointers(0);
+    void *d = FreedBlock();
+    const char text[] = "stub image";
+    infinirtModuleImage_t image{};
+    image.struct_size = sizeof image;
+    image.format = INFINIRT_MODULE_FORMAT_PTX;
+    image.data = text;
+    image.size = sizeof text;
+    infinirtModule_t module = nullptr;
+    ASSERT_OK(infinirtModuleLoad(&module, INFINI_DEVICE_KUNLUN, 0, &image, 1, nullptr, 0));
+    void *global = nullptr;
+    size_t size = 0;
+    EXPECT_OK(infinirtModuleGetGlobal(&global, &size, module, "counter"));
+    EXPECT_EQ(global, d) << "the stub reuses the lowest free slot";
+    EXPECT_EQ(size, 64u);
+    char host[64] = {};
+    EXPECT_OK(infinirtMemset(global, 7, 64));
+    EXPECT_OK(infinirtMemcpy(host, global, 64, INFINIRT_MEMCPY_D2H));
+    EXPECT_EQ(host[63], 7);
+    EXPECT_OK(infinirtModuleUnload(module));
+    stub.know_pointers(1);
+}
+
+// Memory the caller allocated natively (a framework's pool) where a freed block was: the
+// backend's pointer_get_attributes says it is live, so it is not refused; once the caller frees
+// it too, the old record refuses it again.
+TEST(ValidationReuse, NativeMemoryInAFreedRangeIsNotCalledFreedWhileLive) {
+    ReuseStub stub;
+    ASSERT_TRUE(stub.ok());
+    stub.know_pointers(1);
+    void *d = FreedBlock();
+    void *native = stub.native_malloc();
+    ASSERT_EQ(native, d) << "the stub reuses the lowest free slot";
+    char host[64] = {};
+    EXPECT_OK(infinirtMemcpy(host, native, 64, INFINIRT_MEMCPY_D2H));
+    EXPECT_OK(infinirtMemcpy(native, host, 64, INFINIRT_MEMCPY_H2D));
+    stub.native_free(native);
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemcpy(host, d, 64, INFINIRT_MEMCPY_D2H));
+    EXPECT_CONTAINS(LastError(), ("uses freed memory: it lies in the allocation " + Hex(d)));
+    EXPECT_CONTAINS(LastError(), "freed by infinirtFree");
+}
+
+// An allocation in a freed range: the record of the free goes (freeing the new block records it
+// anew).
+TEST(ValidationReuse, AllocationInAFreedRangeIsNotCalledFreed) {
+    ReuseStub stub;
+    ASSERT_TRUE(stub.ok());
+    stub.know_pointers(0);
+    void *d = FreedBlock();
+    void *again = nullptr;
+    ASSERT_OK(infinirtMalloc(&again, 64));
+    EXPECT_EQ(again, d);
+    char host[64] = {};
+    EXPECT_OK(infinirtMemcpy(host, again, 64, INFINIRT_MEMCPY_D2H));
+    EXPECT_OK(infinirtFree(again));
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemcpy(host, d, 64, INFINIRT_MEMCPY_D2H));
+    stub.know_pointers(1);
 }
 
 // ---- validation: devices and events -----------------------------------------------------------
