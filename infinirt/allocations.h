@@ -1,8 +1,11 @@
 // The loader's record of live allocations: which backend and device own a pointer, its kind and
 // size. It routes infinirtFree to the right plugin whatever device is current, turns double frees
 // and foreign pointers into errors, and answers infinirtPointerGetAttributes (interior pointers
-// too). Thread-safe (a reader-writer lock; allocation and free are not the per-op hot path: the
-// C++ layer caches blocks).
+// too). Thread-safe: changes take a reader-writer lock exclusively and bump a generation; lookups
+// (every copy, fill and kernel pointer argument) are answered from the calling thread's cache of
+// recent ranges while the generation is unchanged (one load of it, no lock, no shared write), else
+// under the shared lock. Allocation and free are not the per-op hot path: the C++ layer caches
+// blocks.
 #pragma once
 
 #include "internal.h"
@@ -44,7 +47,7 @@ bool takeAllocation(void *ptr, infinirtMemoryKind_t kind, Allocation &taken, All
 void liveAllocationTotals(size_t &count, size_t &bytes);
 // The allocation holding `ptr` (base <= ptr < base + size); false if none.
 bool findAllocation(const void *ptr, Allocation &out);
-// Both at once, under one lock (copies look up their two sides).
+// Both at once, at one generation of the record (copies look up their two sides).
 void findAllocations(const void *a, bool &found_a, Allocation &out_a, const void *b, bool &found_b, Allocation &out_b);
 // Notes that a stream of (type, id) was handed memory of the live allocation at `base`.
 void noteForeignUser(const void *base, int type, int id);

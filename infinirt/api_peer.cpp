@@ -41,10 +41,10 @@ infiniStatus_t canAccess(const PeerEnd &a, const PeerEnd &b, int &value) {
 }
 
 // A pointer infinirt allocated must belong to the device it is named with, and the copy must stay
-// inside its allocation. Memory infinirt does not know is passed on unchecked.
-infiniStatus_t checkRange(const char *function, const char *which, const void *p, const PeerEnd &e, size_t size) {
-    Allocation a;
-    if (!findAllocation(p, a)) {
+// inside its allocation. Memory infinirt does not know (`known` false) is passed on unchecked.
+infiniStatus_t checkRange(const char *function, const char *which, const void *p, const PeerEnd &e, size_t size,
+                          bool known, const Allocation &a) {
+    if (!known) {
         return INFINI_STATUS_SUCCESS;
     }
     if (a.type != e.type || a.device != e.id) {
@@ -69,11 +69,18 @@ infiniStatus_t checkCopy(const char *function, void *dst, infiniDevice_t dst_typ
         return nullArgument(function, "src");
     }
     infiniStatus_t st = checkPair(dst_type, dst_id, src_type, src_id, d, s);
-    if (st == INFINI_STATUS_SUCCESS && size > 0) {
-        st = checkRange(function, "dst", dst, d, size);
+    if (st != INFINI_STATUS_SUCCESS || size == 0) {
+        return st;
     }
-    if (st == INFINI_STATUS_SUCCESS && size > 0) {
-        st = checkRange(function, "src", src, s, size);
+    // Both pointers in one lookup of the allocation record.
+    bool dst_known = false;
+    bool src_known = false;
+    Allocation da;
+    Allocation sa;
+    findAllocations(dst, dst_known, da, src, src_known, sa);
+    st = checkRange(function, "dst", dst, d, size, dst_known, da);
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = checkRange(function, "src", src, s, size, src_known, sa);
     }
     return st;
 }
