@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace infinirt_test {
@@ -94,6 +95,40 @@ TEST_P(Ranges, AllocationsBeyondTheDeviceAreOutOfMemory) {
         EXPECT_STATUS(INFINI_STATUS_OUT_OF_MEMORY, infinirtMalloc(&p, size));
         EXPECT_EQ(p, nullptr);
     }
+}
+
+// This thread's lookups of the allocation record are cached (allocations and the gaps between
+// them): an allocation or free made by another thread is seen by the very next call here.
+TEST_P(Ranges, AnotherThreadsMallocAndFreeAreSeenAtOnce) {
+    const auto attributesOf = [](const void *p) {
+        infinirtPointerAttributes_t a{};
+        a.struct_size = sizeof a;
+        EXPECT_OK(infinirtPointerGetAttributes(&a, p));
+        return a;
+    };
+    DeviceBuffer kept;
+    ASSERT_OK(kept.Malloc(kSize));
+    // The gaps below, between and above the allocations are looked up (and cached) here first.
+    const uintptr_t k = reinterpret_cast<uintptr_t>(kept.get());
+    for (uintptr_t p : {uintptr_t{16}, k - 1, k, k + kSize, UINTPTR_MAX - 16}) {
+        attributesOf(reinterpret_cast<const void *>(p));
+    }
+    void *b = nullptr;
+    std::thread([&] {
+        ASSERT_OK(infinirtSetDevice(type(), id()));
+        ASSERT_OK(infinirtMalloc(&b, kSize));
+    }).join();
+    ASSERT_NE(b, nullptr);
+    infinirtPointerAttributes_t a = attributesOf(static_cast<char *>(b) + 1);
+    EXPECT_EQ(a.kind, INFINIRT_MEMORY_DEVICE);
+    EXPECT_EQ(a.base, b);
+    EXPECT_EQ(a.size, kSize);
+    EXPECT_OVERRUN(infinirtMemset(b, 0, kSize + 1));
+    std::thread([&] { ASSERT_OK(infinirtFree(b)); }).join();
+    a = attributesOf(b);
+    EXPECT_EQ(a.kind, INFINIRT_MEMORY_UNKNOWN); // no backend here recognises freed memory either
+    EXPECT_NE(a.base, b);
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtFree(b));
 }
 
 INSTANTIATE_ON_ALL_DEVICES(Ranges);
