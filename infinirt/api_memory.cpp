@@ -92,7 +92,7 @@ Side sideOf(const void *p) {
     return s;
 }
 
-// Both sides of a copy, under one lock of the allocation record.
+// Both sides of a copy, in one lookup of the allocation record.
 void sidesOf(const void *dst, Side &d, const void *src, Side &s) {
     findAllocations(dst, d.known, d.a, src, s.known, s.a);
     d.device = d.known && d.a.kind == INFINIRT_MEMORY_DEVICE;
@@ -327,7 +327,7 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS) || size == 0) {
         return st;
     }
-    // Both pointers looked up (one shared lock): ranges are checked, a use by another device is
+    // Both pointers looked up (once): ranges are checked, a use by another device is
     // noted for Free, DEFAULT is resolved, and D2D between two devices takes the peer path.
     Side d;
     Side s;
