@@ -1,14 +1,37 @@
 #include "capture.h"
 
-#include <shared_mutex>
+#include <mutex>
+#include <pthread.h>
 
 namespace infinirt {
 
 namespace {
-// Held shared by every append to (or invalidation of) any stream's capture, exclusively while a
-// capture is taken off its stream. Never destroyed: calls may come during exit.
-std::shared_mutex &captureLock() {
-    static std::shared_mutex *m = new std::shared_mutex();
+// A reader-writer lock that lets a waiting writer in first: submissions to a capturing stream
+// hold it shared back to back from several threads, and with readers first (std::shared_mutex on
+// glibc) the end of the capture could wait for ever (seen on an H200: stress.contract hung).
+class WriterFirstLock {
+public:
+    WriterFirstLock() {
+        pthread_rwlockattr_t attr;
+        pthread_rwlockattr_init(&attr);
+        pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+        pthread_rwlock_init(&lock_, &attr);
+        pthread_rwlockattr_destroy(&attr);
+    }
+    void lock() { pthread_rwlock_wrlock(&lock_); }
+    void unlock() { pthread_rwlock_unlock(&lock_); }
+    void lock_shared() { pthread_rwlock_rdlock(&lock_); }
+    void unlock_shared() { pthread_rwlock_unlock(&lock_); }
+
+private:
+    pthread_rwlock_t lock_;
+};
+
+// Held shared by every append to (or invalidation of) any stream's capture and by submissions to
+// a natively capturing stream, exclusively while a capture is taken off its stream. Never
+// destroyed: calls may come during exit.
+WriterFirstLock &captureLock() {
+    static WriterFirstLock *m = new WriterFirstLock();
     return *m;
 }
 } // namespace
@@ -28,12 +51,12 @@ NativeCaptureHold::NativeCaptureHold(HandleSlot *stream) {
 NativeCaptureHold::~NativeCaptureHold() { captureLock().unlock_shared(); }
 
 CaptureGraph *captureTake(HandleSlot *stream) {
-    std::unique_lock<std::shared_mutex> lock(captureLock());
+    std::lock_guard<WriterFirstLock> lock(captureLock());
     return stream->capture.exchange(nullptr, std::memory_order_acq_rel);
 }
 
 ModuleRefs *nativeCaptureRefsTake(HandleSlot *stream) {
-    std::unique_lock<std::shared_mutex> lock(captureLock());
+    std::lock_guard<WriterFirstLock> lock(captureLock());
     return stream->module_refs.exchange(nullptr, std::memory_order_acq_rel);
 }
 
