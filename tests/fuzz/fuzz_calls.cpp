@@ -519,9 +519,19 @@ private:
 
     void cleanUp() {
         quiesce();
+        infiniDevice_t t;
+        int id;
+        mustSucceed("GetDevice", infinirtGetDevice(&t, &id));
         for (void *p : async_) {
+            // NULL is the current device's default stream: make the block's device current (a
+            // stream of another device is refused).
+            infinirtPointerAttributes_t a{};
+            a.struct_size = sizeof a;
+            mustSucceed("PointerGetAttributes", infinirtPointerGetAttributes(&a, p));
+            mustSucceed("SetDevice", fzSetDevice(static_cast<int>(a.device_type), a.device_id));
             mustSucceed("FreeAsync", infinirtFreeAsync(p, nullptr));
         }
+        mustSucceed("SetDevice", fzSetDevice(static_cast<int>(t), id));
         quiesce();
         for (void *s : streams_) {
             mustSucceed("StreamDestroy", infinirtStreamDestroy(s));
