@@ -23,6 +23,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace infinirt::opencl {
 
@@ -320,6 +321,15 @@ infinirtPluginFreeAsyncFn freeAsync;
 
 struct Module;
 
+// What a kernel parameter takes, from clGetKernelArgInfo; numbered as the infinirtKernelArgKind_t
+// that fits it, so that a launch checks an argument with one comparison.
+enum class Param : uint8_t {
+    Value = INFINIRT_KERNEL_ARG_VALUE,     // __private: scalars, vectors, structs
+    Pointer = INFINIRT_KERNEL_ARG_POINTER, // a __global or __constant pointer
+    Local = INFINIRT_KERNEL_ARG_LOCAL,     // a __local pointer
+    Object = 3, // an image, pipe, sampler_t or queue_t: an OpenCL object infinirt cannot pass
+};
+
 // One cl_kernel of a module, created on the first module_get_kernel of its name and released
 // with the module. Fields above launch_mutex are immutable after creation.
 struct Kernel {
@@ -335,6 +345,11 @@ struct Kernel {
     cl_ulong local_capacity = 0;          // the device's local memory less static_local
     size_t max_item_sizes[3] = {0, 0, 0}; // CodeTraits::max_item_sizes
     bool flush = true;                    // CodeTraits::flush_launches
+    // One per parameter (describeKernel); empty where the implementation gives no argument
+    // information (SPIR-V, device binaries built without -cl-kernel-arg-info). A launch refuses
+    // an argument of another kind: OpenCL implementations read the bytes of a VALUE argument
+    // given to a __global parameter as a cl_mem handle (PoCL 3.1 then aborts or crashes).
+    std::vector<Param> params;
     // MAX_DYNAMIC_SHARED_BYTES: local_capacity until kernel_set_attribute lowers it.
     std::atomic<int64_t> max_dynamic_local{0};
     // clSetKernelArg is not thread-safe per cl_kernel, and the arguments a command uses are
@@ -360,7 +375,8 @@ const CodeTraits &codeTraits(Device &dev);
 // clCompileProgram'd with its options, then clLinkProgram'd), SPIRV (clCreateProgramWithIL where
 // the device reports IL versions; NOT_IMPLEMENTED naming them otherwise) and DEVICE_BINARY
 // (clCreateProgramWithBinary + clBuildProgram, one image only). OpenCL C builds whose options
-// name no -cl-std get CodeTraits::std_option. A failed build, compile or link: BUILD_FAILED with
+// name no -cl-std get CodeTraits::std_option, and all get -cl-kernel-arg-info (without it no
+// implementation need say what a parameter takes; see Kernel::params). A failed build, compile or link: BUILD_FAILED with
 // the first lines of CL_PROGRAM_BUILD_LOG; the whole log goes to `log` either way.
 infinirtPluginModuleLoadFn moduleLoad;
 // Releases the kernels and the program: commands already enqueued keep them alive (OpenCL
@@ -383,7 +399,8 @@ infinirtPluginKernelGetAttributeFn kernelGetAttribute;
 // memory (BAD_PARAM with the figures above it).
 infinirtPluginKernelSetAttributeFn kernelSetAttribute;
 
-// clSetKernelArg (VALUE: the bytes; LOCAL: size with NULL), clSetKernelArgSVMPointer (POINTER;
+// Each argument's kind must fit its parameter where Kernel::params knows it (BAD_PARAM naming
+// both otherwise); then clSetKernelArg (VALUE: the bytes; LOCAL: size with NULL), clSetKernelArgSVMPointer (POINTER;
 // a NULL pointer is set as a NULL buffer), then clEnqueueNDRangeKernel with global = grid x block
 // and local = block, in as few dimensions as cover the sizes above 1, on the stream's in-order
 // queue (numbered like every command of the stream; flushed where CodeTraits::flush_launches

@@ -31,6 +31,28 @@ argFailure(const Kernel &k, uint32_t index, const infinirtKernelArg_t &arg, cons
                          argKindName(arg.kind), arg.size, k.name.c_str(), k.device);
 }
 
+const char *paramName(Param param) {
+    switch (param) {
+    case Param::Value: return "a __private value, which takes a VALUE argument";
+    case Param::Pointer: return "a __global or __constant pointer, which takes a POINTER argument (device memory)";
+    case Param::Local: return "a __local pointer, which takes a LOCAL argument";
+    case Param::Object: break;
+    }
+    return "an OpenCL image, pipe, sampler or queue, which infinirt cannot pass";
+}
+
+// Cold: an argument whose kind does not fit its parameter. VALUE bytes given to a __global
+// parameter would be read by the implementation as a cl_mem handle.
+__attribute__((noinline, cold)) infiniStatus_t paramMismatch(const Kernel &k, uint32_t index,
+                                                             const infinirtKernelArg_t &arg) {
+    char type[128] = {};
+    api().clGetKernelArgInfo(k.kernel, index, CL_KERNEL_ARG_TYPE_NAME, sizeof(type) - 1, type, nullptr);
+    return common::fail(INFINI_STATUS_BAD_PARAM,
+                        "argument %u (%s, %zu bytes) of kernel \"%s\" on opencl:%d: parameter %u (%s) is %s", index,
+                        argKindName(arg.kind), arg.size, k.name.c_str(), k.device, index,
+                        type[0] ? type : "type unknown", paramName(k.params[index]));
+}
+
 // Sets argument `index`; CL_SUCCESS or the failing call's code (*call names it).
 inline cl_int setArg(const Kernel &k, uint32_t index, const infinirtKernelArg_t &arg, const char **call) {
     const NativeApi &cl = api();
@@ -106,7 +128,11 @@ infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig
         if (num_args > 0) {
             lock.lock();
         }
+        const bool checked = k.params.size() == num_args;
         for (uint32_t i = 0; i < num_args; ++i) {
+            if (checked && __builtin_expect(static_cast<int>(k.params[i]) != static_cast<int>(args[i].kind), 0)) {
+                return paramMismatch(k, i, args[i]);
+            }
             const char *call = nullptr;
             err = setArg(k, i, args[i], &call);
             if (__builtin_expect(err != CL_SUCCESS, 0)) {

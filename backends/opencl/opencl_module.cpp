@@ -169,11 +169,15 @@ struct Build {
     }
 };
 
-// The options an OpenCL C compile uses: the image's, plus the device's -cl-std unless they name one.
+// The options an OpenCL C compile uses: the image's, plus the device's -cl-std unless they name
+// one, plus -cl-kernel-arg-info unless they have it (launches check arguments against it).
 std::string sourceOptions(const Device &dev, const char *options) {
     std::string out = options ? options : "";
     if (!dev.code.std_option.empty() && out.find("-cl-std=") == std::string::npos) {
         out += (out.empty() ? "" : " ") + dev.code.std_option;
+    }
+    if (out.find("-cl-kernel-arg-info") == std::string::npos) {
+        out += out.empty() ? "-cl-kernel-arg-info" : " -cl-kernel-arg-info";
     }
     return out;
 }
@@ -352,6 +356,41 @@ infiniStatus_t workGroupInfo(const Kernel &k, cl_device_id id, cl_kernel_work_gr
     return INFINI_STATUS_SUCCESS;
 }
 
+template <typename T> bool argInfo(const Kernel &k, cl_uint index, cl_kernel_arg_info what, T *value) {
+    return api().clGetKernelArgInfo(k.kernel, index, what, sizeof(T), value, nullptr) == CL_SUCCESS;
+}
+
+// What each parameter takes (Kernel::params); none where any answer is missing (the
+// implementation keeps no argument information for the program, e.g. SPIR-V).
+void describeParams(Kernel &k) {
+    std::vector<Param> params(k.num_args);
+    for (cl_uint i = 0; i < k.num_args; ++i) {
+        cl_kernel_arg_address_qualifier address = 0;
+        cl_kernel_arg_access_qualifier access = 0;
+        cl_kernel_arg_type_qualifier type_qualifier = 0;
+        char type[32] = {};
+        if (!argInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, &address) ||
+            !argInfo(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, &access) ||
+            !argInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, &type_qualifier)) {
+            return;
+        }
+        // A longer name is no sampler_t or queue_t (a failure to fit leaves `type` empty).
+        api().clGetKernelArgInfo(k.kernel, i, CL_KERNEL_ARG_TYPE_NAME, sizeof(type) - 1, type, nullptr);
+        // Images (and pipes) have an access qualifier; buffers and values have none.
+        if (access != CL_KERNEL_ARG_ACCESS_NONE || (type_qualifier & CL_KERNEL_ARG_TYPE_PIPE) ||
+            std::strcmp(type, "sampler_t") == 0 || std::strcmp(type, "queue_t") == 0) {
+            params[i] = Param::Object;
+        } else if (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT) {
+            params[i] = Param::Pointer;
+        } else if (address == CL_KERNEL_ARG_ADDRESS_LOCAL) {
+            params[i] = Param::Local;
+        } else {
+            params[i] = Param::Value;
+        }
+    }
+    k.params = std::move(params);
+}
+
 // Queries what the kernel's attributes and launches need.
 infiniStatus_t describeKernel(Kernel &k, Device &dev) {
     cl_int err = api().clGetKernelInfo(k.kernel, CL_KERNEL_NUM_ARGS, sizeof(k.num_args), &k.num_args, nullptr);
@@ -381,6 +420,7 @@ infiniStatus_t describeKernel(Kernel &k, Device &dev) {
         k.max_item_sizes[i] = code.max_item_sizes[i];
     }
     k.flush = code.flush_launches;
+    describeParams(k);
     return INFINI_STATUS_SUCCESS;
 }
 

@@ -51,6 +51,7 @@ namespace infinirt::opencl {
     X(clReleaseKernel)                                                                                            \
     X(clGetKernelInfo)                                                                                            \
     X(clGetKernelWorkGroupInfo)                                                                                   \
+    X(clGetKernelArgInfo)                                                                                         \
     X(clSetKernelArg)                                                                                             \
     X(clSetKernelArgSVMPointer)                                                                                   \
     X(clEnqueueNDRangeKernel)
