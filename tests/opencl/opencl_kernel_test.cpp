@@ -431,6 +431,85 @@ TEST_P(OpenclKernel, LaunchShapesOpenclCannotRunAreRefused) {
     EXPECT_NE(lastError().find(std::to_string(items[2])), std::string::npos) << lastError();
 }
 
+// Each argument's kind must fit its parameter (from clGetKernelArgInfo: the plugin builds OpenCL C
+// with -cl-kernel-arg-info). The bytes of a VALUE argument given to a __global parameter are read
+// as a cl_mem handle: with a device address there, PoCL 3.1 aborted the process ("PTHREAD ERROR
+// in can_run_command(): Invalid argument") or crashed inside clEnqueueNDRangeKernel (the bounded
+// libFuzzer run, tests/fuzz/corpus/calls/regression-opencl-value-for-global-pointer).
+TEST_P(OpenclKernel, ArgumentsThatDoNotFitTheirParameterAreRefused) {
+    const char text[] = R"CL(
+kernel void kinds(global int *out, int value, local int *scratch, constant int *add) {
+    scratch[get_local_id(0)] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = scratch[get_local_id(0)] + add[0];
+}
+)CL";
+    const infinirtModuleImage_t im = source(text);
+    ASSERT_EQ(load(&im, 1), INFINI_STATUS_SUCCESS) << lastError();
+    infinirtKernel_t kernel = nullptr;
+    ASSERT_EQ(infinirtModuleGetKernel(&kernel, module_, "kinds"), INFINI_STATUS_SUCCESS);
+    const uint32_t block = 4;
+    int *out = static_cast<int *>(deviceBuffer(block * sizeof(int)));
+    int *add = static_cast<int *>(deviceBuffer(sizeof(int)));
+    const int one = 1;
+    ASSERT_EQ(infinirtMemcpy(add, &one, sizeof one, INFINIRT_MEMCPY_H2D), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMemset(out, 0, block * sizeof(int)), INFINI_STATUS_SUCCESS);
+    const int value = 41;
+    const infinirtKernelArg_t pointer = pointerArg(reinterpret_cast<void *const *>(&out));
+    const infinirtKernelArg_t by_value = valueArg(&value);
+    const infinirtKernelArg_t local = {INFINIRT_KERNEL_ARG_LOCAL, block * sizeof(int), nullptr};
+    const infinirtKernelArg_t constant = pointerArg(reinterpret_cast<void *const *>(&add));
+    const infinirtLaunchConfig_t cfg = config1d(1, block);
+
+    // The device address as VALUE bytes (what the fuzzer did), and every other misfit.
+    const infinirtKernelArg_t address_as_value = valueArg(&out);
+    const infinirtKernelArg_t pointer_as_local = {INFINIRT_KERNEL_ARG_LOCAL, sizeof(void *), nullptr};
+    struct Misfit {
+        unsigned index;
+        infinirtKernelArg_t arg;
+        const char *names; // what the message must say of the parameter
+    };
+    const Misfit misfits[] = {
+        {0, address_as_value, "POINTER"}, {0, pointer_as_local, "POINTER"}, {1, pointer, "VALUE"},
+        {2, by_value, "LOCAL"},           {2, pointer, "LOCAL"},            {3, address_as_value, "POINTER"},
+    };
+    for (const Misfit &m : misfits) {
+        infinirtKernelArg_t args[] = {pointer, by_value, local, constant};
+        args[m.index] = m.arg;
+        EXPECT_EQ(infinirtLaunchKernel(kernel, &cfg, args, 4, nullptr), INFINI_STATUS_BAD_PARAM)
+            << "argument " << m.index;
+        const std::string message = lastError();
+        EXPECT_NE(message.find("parameter " + std::to_string(m.index)), std::string::npos) << message;
+        EXPECT_NE(message.find(m.names), std::string::npos) << message;
+    }
+    ASSERT_EQ(infinirtDeviceSynchronize(), INFINI_STATUS_SUCCESS);
+    std::vector<int> host(block, -1);
+    ASSERT_EQ(infinirtMemcpy(host.data(), out, block * sizeof(int), INFINIRT_MEMCPY_D2H), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(host, std::vector<int>(block, 0)) << "a refused launch ran";
+
+    // The arguments that fit still launch, after the refusals.
+    const infinirtKernelArg_t args[] = {pointer, by_value, local, constant};
+    ASSERT_EQ(infinirtLaunchKernel(kernel, &cfg, args, 4, nullptr), INFINI_STATUS_SUCCESS) << lastError();
+    ASSERT_EQ(infinirtMemcpy(host.data(), out, block * sizeof(int), INFINIRT_MEMCPY_D2H), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(host, std::vector<int>(block, value + 1));
+
+    // An image parameter takes no argument infinirt can give (where the device has images).
+    const char image_text[] = "kernel void width(read_only image2d_t im, global int *out) { out[0] = get_image_width(im); }";
+    const infinirtModuleImage_t image_im = source(image_text);
+    infinirtModule_t image_module = nullptr;
+    if (infinirtModuleLoad(&image_module, INFINI_DEVICE_OPENCL, GetParam(), &image_im, 1, nullptr, 0) ==
+        INFINI_STATUS_SUCCESS) {
+        infinirtKernel_t width = nullptr;
+        ASSERT_EQ(infinirtModuleGetKernel(&width, image_module, "width"), INFINI_STATUS_SUCCESS);
+        for (const infinirtKernelArg_t &arg : {address_as_value, pointer}) {
+            const infinirtKernelArg_t image_args[] = {arg, pointer};
+            EXPECT_EQ(infinirtLaunchKernel(width, &cfg, image_args, 2, nullptr), INFINI_STATUS_BAD_PARAM);
+            EXPECT_NE(lastError().find("image2d_t"), std::string::npos) << lastError();
+        }
+        EXPECT_EQ(infinirtModuleUnload(image_module), INFINI_STATUS_SUCCESS);
+    }
+}
+
 TEST_P(OpenclKernel, SeveralSourcesAreCompiledAndLinked) {
     const char helper[] = "int scaled(int x) { return FACTOR * x; }\n";
     const char main_source[] =
