@@ -32,8 +32,9 @@ namespace {
 
 /* Both sides build the kernel with the same options: the plugin otherwise adds the -cl-std= its
  * module globals need (OpenCL C 2.0 or 3.0), and a kernel compiled for another OpenCL C version
- * launches at another cost (PoCL 3.1 on the development machine: about 400 ns more per enqueue). */
-const char *const kBuildOptions = "-cl-std=CL1.2";
+ * launches at another cost (PoCL 3.1 on the development machine: about 400 ns more per enqueue);
+ * and -cl-kernel-arg-info, which it adds to every OpenCL C build (its launches check arguments). */
+const char *const kBuildOptions = "-cl-std=CL1.2 -cl-kernel-arg-info";
 
 using namespace infinirt_bench;
 
