@@ -1,18 +1,17 @@
 // Plugin discovery, loading and negotiation; the process default device; fork handling.
 #include "internal.h"
 #include "layers.h"
+#include "plugin_search.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <mutex>
 #include <pthread.h>
-#include <set>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -42,114 +41,28 @@ constexpr size_t kMaxPluginName = 64;
 // The smallest table a plugin may give: everything up to and including get_device_count.
 constexpr size_t kMinTableSize = offsetof(infinirtPluginTable_t, get_device_count) + sizeof(void *);
 
-std::vector<std::string> splitList(const char *value, char sep) {
-    std::vector<std::string> out;
-    if (value == nullptr) {
-        return out;
-    }
-    std::string cur;
-    for (const char *p = value;; ++p) {
-        if (*p == sep || *p == '\0') {
-            if (!cur.empty()) {
-                out.push_back(cur);
-            }
-            cur.clear();
-            if (*p == '\0') {
-                break;
-            }
-        } else {
-            cur += *p;
-        }
-    }
-    return out;
-}
-
 // "libinfinirt-cuda.so" -> "cuda"; "" if the file does not follow the naming scheme.
-std::string pluginNameFromPath(const std::string &path) {
-    std::string file = path.substr(path.find_last_of('/') + 1);
-    const std::string prefix = "libinfinirt-";
-    const size_t so = file.find(".so");
-    if (file.compare(0, prefix.size(), prefix) != 0 || so == std::string::npos || so <= prefix.size()) {
-        return "";
-    }
-    return file.substr(prefix.size(), so - prefix.size());
-}
+std::string pluginNameFromPath(const std::string &path) { return plugins::nameFromPath(path, "libinfinirt-"); }
 
-// The directory holding libinfinirt itself, found with dladdr (never the current directory).
-std::string ownLibraryDir() {
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void *>(&ownLibraryDir), &info) == 0 || info.dli_fname == nullptr) {
-        return "";
-    }
-    char resolved[PATH_MAX];
-    std::string path = realpath(info.dli_fname, resolved) != nullptr ? resolved : info.dli_fname;
-    const size_t slash = path.find_last_of('/');
-    return slash == std::string::npos ? "." : path.substr(0, slash);
-}
+void logLine(infinirtLogLevel_t level, const char *message) { logf(level, "%s", message); }
 
-void listPluginDir(const std::string &dir, std::vector<std::string> &out) {
-    DIR *d = opendir(dir.c_str());
-    if (d == nullptr) {
-        logf(INFINIRT_LOG_DEBUG, "plugin directory %s: not readable", dir.c_str());
-        return;
-    }
-    std::vector<std::string> found;
-    while (dirent *e = readdir(d)) {
-        const std::string file = e->d_name;
-        if (!pluginNameFromPath(file).empty() && file.size() > 3 && file.compare(file.size() - 3, 3, ".so") == 0) {
-            found.push_back(dir + "/" + file);
-        }
-    }
-    closedir(d);
-    std::sort(found.begin(), found.end());
-    out.insert(out.end(), found.begin(), found.end());
-}
-
+// INFINIRT_PLUGINS, or INFINIRT_PLUGIN_PATH's folders then <libdir>/infinirt beside libinfinirt
+// (plugin_search.h, shared with libinfiniccl). Collective plugins named in INFINIRT_PLUGINS are
+// libinfiniccl's, not ours.
 std::vector<std::string> candidatePlugins() {
     std::vector<std::string> files;
-    // Empty is unset, for INFINIRT_PLUGINS as for INFINIRT_BACKENDS.
-    const char *explicit_files = secure_getenv("INFINIRT_PLUGINS");
-    if (explicit_files != nullptr && *explicit_files != '\0') {
-        files = splitList(explicit_files, ':');
-    } else {
-        for (const std::string &dir : splitList(secure_getenv("INFINIRT_PLUGIN_PATH"), ':')) {
-            // A relative entry ("." or "lib") would load code from wherever the process happens to run.
-            if (dir[0] != '/') {
-                logf(INFINIRT_LOG_WARN, "INFINIRT_PLUGIN_PATH entry \"%s\" is not an absolute path; ignored", dir.c_str());
-                continue;
-            }
-            listPluginDir(dir, files);
+    const std::string own = plugins::libraryDirOf(reinterpret_cast<void *>(&logLine));
+    for (const std::string &f : plugins::candidateFiles("libinfinirt-", own, logLine)) {
+        if (!plugins::nameFromPath(f, "libinfiniccl-").empty()) {
+            logf(INFINIRT_LOG_DEBUG, "%s: a collective plugin (libinfiniccl's), not loaded here", f.c_str());
+            continue;
         }
-        const std::string own = ownLibraryDir();
-        if (!own.empty()) {
-            listPluginDir(own + "/infinirt", files);
-        }
+        files.push_back(f);
     }
-    // The same file reached twice (a path variable naming the default directory) loads once.
-    std::vector<std::string> unique;
-    std::set<std::string> seen;
-    for (const std::string &f : files) {
-        char resolved[PATH_MAX];
-        const std::string key = realpath(f.c_str(), resolved) != nullptr ? resolved : f;
-        if (seen.insert(key).second) {
-            unique.push_back(f);
-        }
-    }
-    return unique;
+    return files;
 }
 
-bool allowedByFilter(const std::string &name) {
-    const char *filter = std::getenv("INFINIRT_BACKENDS");
-    if (filter == nullptr || *filter == '\0') {
-        return true;
-    }
-    for (const std::string &allowed : splitList(filter, ',')) {
-        if (allowed == name) {
-            return true;
-        }
-    }
-    return false;
-}
+bool allowedByFilter(const std::string &name) { return plugins::allowedByBackends(name); }
 
 // A failed plugin call made while loading: its status, with the detail the plugin gave during
 // that call. For the backend's reason (and the log), never the thread's last-error message: the

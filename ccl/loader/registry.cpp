@@ -1,12 +1,15 @@
-// Discovery of the collective plugins: libinfiniccl-<name>.so in INFINIRT_PLUGIN_PATH's folders,
-// then in <libdir>/infinirt/ beside libinfinirt (where infinirt's own plugins are), in name order;
-// the first plugin for a device type serves it. Loaded once, on the first call that needs one.
+// Discovery of the collective plugins: libinfiniccl-<name>.so where infinirt finds its own
+// (INFINIRT_PLUGINS, else INFINIRT_PLUGIN_PATH's folders then <libdir>/infinirt/ beside
+// libinfinirt, in name order; the same code: common/plugin_search.h), restricted by
+// INFINIRT_BACKENDS; the first plugin for a device type serves it. Loaded once, on the first call
+// that needs one.
 #include "internal.h"
+#include "plugin_search.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -14,30 +17,20 @@
 
 namespace infiniccl {
 
+namespace plugins = infinirt::plugins;
+
 namespace {
+
+constexpr const char *kPrefix = "libinfiniccl-";
 
 // Written once under call_once, then read only; never destroyed (no teardown at exit, as in infinirt).
 std::vector<Plugin *> &g_plugins = *new std::vector<Plugin *>;
 
-std::vector<std::string> searchDirs() {
-    std::vector<std::string> dirs;
-    if (const char *path = secure_getenv("INFINIRT_PLUGIN_PATH")) {
-        std::string all(path);
-        size_t start = 0;
-        while (start <= all.size()) {
-            size_t end = all.find(':', start);
-            if (end == std::string::npos) end = all.size();
-            if (end > start) dirs.push_back(all.substr(start, end - start));
-            start = end + 1;
-        }
-    }
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void *>(&infinirtInit), &info) != 0 && info.dli_fname != nullptr) {
-        std::string lib(info.dli_fname);
-        const size_t slash = lib.rfind('/');
-        dirs.push_back((slash == std::string::npos ? std::string(".") : lib.substr(0, slash)) + "/infinirt");
-    }
-    return dirs;
+// "INFINIRT_BACKENDS=... excluded <files>" when it left plugins out: said when a type finds none.
+std::string &g_excluded = *new std::string;
+
+void logLine(infinirtLogLevel_t level, const char *message) {
+    if (level <= INFINIRT_LOG_WARN) std::fprintf(stderr, "infiniccl [warn] %s\n", message);
 }
 
 void loadOne(const std::string &file) {
@@ -76,21 +69,25 @@ void loadOne(const std::string &file) {
     g_plugins.push_back(plugin);
 }
 
+// The files infinirt's own loader would consider (plugin_search.h: INFINIRT_PLUGINS, else
+// INFINIRT_PLUGIN_PATH then <libdir>/infinirt beside libinfinirt), those of our naming scheme,
+// each allowed by INFINIRT_BACKENDS by its name ("cpu", "nccl") before it is dlopen'ed.
 void loadAll() {
-    for (const std::string &dir : searchDirs()) {
-        DIR *d = opendir(dir.c_str());
-        if (d == nullptr) continue;
-        std::vector<std::string> names;
-        while (dirent *e = readdir(d)) {
-            const size_t n = std::strlen(e->d_name);
-            if (n > 15 && std::strncmp(e->d_name, "libinfiniccl-", 13) == 0 &&
-                std::strcmp(e->d_name + n - 3, ".so") == 0) {
-                names.emplace_back(e->d_name);
+    const std::string infinirt_dir = plugins::libraryDirOf(reinterpret_cast<void *>(&infinirtInit));
+    for (const std::string &file : plugins::candidateFiles(kPrefix, infinirt_dir, logLine)) {
+        const std::string name = plugins::nameFromPath(file, kPrefix);
+        if (name.empty()) continue; // an infinirt plugin named in INFINIRT_PLUGINS
+        if (!plugins::allowedByBackends(name)) {
+            if (g_excluded.empty()) {
+                const char *filter = std::getenv("INFINIRT_BACKENDS");
+                g_excluded = std::string("INFINIRT_BACKENDS=") + (filter != nullptr ? filter : "") + " excluded ";
+            } else {
+                g_excluded += ", ";
             }
+            g_excluded += file;
+            continue;
         }
-        closedir(d);
-        std::sort(names.begin(), names.end());
-        for (const std::string &name : names) loadOne(dir + "/" + name);
+        loadOne(file);
     }
 }
 
@@ -112,9 +109,13 @@ infiniStatus_t pluginFor(infiniDevice_t type, const Plugin **plugin) {
         *plugin = p;
         return INFINI_STATUS_SUCCESS;
     }
+    if (!g_excluded.empty()) {
+        return fail(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, "no infiniccl plugin serves device type %d (%s)",
+                    static_cast<int>(type), g_excluded.c_str());
+    }
     return fail(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED,
-                "no infiniccl plugin serves device type %d (looked for libinfiniccl-*.so in INFINIRT_PLUGIN_PATH "
-                "and <libdir>/infinirt)",
+                "no infiniccl plugin serves device type %d (looked for libinfiniccl-*.so in INFINIRT_PLUGINS, or "
+                "INFINIRT_PLUGIN_PATH and <libdir>/infinirt)",
                 static_cast<int>(type));
 }
 

@@ -13,13 +13,6 @@ using namespace ccltest;
 
 namespace {
 
-#define EXPECT_FAILS(expr, status, text)                                                                       \
-    do {                                                                                                       \
-        EXPECT_EQ((expr), (status));                                                                           \
-        EXPECT_NE(std::string(infinirtGetLastErrorMessage()).find(text), std::string::npos)                    \
-            << "message: " << infinirtGetLastErrorMessage();                                                   \
-    } while (0)
-
 class CclBadInput : public ::testing::Test {
 protected:
     void SetUp() override {

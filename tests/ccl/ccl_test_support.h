@@ -11,6 +11,14 @@
 #include <string>
 #include <vector>
 
+// The call fails with `status`, and infinirt's last-error message holds `text`.
+#define EXPECT_FAILS(expr, status, text)                                                                       \
+    do {                                                                                                       \
+        EXPECT_EQ((expr), (status));                                                                           \
+        EXPECT_NE(std::string(infinirtGetLastErrorMessage()).find(text), std::string::npos)                    \
+            << "message: " << infinirtGetLastErrorMessage();                                                   \
+    } while (0)
+
 namespace ccltest {
 
 inline size_t elementSize(infiniDtype_t t) {
