@@ -1,5 +1,6 @@
 // C ABI: streams and the start and end of capture.
 #include "capture.h"
+#include "infinirt_private.h"
 #include "layers.h"
 #include "modules.h"
 
@@ -186,3 +187,18 @@ __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infi
 }
 
 } // extern "C"
+
+// For libinfiniccl only (common/infinirt_private.h, version INFINIRT_PRIVATE): a collective's
+// stream must be of its communicator's device.
+extern "C" __export infiniStatus_t infinirtPrivateStreamDevice(infinirtStream_t stream, infiniDevice_t *device,
+                                                               int *device_id) {
+    INFINIRT_ENTER();
+    StreamRef s;
+    const infiniStatus_t st = resolveStream("infinirtPrivateStreamDevice", stream, s);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    *device = static_cast<infiniDevice_t>(s.type);
+    *device_id = s.device;
+    return INFINI_STATUS_SUCCESS;
+}

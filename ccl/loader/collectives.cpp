@@ -1,6 +1,7 @@
 // The collectives and point-to-point calls: validation (comm, dtype, op, counts, roots, buffers,
 // stream), then the plugin's entry. Group calls are here too: they are what decides which plugin
 // a thread's queued calls belong to.
+#include "infinirt_private.h"
 #include "internal.h"
 
 #include <cstdint>
@@ -77,17 +78,22 @@ infiniStatus_t checkBuffer(const char *call, const Comm *c, const void *ptr, siz
     return INFINI_STATUS_SUCCESS;
 }
 
+// The stream must be of the comm's device: a created stream by the device it was created on, NULL
+// as the current device's default stream (infinirt resolves both, infinirt_private.h).
 infiniStatus_t checkStream(const char *call, const Comm *c, infinirtStream_t stream) {
-    if (stream != nullptr) return INFINI_STATUS_SUCCESS;
     infiniDevice_t type{};
     int device = 0;
-    if (infiniStatus_t st = infinirtGetDevice(&type, &device)) return st;
-    if (type != c->device_type || device != c->device_id) {
+    if (infiniStatus_t st = infinirtPrivateStreamDevice(stream, &type, &device)) {
+        return fail(st, "%s: stream: %s", call, infinirtGetLastErrorMessage());
+    }
+    if (type == c->device_type && device == c->device_id) return INFINI_STATUS_SUCCESS;
+    if (stream == nullptr) {
         return fail(INFINI_STATUS_BAD_PARAM,
                     "%s: stream NULL is the default stream of the current device %d:%d, the comm is on %d:%d", call,
                     static_cast<int>(type), device, static_cast<int>(c->device_type), c->device_id);
     }
-    return INFINI_STATUS_SUCCESS;
+    return fail(INFINI_STATUS_BAD_PARAM, "%s: stream %p is a stream of device %d:%d, the comm is on %d:%d", call,
+                stream, static_cast<int>(type), device, static_cast<int>(c->device_type), c->device_id);
 }
 
 infiniStatus_t checkRank(const char *call, const Comm *c, int rank, const char *what) {

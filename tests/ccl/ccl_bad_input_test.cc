@@ -94,6 +94,110 @@ TEST_F(CclBadInput, BuffersOnTheWrongDevice) {
                  INFINI_STATUS_BAD_PARAM, "default stream");
 }
 
+// Every collective and point-to-point entry, called on rank 0 of a 2-rank comm (root 0, peer 1;
+// V counts {count, count}), for the checks that every entry makes.
+struct Args {
+    void *send;
+    void *recv;
+    size_t count;
+    infiniDtype_t dtype;
+    infinicclComm_t comm;
+    infinirtStream_t stream;
+};
+struct Entry {
+    const char *name;
+    bool reduces;
+    infiniStatus_t (*call)(const Args &);
+};
+const Entry kEntries[] = {
+    {"infinicclAllReduce", true,
+     [](const Args &a) {
+         return infinicclAllReduce(a.send, a.recv, a.count, a.dtype, INFINICCL_SUM, a.comm, a.stream);
+     }},
+    {"infinicclReduce", true,
+     [](const Args &a) {
+         return infinicclReduce(a.send, a.recv, a.count, a.dtype, INFINICCL_SUM, 0, a.comm, a.stream);
+     }},
+    {"infinicclBroadcast", false,
+     [](const Args &a) { return infinicclBroadcast(a.send, a.recv, a.count, a.dtype, 0, a.comm, a.stream); }},
+    {"infinicclAllGather", false,
+     [](const Args &a) { return infinicclAllGather(a.send, a.recv, a.count, a.dtype, a.comm, a.stream); }},
+    {"infinicclAllGatherV", false,
+     [](const Args &a) {
+         const size_t counts[2] = {a.count, a.count};
+         return infinicclAllGatherV(a.send, a.recv, counts, 2, a.dtype, a.comm, a.stream);
+     }},
+    {"infinicclReduceScatter", true,
+     [](const Args &a) {
+         return infinicclReduceScatter(a.send, a.recv, a.count, a.dtype, INFINICCL_SUM, a.comm, a.stream);
+     }},
+    {"infinicclReduceScatterV", true,
+     [](const Args &a) {
+         const size_t counts[2] = {a.count, a.count};
+         return infinicclReduceScatterV(a.send, a.recv, counts, 2, a.dtype, INFINICCL_SUM, a.comm, a.stream);
+     }},
+    {"infinicclSend", false,
+     [](const Args &a) { return infinicclSend(a.send, a.count, a.dtype, 1, a.comm, a.stream); }},
+    {"infinicclRecv", false,
+     [](const Args &a) { return infinicclRecv(a.recv, a.count, a.dtype, 1, a.comm, a.stream); }},
+};
+
+// A stream of another device (created on cpu:1) is refused by every entry, before any rank
+// waits for another.
+TEST_F(CclBadInput, EveryCallRefusesAStreamOfAnotherDevice) {
+    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 1), INFINI_STATUS_SUCCESS);
+    infinirtStream_t other = nullptr;
+    ASSERT_EQ(infinirtStreamCreate(&other), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 0), INFINI_STATUS_SUCCESS);
+    for (const Entry &e : kEntries) {
+        SCOPED_TRACE(e.name);
+        EXPECT_FAILS(e.call({buf0_, buf0_, 4, INFINI_DTYPE_F32, comms_[0], other}), INFINI_STATUS_BAD_PARAM,
+                     "is a stream of device 0:1, the comm is on 0:0");
+    }
+    // Inside a group too: refused at the call, not at GroupEnd.
+    ASSERT_EQ(infinicclGroupStart(comms_[0]), INFINI_STATUS_SUCCESS);
+    EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], other),
+                 INFINI_STATUS_BAD_PARAM, "is a stream of device 0:1");
+    EXPECT_EQ(infinicclGroupEnd(comms_[0]), INFINI_STATUS_SUCCESS) << infinirtGetLastErrorMessage();
+    EXPECT_EQ(infinirtStreamDestroy(other), INFINI_STATUS_SUCCESS);
+    // A destroyed stream is no stream.
+    for (const Entry &e : kEntries) {
+        SCOPED_TRACE(e.name);
+        EXPECT_FAILS(e.call({buf0_, buf0_, 4, INFINI_DTYPE_F32, comms_[0], other}), INFINI_STATUS_INVALID_HANDLE,
+                     "stream");
+    }
+}
+
+// A stream of another device type (PoCL's OpenCL device, where there is one).
+TEST_F(CclBadInput, StreamOfAnotherDeviceType) {
+    int count = 0;
+    if (infinirtGetDeviceCount(INFINI_DEVICE_OPENCL, &count) != INFINI_STATUS_SUCCESS || count < 1) {
+        GTEST_SKIP() << "no opencl device";
+    }
+    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_OPENCL, 0), INFINI_STATUS_SUCCESS);
+    infinirtStream_t other = nullptr;
+    ASSERT_EQ(infinirtStreamCreate(&other), INFINI_STATUS_SUCCESS) << infinirtGetLastErrorMessage();
+    const std::string where = "is a stream of device " + std::to_string(INFINI_DEVICE_OPENCL) + ":0";
+    for (const Entry &e : kEntries) {
+        SCOPED_TRACE(e.name);
+        EXPECT_FAILS(e.call({buf0_, buf0_, 4, INFINI_DTYPE_F32, comms_[0], other}), INFINI_STATUS_BAD_PARAM, where);
+    }
+    // NULL while the opencl device is current: its default stream.
+    EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
+                 INFINI_STATUS_BAD_PARAM, "default stream");
+    EXPECT_EQ(infinirtStreamDestroy(other), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 0), INFINI_STATUS_SUCCESS);
+}
+
+// Buffers that are infinirt allocations of another device (cpu:1 for a comm on cpu:0).
+TEST_F(CclBadInput, EveryCallRefusesBuffersOfAnotherDevice) {
+    for (const Entry &e : kEntries) {
+        SCOPED_TRACE(e.name);
+        EXPECT_FAILS(e.call({buf1_, buf1_, 4, INFINI_DTYPE_F32, comms_[0], nullptr}), INFINI_STATUS_BAD_PARAM,
+                     "is memory of device 0:1");
+    }
+}
+
 TEST_F(CclBadInput, RanksCountsAndGroups) {
     EXPECT_FAILS(infinicclBroadcast(buf0_, buf0_, 4, INFINI_DTYPE_F32, 2, comms_[0], nullptr), INFINI_STATUS_BAD_PARAM,
                  "root 2");
