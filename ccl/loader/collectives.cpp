@@ -96,6 +96,15 @@ infiniStatus_t checkStream(const char *call, const Comm *c, infinirtStream_t str
                 stream, static_cast<int>(type), device, static_cast<int>(c->device_type), c->device_id);
 }
 
+// The data of one call: `send_bytes` read from sendbuf and `recv_bytes` written to recvbuf (0: that
+// buffer is not used on this rank, and not checked), ordered on `stream`.
+infiniStatus_t checkData(const char *call, const Comm *c, const void *sendbuf, size_t send_bytes, const void *recvbuf,
+                         size_t recv_bytes, infinirtStream_t stream) {
+    if (infiniStatus_t st = checkBuffer(call, c, sendbuf, send_bytes, "sendbuf")) return st;
+    if (infiniStatus_t st = checkBuffer(call, c, recvbuf, recv_bytes, "recvbuf")) return st;
+    return checkStream(call, c, stream);
+}
+
 infiniStatus_t checkRank(const char *call, const Comm *c, int rank, const char *what) {
     if (rank < 0 || rank >= c->nranks) {
         return fail(INFINI_STATUS_BAD_PARAM, "%s: %s %d is not a rank of this comm (%d ranks)", call, what, rank,
@@ -116,6 +125,22 @@ infiniStatus_t sumCounts(const char *call, const Comm *c, const size_t *counts, 
         }
     }
     return INFINI_STATUS_SUCCESS;
+}
+
+// Send and Recv: a peer that is a rank of the comm and not the caller's own.
+infiniStatus_t checkPeer(const char *call, const Comm *c, int peer) {
+    if (infiniStatus_t st = checkRank(call, c, peer, "peer")) return st;
+    if (peer == c->rank) return fail(INFINI_STATUS_BAD_PARAM, "%s: peer %d is the caller's own rank", call, peer);
+    return INFINI_STATUS_SUCCESS;
+}
+
+// The V variants: one count per rank; writes the bytes of all ranks' blocks and of this rank's.
+infiniStatus_t checkCounts(const char *call, const Comm *c, const size_t *counts, int nranks, size_t esize,
+                           size_t *total_bytes, size_t *own_bytes) {
+    size_t sum = 0;
+    if (infiniStatus_t st = sumCounts(call, c, counts, nranks, &sum)) return st;
+    if (infiniStatus_t st = checkBytes(call, sum, esize, 1, total_bytes)) return st;
+    return checkBytes(call, counts[c->rank], esize, 1, own_bytes);
 }
 
 } // namespace
@@ -155,6 +180,8 @@ __export infiniStatus_t infinicclGroupEnd(infinicclComm_t comm) {
     return INFINI_STATUS_SUCCESS;
 }
 
+// Each collective: the comm, dtype and op (checkCall), its roots or peer, the byte sizes of its
+// buffers, then the buffers and the stream (checkData), then the plugin's entry.
 __export infiniStatus_t infinicclAllReduce(void *sendbuf, void *recvbuf, size_t count, infiniDtype_t dataype,
                                            infinicclReduceOp_t op, infinicclComm_t comm, infinirtStream_t stream) {
     static const char *const kCall = "infinicclAllReduce";
@@ -162,9 +189,7 @@ __export infiniStatus_t infinicclAllReduce(void *sendbuf, void *recvbuf, size_t 
     size_t esize = 0, bytes = 0;
     CCL_TRY(checkCall(kCall, comm, dataype, true, op, &c, &esize));
     CCL_TRY(checkBytes(kCall, count, esize, 1, &bytes));
-    CCL_TRY(checkBuffer(kCall, c, sendbuf, bytes, "sendbuf"));
-    CCL_TRY(checkBuffer(kCall, c, recvbuf, bytes, "recvbuf"));
-    CCL_TRY(checkStream(kCall, c, stream));
+    CCL_TRY(checkData(kCall, c, sendbuf, bytes, recvbuf, bytes, stream));
     INFINICCL_PLUGIN_CALL(c->plugin, c->device_id, all_reduce, c->impl, sendbuf, recvbuf, count, dataype, op, stream);
     return INFINI_STATUS_SUCCESS;
 }
@@ -178,9 +203,7 @@ __export infiniStatus_t infinicclReduce(const void *sendbuf, void *recvbuf, size
     CCL_TRY(checkCall(kCall, comm, datatype, true, op, &c, &esize));
     CCL_TRY(checkRank(kCall, c, root, "root"));
     CCL_TRY(checkBytes(kCall, count, esize, 1, &bytes));
-    CCL_TRY(checkBuffer(kCall, c, sendbuf, bytes, "sendbuf"));
-    if (c->rank == root) CCL_TRY(checkBuffer(kCall, c, recvbuf, bytes, "recvbuf"));
-    CCL_TRY(checkStream(kCall, c, stream));
+    CCL_TRY(checkData(kCall, c, sendbuf, bytes, recvbuf, c->rank == root ? bytes : 0, stream));
     INFINICCL_PLUGIN_CALL(c->plugin, c->device_id, reduce, c->impl, sendbuf, recvbuf, count, datatype, op, root,
                           stream);
     return INFINI_STATUS_SUCCESS;
@@ -194,9 +217,7 @@ __export infiniStatus_t infinicclBroadcast(const void *sendbuf, void *recvbuf, s
     CCL_TRY(checkCall(kCall, comm, datatype, false, 0, &c, &esize));
     CCL_TRY(checkRank(kCall, c, root, "root"));
     CCL_TRY(checkBytes(kCall, count, esize, 1, &bytes));
-    if (c->rank == root) CCL_TRY(checkBuffer(kCall, c, sendbuf, bytes, "sendbuf"));
-    CCL_TRY(checkBuffer(kCall, c, recvbuf, bytes, "recvbuf"));
-    CCL_TRY(checkStream(kCall, c, stream));
+    CCL_TRY(checkData(kCall, c, sendbuf, c->rank == root ? bytes : 0, recvbuf, bytes, stream));
     INFINICCL_PLUGIN_CALL(c->plugin, c->device_id, broadcast, c->impl, sendbuf, recvbuf, count, datatype, root, stream);
     return INFINI_STATUS_SUCCESS;
 }
@@ -207,11 +228,9 @@ __export infiniStatus_t infinicclSend(const void *sendbuf, size_t count, infiniD
     Comm *c = nullptr;
     size_t esize = 0, bytes = 0;
     CCL_TRY(checkCall(kCall, comm, datatype, false, 0, &c, &esize));
-    CCL_TRY(checkRank(kCall, c, peer, "peer"));
-    if (peer == c->rank) return fail(INFINI_STATUS_BAD_PARAM, "%s: peer %d is the caller's own rank", kCall, peer);
+    CCL_TRY(checkPeer(kCall, c, peer));
     CCL_TRY(checkBytes(kCall, count, esize, 1, &bytes));
-    CCL_TRY(checkBuffer(kCall, c, sendbuf, bytes, "sendbuf"));
-    CCL_TRY(checkStream(kCall, c, stream));
+    CCL_TRY(checkData(kCall, c, sendbuf, bytes, nullptr, 0, stream));
     INFINICCL_PLUGIN_CALL(c->plugin, c->device_id, send, c->impl, sendbuf, count, datatype, peer, stream);
     return INFINI_STATUS_SUCCESS;
 }
@@ -222,11 +241,9 @@ __export infiniStatus_t infinicclRecv(void *recvbuf, size_t count, infiniDtype_t
     Comm *c = nullptr;
     size_t esize = 0, bytes = 0;
     CCL_TRY(checkCall(kCall, comm, datatype, false, 0, &c, &esize));
-    CCL_TRY(checkRank(kCall, c, peer, "peer"));
-    if (peer == c->rank) return fail(INFINI_STATUS_BAD_PARAM, "%s: peer %d is the caller's own rank", kCall, peer);
+    CCL_TRY(checkPeer(kCall, c, peer));
     CCL_TRY(checkBytes(kCall, count, esize, 1, &bytes));
-    CCL_TRY(checkBuffer(kCall, c, recvbuf, bytes, "recvbuf"));
-    CCL_TRY(checkStream(kCall, c, stream));
+    CCL_TRY(checkData(kCall, c, nullptr, 0, recvbuf, bytes, stream));
     INFINICCL_PLUGIN_CALL(c->plugin, c->device_id, recv, c->impl, recvbuf, count, datatype, peer, stream);
     return INFINI_STATUS_SUCCESS;
 }
@@ -239,9 +256,7 @@ __export infiniStatus_t infinicclAllGather(void *sendbuf, void *recvbuf, size_t 
     CCL_TRY(checkCall(kCall, comm, dataype, false, 0, &c, &esize));
     CCL_TRY(checkBytes(kCall, send_count, esize, 1, &bytes));
     CCL_TRY(checkBytes(kCall, send_count, esize, static_cast<size_t>(c->nranks), &total));
-    CCL_TRY(checkBuffer(kCall, c, sendbuf, bytes, "sendbuf"));
-    CCL_TRY(checkBuffer(kCall, c, recvbuf, total, "recvbuf"));
-    CCL_TRY(checkStream(kCall, c, stream));
+    CCL_TRY(checkData(kCall, c, sendbuf, bytes, recvbuf, total, stream));
     INFINICCL_PLUGIN_CALL(c->plugin, c->device_id, all_gather, c->impl, sendbuf, recvbuf, send_count, dataype, stream);
     return INFINI_STATUS_SUCCESS;
 }
@@ -250,14 +265,10 @@ __export infiniStatus_t infinicclAllGatherV(void *sendbuf, void *recvbuf, const 
                                             infiniDtype_t dataype, infinicclComm_t comm, infinirtStream_t stream) {
     static const char *const kCall = "infinicclAllGatherV";
     Comm *c = nullptr;
-    size_t esize = 0, sum = 0, bytes = 0, total = 0;
+    size_t esize = 0, bytes = 0, total = 0;
     CCL_TRY(checkCall(kCall, comm, dataype, false, 0, &c, &esize));
-    CCL_TRY(sumCounts(kCall, c, recv_counts, nranks, &sum));
-    CCL_TRY(checkBytes(kCall, sum, esize, 1, &total));
-    CCL_TRY(checkBytes(kCall, recv_counts[c->rank], esize, 1, &bytes));
-    CCL_TRY(checkBuffer(kCall, c, sendbuf, bytes, "sendbuf"));
-    CCL_TRY(checkBuffer(kCall, c, recvbuf, total, "recvbuf"));
-    CCL_TRY(checkStream(kCall, c, stream));
+    CCL_TRY(checkCounts(kCall, c, recv_counts, nranks, esize, &total, &bytes));
+    CCL_TRY(checkData(kCall, c, sendbuf, bytes, recvbuf, total, stream));
     INFINICCL_PLUGIN_CALL(c->plugin, c->device_id, all_gather_v, c->impl, sendbuf, recvbuf, recv_counts, dataype,
                           stream);
     return INFINI_STATUS_SUCCESS;
@@ -271,9 +282,7 @@ __export infiniStatus_t infinicclReduceScatter(void *sendbuf, void *recvbuf, siz
     CCL_TRY(checkCall(kCall, comm, dataype, true, op, &c, &esize));
     CCL_TRY(checkBytes(kCall, recv_count, esize, 1, &bytes));
     CCL_TRY(checkBytes(kCall, recv_count, esize, static_cast<size_t>(c->nranks), &total));
-    CCL_TRY(checkBuffer(kCall, c, sendbuf, total, "sendbuf"));
-    CCL_TRY(checkBuffer(kCall, c, recvbuf, bytes, "recvbuf"));
-    CCL_TRY(checkStream(kCall, c, stream));
+    CCL_TRY(checkData(kCall, c, sendbuf, total, recvbuf, bytes, stream));
     INFINICCL_PLUGIN_CALL(c->plugin, c->device_id, reduce_scatter, c->impl, sendbuf, recvbuf, recv_count, dataype, op,
                           stream);
     return INFINI_STATUS_SUCCESS;
@@ -284,14 +293,10 @@ __export infiniStatus_t infinicclReduceScatterV(void *sendbuf, void *recvbuf, co
                                                 infinirtStream_t stream) {
     static const char *const kCall = "infinicclReduceScatterV";
     Comm *c = nullptr;
-    size_t esize = 0, sum = 0, bytes = 0, total = 0;
+    size_t esize = 0, bytes = 0, total = 0;
     CCL_TRY(checkCall(kCall, comm, dataype, true, op, &c, &esize));
-    CCL_TRY(sumCounts(kCall, c, send_counts, nranks, &sum));
-    CCL_TRY(checkBytes(kCall, sum, esize, 1, &total));
-    CCL_TRY(checkBytes(kCall, send_counts[c->rank], esize, 1, &bytes));
-    CCL_TRY(checkBuffer(kCall, c, sendbuf, total, "sendbuf"));
-    CCL_TRY(checkBuffer(kCall, c, recvbuf, bytes, "recvbuf"));
-    CCL_TRY(checkStream(kCall, c, stream));
+    CCL_TRY(checkCounts(kCall, c, send_counts, nranks, esize, &total, &bytes));
+    CCL_TRY(checkData(kCall, c, sendbuf, total, recvbuf, bytes, stream));
     INFINICCL_PLUGIN_CALL(c->plugin, c->device_id, reduce_scatter_v, c->impl, sendbuf, recvbuf, send_counts, dataype,
                           op, stream);
     return INFINI_STATUS_SUCCESS;
