@@ -198,6 +198,59 @@ TEST_F(CclBadInput, EveryCallRefusesBuffersOfAnotherDevice) {
     }
 }
 
+TEST_F(CclBadInput, EveryCallRefusesADestroyedComm) {
+    infinicclComm_t gone[2];
+    ASSERT_EQ(infinicclCommInitAll(INFINI_DEVICE_CPU, gone, 2, nullptr), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinicclCommDestroy(gone[0]), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinicclCommDestroy(gone[1]), INFINI_STATUS_SUCCESS);
+    for (const Entry &e : kEntries) {
+        SCOPED_TRACE(e.name);
+        EXPECT_FAILS(e.call({buf0_, buf0_, 4, INFINI_DTYPE_F32, gone[0], nullptr}), INFINI_STATUS_INVALID_HANDLE,
+                     "destroyed");
+    }
+    EXPECT_FAILS(infinicclGroupStart(gone[0]), INFINI_STATUS_INVALID_HANDLE, "destroyed");
+    EXPECT_FAILS(infinicclGroupEnd(gone[0]), INFINI_STATUS_INVALID_HANDLE, "destroyed");
+    infiniDevice_t type{};
+    int x = 0;
+    EXPECT_FAILS(infinicclCommGetDevice(gone[0], &type, &x), INFINI_STATUS_INVALID_HANDLE, "destroyed");
+    EXPECT_FAILS(infinicclCommGetRank(gone[0], &x), INFINI_STATUS_INVALID_HANDLE, "destroyed");
+    EXPECT_FAILS(infinicclCommGetSize(gone[1], &x), INFINI_STATUS_INVALID_HANDLE, "destroyed");
+    EXPECT_FAILS(infinicclCommDestroy(gone[1]), INFINI_STATUS_INVALID_HANDLE, "destroyed");
+}
+
+// Counts whose byte size overflows size_t (every entry; the V variants through their counts).
+TEST_F(CclBadInput, EveryCallRefusesACountOverflow) {
+    for (const Entry &e : kEntries) {
+        SCOPED_TRACE(e.name);
+        EXPECT_FAILS(e.call({buf0_, buf0_, SIZE_MAX / 2, INFINI_DTYPE_F32, comms_[0], nullptr}),
+                     INFINI_STATUS_BAD_PARAM, "overflow");
+    }
+    // The block count fits, the comm's nranks blocks do not.
+    EXPECT_FAILS(
+        infinicclReduceScatter(buf0_, buf0_, SIZE_MAX / 8 + 1, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
+        INFINI_STATUS_BAD_PARAM, "overflow");
+    const size_t counts[2] = {SIZE_MAX, 1};
+    EXPECT_FAILS(infinicclReduceScatterV(buf0_, buf0_, counts, 2, INFINI_DTYPE_I8, INFINICCL_SUM, comms_[0], nullptr),
+                 INFINI_STATUS_BAD_PARAM, "sum overflows");
+}
+
+// A valid dtype the cpu backend cannot do: NOT_IMPLEMENTED naming the dtype and the backend.
+TEST_F(CclBadInput, EveryCallRefusesADtypeTheBackendCannotDo) {
+    for (const Entry &e : kEntries) {
+        SCOPED_TRACE(e.name);
+        EXPECT_FAILS(e.call({buf0_, buf0_, 4, INFINI_DTYPE_C64, comms_[0], nullptr}), INFINI_STATUS_NOT_IMPLEMENTED,
+                     "the cpu backend does not");
+        EXPECT_NE(std::string(infinirtGetLastErrorMessage()).find("C64"), std::string::npos);
+        if (e.reduces) {
+            EXPECT_FAILS(e.call({buf0_, buf0_, 4, INFINI_DTYPE_BOOL, comms_[0], nullptr}),
+                         INFINI_STATUS_NOT_IMPLEMENTED, "the cpu backend does not reduce dtype BOOL");
+        }
+        // A value that is no dtype at all is BAD_PARAM, not NOT_IMPLEMENTED.
+        EXPECT_FAILS(e.call({buf0_, buf0_, 4, static_cast<infiniDtype_t>(999), comms_[0], nullptr}),
+                     INFINI_STATUS_BAD_PARAM, "not an infiniDtype_t");
+    }
+}
+
 TEST_F(CclBadInput, RanksCountsAndGroups) {
     EXPECT_FAILS(infinicclBroadcast(buf0_, buf0_, 4, INFINI_DTYPE_F32, 2, comms_[0], nullptr), INFINI_STATUS_BAD_PARAM,
                  "root 2");
