@@ -9,15 +9,18 @@
  *  - Status and detail: every function returns infiniStatus_t and writes its outputs only on
  *    success; the detail of a failure is infinirtGetLastErrorMessage() (libinfiniccl writes it
  *    through infinirtSetLastErrorMessage), prefixed with the backend and device ("nccl:0: ...").
- *  - Backends: one plugin per device type, libinfiniccl-<name>.so beside infinirt's plugins
- *    (<libdir>/infinirt/, or INFINIRT_PLUGIN_PATH): nccl serves INFINI_DEVICE_NVIDIA (NCCL,
+ *  - Backends: one plugin per device type, libinfiniccl-<name>.so, found as infinirt finds its
+ *    own and with the same variables (INFINIRT_PLUGIN_PATH then <libdir>/infinirt/, or the files
+ *    INFINIRT_PLUGINS names; INFINIRT_BACKENDS allows plugins by name: "cpu", "nccl"): nccl serves INFINI_DEVICE_NVIDIA (NCCL,
  *    dlopen'ed at run time; INFINIRT_NCCL_LIBRARY may name the file), cpu serves INFINI_DEVICE_CPU
  *    (threads of one process and processes of one host, through POSIX shared memory). A device
  *    type with no plugin: DEVICE_TYPE_NOT_SUPPORTED; a plugin that cannot run (NCCL missing):
  *    BACKEND_UNAVAILABLE with the reason ("libnccl.so.2 not found").
- *  - Streams: every collective is ordered on `stream`, an infinirt stream of the comm's device.
- *    NULL is the default stream of the calling thread's current device, as everywhere in
- *    infinirt, which must then be the comm's device (else BAD_PARAM). A collective blocks the
+ *  - Streams: every collective is ordered on `stream`, an infinirt stream of the comm's device:
+ *    a stream created on another device, of this type or another, is refused (BAD_PARAM, the
+ *    message naming both devices), a destroyed or garbage one too (INVALID_HANDLE). NULL is the
+ *    default stream of the calling thread's current device, as everywhere in infinirt, which
+ *    must then be the comm's device (else BAD_PARAM). A collective blocks the
  *    calling thread only as NCCL does: nccl enqueues on the stream; cpu waits for the stream's
  *    earlier work, then runs the collective on the calling thread and returns when this rank's
  *    part is done (so later work on the stream follows it).

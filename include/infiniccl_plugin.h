@@ -2,13 +2,14 @@
  * infiniccl_plugin.h - the interface between libinfiniccl and its backend plugins (C, versioned).
  *
  * A plugin is libinfiniccl-<name>.so in infinirt's plugin folders (INFINIRT_PLUGIN_PATH, then
- * <libdir>/infinirt/ beside libinfinirt) and exports one symbol, infinicclPluginQuery. It serves
+ * <libdir>/infinirt/ beside libinfinirt; or a file INFINIRT_PLUGINS names), allowed by
+ * INFINIRT_BACKENDS by its <name>, and exports one symbol, infinicclPluginQuery. It serves
  * one device type, uses infinirt's public C ABI for streams and memory, and may dlopen its vendor
  * library (the nccl plugin does). Rules, as for infinirt's plugins (infinirt_plugin.h):
  *  - The loader validates everything it can before an entry runs: the comm is live, counts and
  *    byte sizes do not overflow, dtype and op are in range and accepted by `supports`, roots and
- *    peers are ranks, buffers are not infinirt memory of another device, NULL streams belong to
- *    the comm's device. Entries only translate and run.
+ *    peers are ranks, buffers are not infinirt memory of another device, streams (NULL: the
+ *    current device's default stream) belong to the comm's device. Entries only translate and run.
  *  - An entry returns a status; on failure it may give the detail through host->set_error (the
  *    loader prefixes "<name>:<device>: " and writes it as infinirt's last-error message).
  *  - Only C types cross; plugins catch every exception; no exit/abort; the loader never
