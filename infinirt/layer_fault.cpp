@@ -4,6 +4,13 @@
 // a detail in the backend's own words (its native error name), so that every failure path above the
 // plugins — the loader's, the C++ layer's, the caller's — can be exercised on any machine. The
 // decision for the n-th call of an entry is a hash of (seed, entry, n): one thread replays exactly.
+//
+// An injected failure leaves the program in a state a real backend could: the synchronising
+// entries (device_synchronize, stream_synchronize, event_synchronize) chosen to fail still make
+// the plugin's wait first (layer_table.cpp), since no backend returns from a failed wait while
+// the work it waited for still runs on the caller's memory (a caller frees its buffers after a
+// synchronous call, failed or not). Every other entry fails before reaching the plugin, so
+// nothing it would have queued exists.
 #include "layers.h"
 
 #include <cstdio>
@@ -117,23 +124,26 @@ bool faultInit(const char *spec) {
     return any;
 }
 
-bool faultFires(const LayerCall &c, infiniStatus_t &status) {
+uint64_t faultFires(const LayerCall &c) {
     Rule &r = g_rules[static_cast<int>(c.entry)];
     if (!r.on) {
-        return false;
+        return 0;
     }
     const uint64_t n = r.calls.fetch_add(1, std::memory_order_relaxed);
     if (mix(g_seed ^ mix(static_cast<uint64_t>(c.entry) * 0x100000001b3ull + n)) >= r.threshold) {
-        return false;
+        return 0;
     }
     r.fired.fetch_add(1, std::memory_order_relaxed);
+    return n + 1;
+}
+
+infiniStatus_t faultFail(const LayerCall &c, uint64_t n) {
     const bool oom = creates(c.entry);
-    status = oom ? INFINI_STATUS_OUT_OF_MEMORY : INFINI_STATUS_DRIVER_ERROR;
     char text[256];
     std::snprintf(text, sizeof text, "%s: %s (injected by INFINIRT_FAULT_INJECT, call %llu of this entry)",
-                  entryField(c.entry), nativeName(c.type, oom), static_cast<unsigned long long>(n + 1));
+                  entryField(c.entry), nativeName(c.type, oom), static_cast<unsigned long long>(n));
     pluginHost()->set_error(text);
-    return true;
+    return oom ? INFINI_STATUS_OUT_OF_MEMORY : INFINI_STATUS_DRIVER_ERROR;
 }
 
 } // namespace infinirt

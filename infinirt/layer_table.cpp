@@ -133,8 +133,13 @@ INFINIRT_HIDDEN __attribute__((noinline)) infiniStatus_t runLayers(LayerCall &c,
                                                                 const void *context) {
     const uint64_t start = g_layers.trace ? traceNow() : 0;
     infiniStatus_t st = INFINI_STATUS_SUCCESS;
-    if (g_layers.fault && faultFires(c, st)) {
-        // st and the detail are set: the plugin is not called.
+    // An injected failure skips the plugin, except for a synchronising entry: it waits as usual,
+    // then fails (if the plugin did not fail on its own), since a failed wait must not return
+    // while the work it waited for still runs (layer_fault.cpp).
+    const uint64_t injected = g_layers.fault ? faultFires(c) : 0;
+    const bool wait_then_fail = injected != 0 && isSynchronising(c.entry);
+    if (injected != 0 && !wait_then_fail) {
+        st = faultFail(c, injected);
     } else if (g_layers.validation && (st = validateBefore(c)) != INFINI_STATUS_SUCCESS) {
         // refused, with the detail set
     } else {
@@ -151,6 +156,9 @@ INFINIRT_HIDDEN __attribute__((noinline)) infiniStatus_t runLayers(LayerCall &c,
         if (g_layers.validation) {
             validateAfter(c, st);
         }
+    }
+    if (wait_then_fail && st == INFINI_STATUS_SUCCESS) {
+        st = faultFail(c, injected);
     }
     if (g_layers.trace) {
         traceSpan(c, start, traceNow(), st);

@@ -151,8 +151,11 @@ void traceExitFlush();
 
 // ---- fault injection (layer_fault.cpp) ----
 bool faultInit(const char *spec);
-// True when this call of `e` must fail; then `status` and the detail are set.
-bool faultFires(const LayerCall &c, infiniStatus_t &status);
+// 0 when this call of `c.entry` runs as usual; else the call's number (1-based) among the calls
+// of that entry, which must then fail through faultFail.
+uint64_t faultFires(const LayerCall &c);
+// Sets the detail of injected failure number `n` of `c.entry` and returns its status.
+infiniStatus_t faultFail(const LayerCall &c, uint64_t n);
 
 // The calling thread's kernel id (as in the trace and the reports), asked once per thread.
 long layerThreadId();

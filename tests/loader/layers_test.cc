@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <dlfcn.h>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <sched.h>
 #include <string>
 #include <sys/wait.h>
@@ -485,6 +487,46 @@ TEST(FaultInject, NamedEntriesFailWithTheBackendsOwnWords) {
     EXPECT_LT(failed, 150);
     EXPECT_OK(infinirtEventSynchronize(e));
     EXPECT_OK(infinirtEventDestroy(e));
+}
+
+// INFINIRT_FAULT_INJECT=stream_synchronize:1,event_synchronize:1,device_synchronize:1
+// A wait chosen to fail still waits (issue 16): a real backend never reports a failed
+// synchronisation while the work it waited for still runs on the caller's memory, and callers
+// free their buffers after it. Under ASan the free below is a use after free without the wait;
+// the query says so in any build.
+TEST(FaultInjectWaits, AFailedWaitReturnsOnlyAfterTheWorkItWaitedFor) {
+    constexpr size_t kSize = 32u << 20; // long enough to be still running when a wait returns at once
+    void *d = nullptr;
+    ASSERT_OK(infinirtMalloc(&d, kSize));
+    infinirtStream_t s = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&s));
+    infinirtEvent_t e = nullptr;
+    ASSERT_OK(infinirtEventCreate(&e));
+    const char *const waits[] = {"StreamSynchronize", "EventSynchronize", "DeviceSynchronize"};
+    for (int w = 0; w < 3; ++w) {
+        const unsigned char value = static_cast<unsigned char>(0x10 + w);
+        auto source = std::make_unique<std::vector<unsigned char>>(kSize, value);
+        ASSERT_OK(infinirtMemcpyAsync(d, source->data(), kSize, INFINIRT_MEMCPY_H2D, s));
+        infiniStatus_t st = INFINI_STATUS_SUCCESS;
+        if (w == 0) {
+            st = infinirtStreamSynchronize(s);
+        } else if (w == 1) {
+            ASSERT_OK(infinirtEventRecord(e, s));
+            st = infinirtEventSynchronize(e);
+        } else {
+            st = infinirtDeviceSynchronize();
+        }
+        EXPECT_STATUS(INFINI_STATUS_DRIVER_ERROR, st) << waits[w];
+        EXPECT_CONTAINS(LastError(), ("EIO (injected by INFINIRT_FAULT_INJECT"));
+        EXPECT_EQ(infinirtStreamQuery(s), INFINI_STATUS_SUCCESS) << waits[w] << " failed while the copy still ran";
+        source.reset();
+        std::vector<unsigned char> back(kSize);
+        ASSERT_OK(infinirtMemcpy(back.data(), d, kSize, INFINIRT_MEMCPY_D2H));
+        EXPECT_EQ(std::count(back.begin(), back.end(), value), static_cast<std::ptrdiff_t>(kSize)) << waits[w];
+    }
+    EXPECT_OK(infinirtEventDestroy(e));
+    EXPECT_OK(infinirtStreamDestroy(s));
+    EXPECT_OK(infinirtFree(d));
 }
 
 } // namespace
