@@ -18,15 +18,30 @@ infinirtStream_t orContextStream(infinirtStream_t stream) {
     return stream != nullptr ? stream : ctx().current().stream();
 }
 
+// The end of a synchronous call of this namespace, whose enqueue on `stream` (`call`) returned
+// `queued`: waits for the stream whether the enqueue failed or not, so that once the call returns
+// or throws no work queued on the stream before it still runs (the caller may then free the
+// buffers of its earlier asynchronous copies, as after a synchronous call that succeeded). The
+// enqueue's failure is the one thrown; the wait's own status is then secondary.
+void waitForStream(infiniStatus_t queued, const char *call, infinirtStream_t stream) {
+    if (queued != INFINI_STATUS_SUCCESS) {
+        Error failure(queued, call, infinirtGetLastErrorMessage());
+        (void)infinirtStreamSynchronize(stream);
+        throw failure;
+    }
+    check(infinirtStreamSynchronize(stream), "infinirtStreamSynchronize");
+}
+
 // Copies are queued on the context stream, so that they are ordered with the rest of the
 // thread's work on the device; a synchronous one then waits for that stream.
 void copy(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, bool async) {
     Runtime &rt = ctx().current();
-    check(infinirtMemcpyAsync(dst, src, size, kind, rt.stream()), "infinirtMemcpyAsync");
+    const infiniStatus_t queued = infinirtMemcpyAsync(dst, src, size, kind, rt.stream());
     if (!async) {
-        check(infinirtStreamSynchronize(rt.stream()), "infinirtStreamSynchronize");
+        waitForStream(queued, "infinirtMemcpyAsync", rt.stream());
         return;
     }
+    check(queued, "infinirtMemcpyAsync");
     if (kind == INFINIRT_MEMCPY_H2D) {
         rt.recordHostUse(src, rt.stream());
     } else if (kind == INFINIRT_MEMCPY_D2H) {
@@ -99,8 +114,7 @@ void memcpyH2H(void *dst, const void *src, size_t size) { copy(dst, src, size, I
 
 void setDeviceMemory(void *ptr, int value, size_t size) {
     infinirtStream_t stream = getStream();
-    check(infinirtMemsetAsync(ptr, value, size, stream), "infinirtMemsetAsync");
-    check(infinirtStreamSynchronize(stream), "infinirtStreamSynchronize");
+    waitForStream(infinirtMemsetAsync(ptr, value, size, stream), "infinirtMemsetAsync", stream);
 }
 
 void setDeviceMemoryAsync(void *ptr, int value, size_t size, infinirtStream_t stream) {

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -158,6 +160,38 @@ TEST_F(ContextTest, ErrorsCarryTheStatusAndTheCAbisMessage) {
         FAIL() << "expected an Error";
     } catch (const Error &e) {
         EXPECT_EQ(e.status(), INFINI_STATUS_INVALID_HANDLE);
+    }
+}
+
+// A synchronous copy or memset that throws has still waited for the context stream: the source
+// of an earlier asynchronous copy may be freed after it, as after one that succeeded (issue 16:
+// the fault stress test freed such a source while the copy still read it). Under ASan the free
+// below is a use after free without the wait; the query says so in any build.
+TEST_F(ContextTest, ASynchronousCallThatThrowsHasStillWaitedForTheStream) {
+    constexpr size_t kSize = 32u << 20; // long enough to be still running when the call returns
+    std::shared_ptr<Memory> device = ctx::allocateMemory(kSize);
+    for (int call = 0; call < 2; ++call) {
+        auto source = std::make_unique<std::vector<unsigned char>>(kSize, static_cast<unsigned char>(0x40 + call));
+        ctx::memcpyH2D(device->data(), source->data(), kSize); // asynchronous
+        try {
+            if (call == 0) {
+                ctx::memcpyD2H(nullptr, device->data(), kSize); // refused before anything is queued
+            } else {
+                ctx::setDeviceMemory(nullptr, 0, kSize);
+            }
+            FAIL() << "expected an Error";
+        } catch (const Error &e) {
+            EXPECT_EQ(e.status(), INFINI_STATUS_NULL_POINTER) << e.what();
+            EXPECT_EQ(e.call(), call == 0 ? "infinirtMemcpyAsync" : "infinirtMemsetAsync");
+            EXPECT_NE(e.detail().find("NULL"), std::string::npos) << e.what(); // the enqueue's own message
+        }
+        EXPECT_EQ(infinirtStreamQuery(ctx::getStream()), INFINI_STATUS_SUCCESS)
+            << (call == 0 ? "memcpyD2H" : "setDeviceMemory") << " threw while the stream still ran the copy";
+        source.reset();
+        std::vector<unsigned char> back(kSize);
+        ctx::memcpyD2H(back.data(), device->data(), kSize);
+        EXPECT_EQ(std::count(back.begin(), back.end(), static_cast<unsigned char>(0x40 + call)),
+                  static_cast<std::ptrdiff_t>(kSize));
     }
 }
 

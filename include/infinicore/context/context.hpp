@@ -56,7 +56,9 @@ __export std::shared_ptr<Memory> allocatePinnedHostMemory(size_t size);
 // through this namespace record pinned host memory themselves.
 __export void recordStream(const std::shared_ptr<Memory> &memory, infinirtStream_t stream);
 
-// Copies on the context stream; `async = false` (and the functions without the flag) wait for it.
+// Copies on the context stream; `async = false` (and the functions without the flag) wait for it,
+// also when they throw: once a synchronous call returns or throws, no work queued on the stream
+// before it still runs (the buffers of earlier asynchronous copies may then be freed).
 __export void memcpyH2D(void *dst, const void *src, size_t size, bool async = true);
 __export void memcpyD2H(void *dst, const void *src, size_t size);
 __export void memcpyD2D(void *dst, const void *src, size_t size, bool async = true);
