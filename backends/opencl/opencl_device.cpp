@@ -360,19 +360,19 @@ infiniStatus_t getMemInfo(int index, size_t *free_bytes, size_t *total_bytes) {
 infiniStatus_t deviceSynchronize(int index) {
     Device &dev = device(index);
     std::lock_guard<std::mutex> lock(dev.mutex);
+    // Every stream is finished even after one failed: the call returns only once no stream's
+    // work still runs. The last failure is reported (its status with its detail).
+    infiniStatus_t result = INFINI_STATUS_SUCCESS;
     if (Stream *default_stream = dev.default_stream.load(std::memory_order_acquire)) {
-        infiniStatus_t status = finishStream(*default_stream, "synchronizing the device (default stream)");
-        if (status != INFINI_STATUS_SUCCESS) {
-            return status;
-        }
+        result = finishStream(*default_stream, "synchronizing the device (default stream)");
     }
     for (Stream *stream : dev.streams) {
-        infiniStatus_t status = finishStream(*stream, "synchronizing the device");
+        const infiniStatus_t status = finishStream(*stream, "synchronizing the device");
         if (status != INFINI_STATUS_SUCCESS) {
-            return status;
+            result = status;
         }
     }
-    return INFINI_STATUS_SUCCESS;
+    return result;
 }
 
 infiniStatus_t deviceGetNativeContext(int index, void **native) {
