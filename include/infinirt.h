@@ -287,7 +287,9 @@ __export infiniStatus_t infinirtFreeHost(void *ptr);
  * streams. When both pointers are device memory infinirt allocated on two different devices
  * (whatever `kind` says, D2D or DEFAULT included), it is infinirtMemcpyPeer between them: ordered
  * after both devices' default streams. When one pointer is host memory infinirt allocated for
- * another device (MallocHost), the copy also waits for that device's default stream. */
+ * another device (MallocHost), the copy also waits for that device's default stream. Failed or
+ * not, it returns only after the work it queued has completed or ended (a failed wait is
+ * reported after waiting), so dst and src may be freed once it returns. */
 __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
 /* Enqueues on `stream`, on the stream's device whatever the pointers' owners; INVALID_HANDLE for
  * a bad stream (checked before the size-0 no-op). Kind D2D or DEFAULT with both pointers device
@@ -321,7 +323,8 @@ __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream);
  * -> BAD_PARAM on every backend (see "Ranges"). ptr should be device memory: opencl refuses
  * other memory (BAD_PARAM); other backends do not check.
  * infinirtMemset runs on the device owning ptr (the current device for memory infinirt did not
- * allocate), after the work queued on that device's default stream, and blocks until done. */
+ * allocate), after the work queued on that device's default stream, and blocks until done;
+ * failed or not, it returns only after the work it queued has completed or ended. */
 __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count);
 /* Enqueues on `stream`'s device and returns without waiting; INVALID_HANDLE for a bad stream
  * (checked before the count-0 no-op). Recorded when the stream captures. */
