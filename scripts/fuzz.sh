@@ -3,9 +3,11 @@
 # cpu (two devices) and PoCL's OpenCL device, under AddressSanitizer + UndefinedBehaviorSanitizer.
 #   scripts/fuzz.sh [seconds] [extra libFuzzer flags...]     (default 90 seconds)
 # Needs clang 14 and libclang-rt-14-dev (scripts/deps.sh installs them). Builds build-fuzz/ with
-# only the targets the fuzzer needs. Starts from the checked-in corpus (tests/fuzz/corpus/calls/),
-# works in a scratch copy of it, and leaves a crashing input in build-fuzz/fuzz-artifacts/ (turn it
-# into a regression test by adding it to the corpus). Exit status: libFuzzer's (0: no crash).
+# only the targets the fuzzer needs, the loader and plugins instrumented for coverage too
+# (INFINIRT_FUZZ=ON adds -fsanitize=fuzzer-no-link, see CMakeLists.txt). Starts from the
+# checked-in corpus (tests/fuzz/corpus/calls/), works in a scratch copy of it, and leaves a
+# crashing input in build-fuzz/fuzz-artifacts/ (turn it into a regression test by adding it to the
+# corpus). Exit status: libFuzzer's (0: no crash).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-90}"
@@ -25,7 +27,9 @@ CC="$cc" CXX="$cxx" cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWith
   -DINFINIRT_SANITIZE=address,undefined -DINFINIRT_WITH_OPENCL=AUTO -DINFINIRT_WITH_CUDA=OFF \
   -DINFINIRT_WITH_HIP=OFF "${launcher[@]}" >/dev/null
 targets=(infinirt-fuzz-calls infinirt-cpu)
-if cmake --build build-fuzz --target help | grep -q '^infinirt-opencl:'; then
+# grep reads the whole list: with -q it could stop early, cmake would die of SIGPIPE and, under
+# pipefail, the opencl plugin would be left out (or a stale one used) at random.
+if cmake --build build-fuzz --target help | grep '^infinirt-opencl:' >/dev/null; then
   targets+=(infinirt-opencl)
 fi
 cmake --build build-fuzz --parallel "$(nproc)" --target "${targets[@]}"
