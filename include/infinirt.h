@@ -264,17 +264,19 @@ __export infiniStatus_t infinirtMallocHost(void **p_ptr, size_t size);
  * Blocks until all work queued on every stream of the owning device has completed (as cudaFree
  * does), and first until every other device whose streams were handed this memory by an
  * infinirt call (async copies and fills, kernel arguments; the loader notes it in its
- * allocation record) has finished all its queued work; then frees. If such a device has a
- * stream capturing, that wait is refused as infinirtDeviceSynchronize is (BAD_PARAM) and
- * nothing is freed. NULL is a no-op (SUCCESS). A pointer infinirt did not allocate, one
+ * allocation record) has finished all its queued work; then frees. If such a device, or the
+ * owning device, has a stream capturing (any mode, begun by any thread), the free is refused as
+ * infinirtDeviceSynchronize is (BAD_PARAM), on every backend: nothing is freed and the capture
+ * stays valid (cudaFree would invalidate it); free it after the capture ends. NULL is a no-op (SUCCESS). A pointer infinirt did not allocate, one
  * already freed, an interior pointer or memory from infinirtMallocHost -> BAD_PARAM, and
  * nothing is freed. */
 __export infiniStatus_t infinirtFree(void *ptr);
 /* Frees memory from infinirtMallocHost, whatever device is current. NULL is a no-op; foreign,
  * already freed and interior pointers, and device memory -> BAD_PARAM. On every backend, every
  * device other than the owner whose streams were handed this memory is waited for first, as in
- * infinirtFree. For the owning device's own queued work, waiting differs: cpu and opencl wait
- * for it; cuda/hip call cuMemFreeHost/hipHostFree without a wait of their own. */
+ * infinirtFree, and the same refusal applies while the owning device or such a device has a
+ * stream capturing. For the owning device's own queued work, waiting differs: cpu and opencl
+ * wait for it; cuda/hip call cuMemFreeHost/hipHostFree without a wait of their own. */
 __export infiniStatus_t infinirtFreeHost(void *ptr);
 
 /* Copies. Both: a kind out of range -> BAD_PARAM; NULL dst or src -> NULL_POINTER (also with

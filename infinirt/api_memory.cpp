@@ -235,9 +235,17 @@ infiniStatus_t release(const char *function, infinirtMemoryKind_t kind, void *pt
             return st;
         }
     }
+    // The free waits for the owning device's queued work (as cudaFree does; cuda's own free of
+    // pinned memory is not a stream-ordered call either): refused while a stream of it captures.
     Backend *b = g_registry.by_type[a.type];
-    st = kind == INFINIRT_MEMORY_DEVICE ? INFINIRT_CALL(b, free_device, a.device, a.device, ptr)
-                                        : INFINIRT_CALL(b, free_host, a.device, a.device, ptr);
+    st = deviceWaitUnlessCapturing(function,
+                                   "freeing memory waits for the device that owns it, which is refused during "
+                                   "capture (as CUDA does in global capture mode): free it after the capture ends",
+                                   a.type, a.device, [&] {
+                                       return kind == INFINIRT_MEMORY_DEVICE
+                                                  ? INFINIRT_CALL(b, free_device, a.device, a.device, ptr)
+                                                  : INFINIRT_CALL(b, free_host, a.device, a.device, ptr);
+                                   });
     if (st != INFINI_STATUS_SUCCESS) {
         recordAllocation(a);
     }

@@ -89,17 +89,19 @@ void captureEndedOn(int type, int id) {
     --d.active;
 }
 
+namespace detail {
+infiniStatus_t refuseDeviceWait(const char *function, const char *refusal, int active, int type, int id) {
+    return fail(INFINI_STATUS_BAD_PARAM, "%s: %d stream(s) of %s:%d are capturing; %s", function, active,
+                typeName(type), id, refusal);
+}
+} // namespace detail
+
 infiniStatus_t deviceSynchronizeUnlessCapturing(const char *function, Backend *b, int type, int id) {
-    detail::DeviceCaptures &d = detail::deviceCaptures(type, id);
-    std::lock_guard<std::mutex> lock(d.mutex);
-    if (d.active > 0) {
-        return fail(INFINI_STATUS_BAD_PARAM,
-                    "%s: %d stream(s) of %s:%d are capturing; a device-wide synchronisation is refused during "
-                    "capture (as CUDA does in global capture mode): end the capture first, or synchronise the "
-                    "streams you need",
-                    function, d.active, typeName(type), id);
-    }
-    return INFINIRT_CALL(b, device_synchronize, id, id);
+    return deviceWaitUnlessCapturing(function,
+                                     "a device-wide synchronisation is refused during capture (as CUDA does in "
+                                     "global capture mode): end the capture first, or synchronise the streams you "
+                                     "need",
+                                     type, id, [&] { return INFINIRT_CALL(b, device_synchronize, id, id); });
 }
 
 infiniStatus_t captureAppend(CaptureGraph *graph, const CapturedOp &op) {

@@ -120,6 +120,12 @@ public:
 template <typename Begin> infiniStatus_t captureBeginOn(int type, int id, Begin begin);
 // A capture of a stream of (type, id) has ended (its stream's capture or native record was taken).
 void captureEndedOn(int type, int id);
+// Runs `wait`, a call that waits for all queued work of the whole device (type, id) (its
+// device_synchronize, or a free that waits as cudaFree does), under the device's lock; refuses it
+// (BAD_PARAM, nothing run) when a stream of the device captures. `function` names the ABI call in
+// the message and `refusal` says what is refused and what to do instead.
+template <typename Wait>
+infiniStatus_t deviceWaitUnlessCapturing(const char *function, const char *refusal, int type, int id, Wait wait);
 // The plugin's device_synchronize of (type, id), or the refusal when a stream of the device
 // captures; `function` names the ABI call in the message.
 infiniStatus_t deviceSynchronizeUnlessCapturing(const char *function, Backend *b, int type, int id);
@@ -130,7 +136,19 @@ struct DeviceCaptures {
     int active = 0;
 };
 DeviceCaptures &deviceCaptures(int type, int id);
+// The refusal of a device-wide wait while `active` streams of (type, id) capture.
+infiniStatus_t refuseDeviceWait(const char *function, const char *refusal, int active, int type, int id);
 } // namespace detail
+
+template <typename Wait>
+infiniStatus_t deviceWaitUnlessCapturing(const char *function, const char *refusal, int type, int id, Wait wait) {
+    detail::DeviceCaptures &d = detail::deviceCaptures(type, id);
+    std::lock_guard<std::mutex> lock(d.mutex);
+    if (d.active > 0) {
+        return detail::refuseDeviceWait(function, refusal, d.active, type, id);
+    }
+    return wait();
+}
 
 template <typename Begin> infiniStatus_t captureBeginOn(int type, int id, Begin begin) {
     detail::DeviceCaptures &d = detail::deviceCaptures(type, id);

@@ -170,6 +170,58 @@ TEST_P(Graph, SynchronizeWhileCapturingIsRefused) {
     EXPECT_EQ(back, std::vector<uint8_t>(64, 3));
 }
 
+// Freeing waits for the owning device (as cudaFree does), so while a stream of the device captures
+// infinirtFree and infinirtFreeHost are refused as infinirtDeviceSynchronize is (BAD_PARAM, with a
+// message), from any thread and in every mode: nothing is freed, the capture stays valid, and the
+// same pointers free normally once it ends. (On cuda, the free's device-wide wait failed with
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidated the capture.)
+TEST_P(Graph, FreeDuringCaptureIsRefused) {
+    for (infinirtStreamCaptureMode_t mode : {INFINIRT_STREAM_CAPTURE_MODE_GLOBAL, INFINIRT_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+                                             INFINIRT_STREAM_CAPTURE_MODE_RELAXED}) {
+        SCOPED_TRACE(mode);
+        ScopedStream s;
+        ASSERT_OK(s.Create());
+        DeviceBuffer d;
+        ASSERT_OK(d.Malloc(64));
+        void *victim = nullptr;
+        void *pinned = nullptr;
+        ASSERT_OK(infinirtMalloc(&victim, 64));
+        ASSERT_OK(infinirtMallocHost(&pinned, 64));
+        ASSERT_OK(infinirtStreamBeginCapture(s, mode));
+        ASSERT_OK(infinirtMemsetAsync(d, 6, 64, s));
+        EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtFree(victim));
+        infiniStatus_t other_free = INFINI_STATUS_SUCCESS;
+        infiniStatus_t other_free_host = INFINI_STATUS_SUCCESS;
+        std::string other_message;
+        std::thread([&] {
+            if (infinirtSetDevice(type(), id()) == INFINI_STATUS_SUCCESS) {
+                other_free = infinirtFree(victim);
+                other_message = infinirtGetLastErrorMessage();
+                other_free_host = infinirtFreeHost(pinned);
+            }
+        }).join();
+        EXPECT_EQ(other_free, INFINI_STATUS_BAD_PARAM) << "Free from another thread during capture";
+        EXPECT_EQ(other_free_host, INFINI_STATUS_BAD_PARAM) << "FreeHost from another thread during capture";
+        EXPECT_NE(other_message.find("capturing"), std::string::npos) << other_message;
+        ScopedGraph graph;
+        ASSERT_OK(graph.EndCapture(s)) << "the refused frees must leave the capture valid";
+        // Nothing was freed: the memory is still infinirt's, and frees normally now.
+        infinirtPointerAttributes_t attributes{};
+        attributes.struct_size = sizeof attributes;
+        EXPECT_OK(infinirtPointerGetAttributes(&attributes, victim));
+        EXPECT_OK(infinirtMemset(victim, 1, 64));
+        EXPECT_OK(infinirtFree(victim));
+        EXPECT_OK(infinirtFreeHost(pinned));
+        ScopedGraphExec exec;
+        ASSERT_OK(exec.Instantiate(graph));
+        ASSERT_OK(infinirtGraphLaunch(exec, s));
+        ASSERT_OK(infinirtStreamSynchronize(s));
+        std::vector<uint8_t> back(64, 0);
+        ASSERT_OK(infinirtMemcpy(back.data(), d, 64, INFINIRT_MEMCPY_D2H));
+        EXPECT_EQ(back, std::vector<uint8_t>(64, 6));
+    }
+}
+
 // A device-wide synchronisation while a stream of the device captures is refused (BAD_PARAM, with a
 // message), in every capture mode and from any thread, as CUDA refuses it in global mode; it
 // never reaches the backend, so the capture stays valid and replays. After the capture ends, the
