@@ -12,10 +12,9 @@ namespace {
 struct Table {
     std::shared_mutex mutex;
     std::map<uintptr_t, Allocation> live; // keyed by base address
-    // Bumped under the exclusive lock by every change of `live`; on a cache line of its own, so
-    // that lookups answered from a thread's cache read it without sharing a line anyone writes
-    // per call (the mutex's line is written by every lock).
-    alignas(64) std::atomic<uint64_t> generation{1};
+    // Bumped under the exclusive lock by every change of `live`: g_allocation_generation
+    // (allocations.h; on a cache line of its own, not the mutex's, which every lock writes).
+    std::atomic<uint64_t> &generation = g_allocation_generation;
 };
 Table &table() {
     static Table *t = new Table(); // never destroyed: frees may come during exit
@@ -36,69 +35,43 @@ const Allocation *holding(Table &t, const void *ptr) {
     return p < it->first + (a.size > 0 ? a.size : 1) ? &a : nullptr;
 }
 
-// Each thread's recent answers, valid while the table's generation is the one they were read at:
-// a lookup answered here takes no lock and writes no shared memory (only a load of the
-// generation), the copies and kernel arguments' hot path. An entry is the range of an allocation
-// ([base, base + size)) or a gap between allocations (memory infinirt did not allocate: pageable
-// host buffers, other libraries' device memory), so unknown pointers are answered here too.
-// Trivially destructible and constant-initialised: usable during thread and process exit.
-struct CachedRange {
-    uint64_t generation = 0; // 0: empty (the table's generation starts at 1)
-    uintptr_t lo = 0;        // [lo, hi)
-    uintptr_t hi = 0;
-    bool found = false;
-    Allocation a;
-};
-constexpr unsigned kCachedRanges = 8; // a copy's two sides, a kernel's pointer arguments
-struct ThreadCache {
-    CachedRange ranges[kCachedRanges];
-    unsigned next = 0; // the entry a miss replaces
-};
-thread_local ThreadCache t_cache;
+} // namespace
 
-const CachedRange *cached(const ThreadCache &c, uintptr_t p, uint64_t generation) {
-    for (const CachedRange &r : c.ranges) {
-        if (r.generation == generation && p - r.lo < r.hi - r.lo) {
-            return &r;
-        }
-    }
-    return nullptr;
-}
+alignas(64) std::atomic<uint64_t> g_allocation_generation{1};
+__thread detail::LookupCache t_lookups;
+
+namespace {
+using detail::LookupCache;
+using detail::RangeKey;
+using detail::kCachedRanges;
 
 // Looks `p` up in the table (caller holds the lock; `generation` read under it) and caches the
 // answer: the allocation holding it, or the gap between allocations it lies in.
-const CachedRange &fill(Table &t, ThreadCache &c, uintptr_t p, uint64_t generation) {
-    CachedRange &r = c.ranges[c.next];
-    c.next = (c.next + 1) % kCachedRanges;
-    r.generation = generation;
+const Allocation *fill(Table &t, LookupCache &c, uintptr_t p, uint64_t generation) {
+    const unsigned i = c.next;
+    c.next = (i + 1) % kCachedRanges;
+    RangeKey &k = c.keys[i];
+    k.generation = generation;
     auto it = t.live.upper_bound(p);
-    r.hi = it == t.live.end() ? UINTPTR_MAX : it->first;
-    r.lo = 0;
-    r.found = false;
+    k.hi = it == t.live.end() ? UINTPTR_MAX : it->first;
+    k.lo = 0;
+    c.found[i] = nullptr;
     if (it != t.live.begin()) {
         --it;
         const uintptr_t end = it->first + (it->second.size > 0 ? it->second.size : 1);
         if (p < end) {
-            r.lo = it->first;
-            r.hi = end;
-            r.found = true;
-            r.a = it->second;
+            k.lo = it->first;
+            k.hi = end;
+            c.records[i] = it->second;
+            c.found[i] = &c.records[i];
         } else {
-            r.lo = end;
+            k.lo = end;
         }
     }
-    if (p - r.lo >= r.hi - r.lo) { // p == UINTPTR_MAX in the last gap: answered, never matched again
-        r.generation = 0;
+    if (p - k.lo >= k.hi - k.lo) { // p == UINTPTR_MAX in the last gap: answered, never matched again
+        k.generation = 0;
     }
-    return r;
-}
-
-bool answer(const CachedRange &r, bool &found, Allocation &out) {
-    found = r.found;
-    if (r.found) {
-        out = r.a;
-    }
-    return found;
+    return c.found[i];
 }
 } // namespace
 
@@ -137,24 +110,28 @@ void liveAllocationTotals(size_t &count, size_t &bytes) {
     }
 }
 
-void findAllocations(const void *a, bool &found_a, Allocation &out_a, const void *b, bool &found_b, Allocation &out_b) {
+void lookupAllocationsSlow(const void *a, const Allocation *&out_a, const void *b, const Allocation *&out_b) {
+    // Both sides read under one lock, at one generation, into two fresh entries (neither answer
+    // overwrites the other).
     Table &t = table();
-    ThreadCache &c = t_cache;
-    const uintptr_t pa = reinterpret_cast<uintptr_t>(a);
-    const uintptr_t pb = reinterpret_cast<uintptr_t>(b);
-    const uint64_t generation = t.generation.load(std::memory_order_acquire);
-    const CachedRange *ra = cached(c, pa, generation);
-    const CachedRange *rb = cached(c, pb, generation);
-    if (INFINIRT_LIKELY(ra != nullptr && rb != nullptr)) {
-        answer(*ra, found_a, out_a);
-        answer(*rb, found_b, out_b);
-        return;
-    }
-    // Both sides read under one lock, at one generation.
     std::shared_lock<std::shared_mutex> lock(t.mutex);
     const uint64_t now = t.generation.load(std::memory_order_relaxed);
-    answer(fill(t, c, pa, now), found_a, out_a);
-    answer(fill(t, c, pb, now), found_b, out_b);
+    out_a = fill(t, t_lookups, reinterpret_cast<uintptr_t>(a), now);
+    out_b = fill(t, t_lookups, reinterpret_cast<uintptr_t>(b), now);
+}
+
+void findAllocations(const void *a, bool &found_a, Allocation &out_a, const void *b, bool &found_b, Allocation &out_b) {
+    const Allocation *ra = nullptr;
+    const Allocation *rb = nullptr;
+    lookupAllocations(a, ra, b, rb);
+    found_a = ra != nullptr;
+    found_b = rb != nullptr;
+    if (found_a) {
+        out_a = *ra;
+    }
+    if (found_b) {
+        out_b = *rb;
+    }
 }
 
 void noteForeignUser(const void *base, int type, int id) {
@@ -175,17 +152,18 @@ void noteForeignUser(const void *base, int type, int id) {
     changed(t); // cached copies of the record would say "not noted" and note it again
 }
 
-bool findAllocation(const void *ptr, Allocation &out) {
+const Allocation *lookupAllocationSlow(const void *ptr) {
     Table &t = table();
-    ThreadCache &c = t_cache;
-    const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
-    bool found = false;
-    const CachedRange *r = cached(c, p, t.generation.load(std::memory_order_acquire));
-    if (INFINIRT_LIKELY(r != nullptr)) {
-        return answer(*r, found, out);
-    }
     std::shared_lock<std::shared_mutex> lock(t.mutex);
-    return answer(fill(t, c, p, t.generation.load(std::memory_order_relaxed)), found, out);
+    return fill(t, t_lookups, reinterpret_cast<uintptr_t>(ptr), t.generation.load(std::memory_order_relaxed));
+}
+
+bool findAllocation(const void *ptr, Allocation &out) {
+    const Allocation *a = lookupAllocation(ptr);
+    if (a != nullptr) {
+        out = *a;
+    }
+    return a != nullptr;
 }
 
 } // namespace infinirt

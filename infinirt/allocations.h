@@ -10,6 +10,9 @@
 
 #include "internal.h"
 
+#include <atomic>
+#include <cstdint>
+
 namespace infinirt {
 
 struct Allocation {
@@ -49,7 +52,92 @@ void liveAllocationTotals(size_t &count, size_t &bytes);
 bool findAllocation(const void *ptr, Allocation &out);
 // Both at once, at one generation of the record (copies look up their two sides).
 void findAllocations(const void *a, bool &found_a, Allocation &out_a, const void *b, bool &found_b, Allocation &out_b);
+// The hot path's lookups (copies, fills, kernel arguments): the same answers, as a pointer to the
+// record in the calling thread's cache (nullptr: not memory infinirt allocated), nothing copied.
+// Valid until the calling thread's next lookup; the two answers of lookupAllocations are both
+// valid until then. Inline: a lookup answered from the cache is one load of the generation, one
+// thread-local access and a scan of the cached ranges in the caller; a miss takes the shared lock.
+inline const Allocation *lookupAllocation(const void *ptr);
+inline void lookupAllocations(const void *a, const Allocation *&out_a, const void *b, const Allocation *&out_b);
 // Notes that a stream of (type, id) was handed memory of the live allocation at `base`.
 void noteForeignUser(const void *base, int type, int id);
+
+// ---- the per-thread lookup cache (allocations.cpp) ----------------------------------------------
+
+// Bumped (under the record's exclusive lock) by every change of the record. On a cache line of its
+// own: lookups answered from a thread's cache read it without sharing a line anyone writes per call.
+extern std::atomic<uint64_t> g_allocation_generation INFINIRT_HIDDEN;
+
+namespace detail {
+// Each thread's recent answers, valid while the record's generation is the one they were read at:
+// a lookup answered here takes no lock and writes no shared memory. An entry is the range of an
+// allocation ([base, base + size)) or a gap between allocations (memory infinirt did not allocate:
+// pageable host buffers, other libraries' device memory), so unknown pointers are answered here
+// too. The keys are kept apart from the records (a scan reads three cache lines of keys), and an
+// answer is a pointer to the record. Trivial, constant-initialised: plain __thread (no TLS wrapper
+// call in other translation units), usable during thread and process exit.
+struct RangeKey {
+    uint64_t generation = 0; // 0: empty (the record's generation starts at 1)
+    uintptr_t lo = 0;        // [lo, hi)
+    uintptr_t hi = 0;
+};
+constexpr unsigned kCachedRanges = 8; // a copy's two sides, a kernel's pointer arguments
+struct LookupCache {
+    RangeKey keys[kCachedRanges];
+    const Allocation *found[kCachedRanges] = {}; // nullptr: a gap; else &records[i]
+    unsigned next = 0;                           // the entry a miss replaces
+    Allocation records[kCachedRanges];
+};
+
+// The entry holding `p` at `generation`, or -1.
+inline int cachedRange(const LookupCache &c, uintptr_t p, uint64_t generation) {
+    for (unsigned i = 0; i < kCachedRanges; ++i) {
+        const RangeKey &k = c.keys[i];
+        if (k.generation == generation && p - k.lo < k.hi - k.lo) {
+            return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+} // namespace detail
+
+extern __thread detail::LookupCache t_lookups INFINIRT_HIDDEN;
+// The calling thread's cache, its address computed once: without the barrier GCC recomputes a
+// thread-local address (a TLS descriptor call) at every use instead of keeping it in a register.
+inline const detail::LookupCache &threadLookups() {
+    const detail::LookupCache *c = &t_lookups;
+#if defined(__GNUC__)
+    __asm__("" : "+r"(c));
+#endif
+    return *c;
+}
+
+// The lookups under the shared lock, filling the calling thread's cache.
+INFINIRT_COLD const Allocation *lookupAllocationSlow(const void *ptr);
+INFINIRT_COLD void lookupAllocationsSlow(const void *a, const Allocation *&out_a, const void *b,
+                                         const Allocation *&out_b);
+
+inline const Allocation *lookupAllocation(const void *ptr) {
+    const detail::LookupCache &c = threadLookups();
+    const int i = detail::cachedRange(c, reinterpret_cast<uintptr_t>(ptr),
+                                      g_allocation_generation.load(std::memory_order_acquire));
+    if (INFINIRT_LIKELY(i >= 0)) {
+        return c.found[i];
+    }
+    return lookupAllocationSlow(ptr);
+}
+
+inline void lookupAllocations(const void *a, const Allocation *&out_a, const void *b, const Allocation *&out_b) {
+    const detail::LookupCache &c = threadLookups();
+    const uint64_t generation = g_allocation_generation.load(std::memory_order_acquire);
+    const int ia = detail::cachedRange(c, reinterpret_cast<uintptr_t>(a), generation);
+    const int ib = detail::cachedRange(c, reinterpret_cast<uintptr_t>(b), generation);
+    if (INFINIRT_LIKELY(ia >= 0 && ib >= 0)) {
+        out_a = c.found[ia];
+        out_b = c.found[ib];
+        return;
+    }
+    lookupAllocationsSlow(a, out_a, b, out_b);
+}
 
 } // namespace infinirt

@@ -118,13 +118,13 @@ infiniStatus_t checkPointer(const KernelRecord *k, const HandleSlot *ks, uint32_
     if (ptr == nullptr) {
         return INFINI_STATUS_SUCCESS; // an optional buffer left out
     }
-    Allocation a;
-    if (INFINIRT_LIKELY(findAllocation(ptr, a))) {
-        if (INFINIRT_UNLIKELY(a.type != ks->type && a.kind == INFINIRT_MEMORY_DEVICE)) {
-            return otherTypesDeviceMemory(k, ks, index, ptr, a.type, a.device);
+    const Allocation *a = lookupAllocation(ptr); // the thread's cached record, nothing copied
+    if (INFINIRT_LIKELY(a != nullptr)) {
+        if (INFINIRT_UNLIKELY(a->type != ks->type && a->kind == INFINIRT_MEMORY_DEVICE)) {
+            return otherTypesDeviceMemory(k, ks, index, ptr, a->type, a->device);
         }
-        if (INFINIRT_UNLIKELY((a.type != ks->type || a.device != ks->device) && !a.notedUser(ks->type, ks->device))) {
-            noteForeignUser(a.base, ks->type, ks->device); // Free waits for this device too (api_memory.cpp)
+        if (INFINIRT_UNLIKELY((a->type != ks->type || a->device != ks->device) && !a->notedUser(ks->type, ks->device))) {
+            noteForeignUser(a->base, ks->type, ks->device); // Free waits for this device too (api_memory.cpp)
         }
         return INFINI_STATUS_SUCCESS;
     }

@@ -79,24 +79,27 @@ infiniStatus_t checkCopy(const char *function, void *dst, const void *src, int k
     return INFINI_STATUS_SUCCESS;
 }
 
+// One side of a copy or fill: the allocation it lies in (a record in the calling thread's lookup
+// cache, valid until the thread's next lookup: allocations.h), or nullptr for memory infinirt did
+// not allocate.
 struct Side {
-    bool known = false;
+    const Allocation *a = nullptr;
     bool device = false;
-    Allocation a;
+    bool known() const { return a != nullptr; }
 };
 
-Side sideOf(const void *p) {
+INFINIRT_INLINE Side sideOf(const void *p) {
     Side s;
-    s.known = findAllocation(p, s.a);
-    s.device = s.known && s.a.kind == INFINIRT_MEMORY_DEVICE;
+    s.a = lookupAllocation(p);
+    s.device = s.a != nullptr && s.a->kind == INFINIRT_MEMORY_DEVICE;
     return s;
 }
 
 // Both sides of a copy, in one lookup of the allocation record.
-void sidesOf(const void *dst, Side &d, const void *src, Side &s) {
-    findAllocations(dst, d.known, d.a, src, s.known, s.a);
-    d.device = d.known && d.a.kind == INFINIRT_MEMORY_DEVICE;
-    s.device = s.known && s.a.kind == INFINIRT_MEMORY_DEVICE;
+INFINIRT_INLINE void sidesOf(const void *dst, Side &d, const void *src, Side &s) {
+    lookupAllocations(dst, d.a, src, s.a);
+    d.device = d.a != nullptr && d.a->kind == INFINIRT_MEMORY_DEVICE;
+    s.device = s.a != nullptr && s.a->kind == INFINIRT_MEMORY_DEVICE;
 }
 
 INFINIRT_COLD infiniStatus_t overrun(const char *function, const char *what, const void *p, size_t size,
@@ -112,21 +115,21 @@ INFINIRT_COLD infiniStatus_t overrun(const char *function, const char *what, con
 // or fill (a SIZE_MAX memset reached cuda's driver and poisoned the context). Memory infinirt
 // did not allocate is the backend's to check.
 inline infiniStatus_t checkRange(const char *function, const char *what, const Side &s, const void *p, size_t size) {
-    if (!s.known) {
+    if (!s.known()) {
         return INFINI_STATUS_SUCCESS;
     }
-    const size_t offset = static_cast<size_t>(static_cast<const char *>(p) - static_cast<const char *>(s.a.base));
-    if (INFINIRT_LIKELY(size <= s.a.size - offset)) {
+    const size_t offset = static_cast<size_t>(static_cast<const char *>(p) - static_cast<const char *>(s.a->base));
+    if (INFINIRT_LIKELY(size <= s.a->size - offset)) {
         return INFINI_STATUS_SUCCESS;
     }
-    return overrun(function, what, p, size, s.a);
+    return overrun(function, what, p, size, *s.a);
 }
 
 // A stream of (type, device) is handed memory of `s`: if that is not the owning device, the
 // allocation record notes it, so that Free waits for that device's queued work too.
 inline void noteUse(const Side &s, int type, int device) {
-    if (s.known && INFINIRT_UNLIKELY((s.a.type != type || s.a.device != device) && !s.a.notedUser(type, device))) {
-        noteForeignUser(s.a.base, type, device);
+    if (s.known() && INFINIRT_UNLIKELY((s.a->type != type || s.a->device != device) && !s.a->notedUser(type, device))) {
+        noteForeignUser(s.a->base, type, device);
     }
 }
 
@@ -153,7 +156,7 @@ infiniStatus_t waitForOtherUsers(const char *function, const Allocation &a) {
 // DEFAULT -> a concrete kind when infinirt knows both pointers; stays DEFAULT for the plugin to
 // resolve when one of them is memory infinirt did not allocate.
 infinirtMemcpyKind_t inferKind(const Side &d, const Side &s) {
-    if (!d.known || !s.known) {
+    if (!d.known() || !s.known()) {
         return INFINIRT_MEMCPY_DEFAULT;
     }
     if (d.device) {
@@ -164,7 +167,7 @@ infinirtMemcpyKind_t inferKind(const Side &d, const Side &s) {
 
 // Both pointers are memory infinirt allocated, of two different devices.
 bool onTwoDevices(const Side &d, const Side &s) {
-    return d.known && s.known && (d.a.type != s.a.type || d.a.device != s.a.device);
+    return d.known() && s.known() && (d.a->type != s.a->type || d.a->device != s.a->device);
 }
 
 PeerEnd endOf(const Allocation &a) {
@@ -293,12 +296,12 @@ __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, 
     }
     if (d.device && s.device && onTwoDevices(d, s)) {
         // Device memory of two devices: the peer path, ordered after both default streams.
-        return peerCopySync(dst, endOf(d.a), src, endOf(s.a), size);
+        return peerCopySync(dst, endOf(*d.a), src, endOf(*s.a), size);
     }
     Backend *b = nullptr;
     int type = 0;
     int id = 0;
-    const Allocation *owner = s.device ? &s.a : d.device ? &d.a : nullptr;
+    const Allocation *owner = s.device ? s.a : d.device ? d.a : nullptr;
     if (owner != nullptr) {
         b = g_registry.by_type[owner->type];
         type = owner->type;
@@ -312,9 +315,9 @@ __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, 
     // Memory infinirt allocated for another device (host memory here): that device's default
     // stream may still use it, so the copy is ordered after it too.
     for (const Side *other : {&d, &s}) {
-        if (other->known && (other->a.type != type || other->a.device != id)) {
-            Backend *ob = g_registry.by_type[other->a.type];
-            st = INFINIRT_CALL(ob, stream_synchronize, other->a.device, other->a.device, nullptr);
+        if (other->known() && (other->a->type != type || other->a->device != id)) {
+            Backend *ob = g_registry.by_type[other->a->type];
+            st = INFINIRT_CALL(ob, stream_synchronize, other->a->device, other->a->device, nullptr);
             if (st != INFINI_STATUS_SUCCESS) {
                 return st;
             }
@@ -353,7 +356,7 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
         kind = inferKind(d, s);
     }
     if (kind == INFINIRT_MEMCPY_D2D && d.device && s.device && onTwoDevices(d, s) && captureOf(r) == nullptr) {
-        return peerAsync(dst, d.a, src, s.a, size, r);
+        return peerAsync(dst, *d.a, src, *s.a, size, r);
     }
     if (INFINIRT_UNLIKELY(captureOf(r) != nullptr)) {
         ActiveCapture capture(r.slot);
@@ -385,9 +388,9 @@ __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count) {
     if (range != INFINI_STATUS_SUCCESS) {
         return range;
     }
-    if (s.known) {
-        b = g_registry.by_type[s.a.type];
-        id = s.a.device;
+    if (s.known()) {
+        b = g_registry.by_type[s.a->type];
+        id = s.a->device;
     } else {
         infiniStatus_t st = currentDevice(b, type, id);
         if (st != INFINI_STATUS_SUCCESS) {

@@ -16,12 +16,16 @@
 #define INFINIRT_COLD __attribute__((cold, noinline))
 #define INFINIRT_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define INFINIRT_HIDDEN __attribute__((visibility("hidden")))
+// Hot-path helpers the compiler would otherwise call out of line (each call there reads the
+// thread-local state again).
+#define INFINIRT_INLINE inline __attribute__((always_inline))
 #else
 #define INFINIRT_LIKELY(x) (x)
 #define INFINIRT_UNLIKELY(x) (x)
 #define INFINIRT_COLD
 #define INFINIRT_PRINTF(f, a)
 #define INFINIRT_HIDDEN
+#define INFINIRT_INLINE inline
 #endif
 
 namespace infinirt {
