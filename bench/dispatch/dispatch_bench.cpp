@@ -136,6 +136,12 @@ void BM_MemcpyAsync64B(benchmark::State &s) {
         [] { return g.table->memcpy_async(0, g.dev, g.host, 64, INFINIRT_MEMCPY_H2D, g.native_stream); }, kNothing);
     drain();
 }
+void BM_MemsetAsync64B(benchmark::State &s) {
+    pairBenchmark(
+        s, [] { return infinirtMemsetAsync(g.dev, 0, 64, g.stream); },
+        [] { return g.table->memset_async(0, g.dev, 0, 64, g.native_stream); }, kNothing);
+    drain();
+}
 void BM_SetDevice(benchmark::State &s) {
     pairBenchmark(
         s, [] { return infinirtSetDevice(g.type, 0); },
@@ -148,6 +154,7 @@ BENCHMARK(BM_EventQuery);
 BENCHMARK(BM_StreamQuery);
 BENCHMARK(BM_EventRecord);
 BENCHMARK(BM_MemcpyAsync64B);
+BENCHMARK(BM_MemsetAsync64B);
 BENCHMARK(BM_SetDevice);
 
 int main(int argc, char **argv) {
