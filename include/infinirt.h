@@ -172,9 +172,8 @@ __export infiniStatus_t infinirtDeviceSynchronize(void);
 __export infiniStatus_t infinirtStreamCreate(infinirtStream_t *stream_ptr);
 /* Blocks until the stream's pending work has completed, then destroys it; events recorded on it
  * stay valid. NULL (the default stream) -> BAD_PARAM; a destroyed, garbage or non-stream handle
- * -> INVALID_HANDLE. Under record/replay (cpu, opencl) an unfinished capture is discarded with
- * the stream; on cuda/hip the drain is a native stream synchronize, which the driver refuses on
- * a capturing stream (BAD_PARAM): end the capture first. */
+ * -> INVALID_HANDLE; a capturing stream -> BAD_PARAM on every backend: end the capture first (the
+ * stream and its capture stay valid). A failure leaves the stream usable and its handle valid. */
 __export infiniStatus_t infinirtStreamDestroy(infinirtStream_t stream);
 /* Blocks until all work submitted to `stream` before the call has completed. NULL waits for the
  * current device's default stream only, not for the device's other streams (that is
@@ -310,14 +309,15 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
  * Waits only as infinirtMalloc does; cpu, opencl allocate at once, cuda/hip from the pool.
  * NULL p_ptr -> NULL_POINTER; size 0 -> BAD_PARAM (both before the stream); bad stream ->
  * INVALID_HANDLE; OUT_OF_MEMORY as for infinirtMalloc. infinirtFree also frees the block. On a
- * stream capturing under record/replay: BAD_PARAM, and the capture is invalidated. */
+ * capturing stream: BAD_PARAM on every backend (no capture records an allocation); nothing is
+ * allocated, *p_ptr is untouched and the capture stays valid. */
 __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtStream_t stream);
 /* Frees `ptr` (from infinirtMallocAsync) once the work submitted to `stream` before the call
- * has run; does not block. NULL ptr -> SUCCESS, the stream unchecked. Then: bad stream ->
- * INVALID_HANDLE; capturing under record/replay -> BAD_PARAM (capture invalidated); foreign,
- * already freed, interior or MallocHost pointers, or memory of another device type than the
- * stream's -> BAD_PARAM. Memory of another device of the stream's type: backend-dependent (cpu
- * frees it; opencl refuses, BAD_PARAM). On failure the memory stays allocated. */
+ * has run; does not block. The stream is checked first: a garbage or destroyed stream ->
+ * INVALID_HANDLE, whatever ptr is. Then NULL ptr -> SUCCESS (nothing to free); a capturing stream
+ * -> BAD_PARAM on every backend (nothing freed, the capture stays valid); foreign, already freed,
+ * interior or MallocHost pointers, or memory of another device than the stream's -> BAD_PARAM.
+ * On failure the memory stays allocated. */
 __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream);
 
 /* Sets `count` bytes at ptr to (unsigned char)value. NULL ptr -> NULL_POINTER (also with count
@@ -342,10 +342,11 @@ typedef enum {
 
 /* Work submitted to a capturing stream is recorded, not run; neither call blocks. cuda/hip
  * capture natively (modes as in CUDA). cpu and opencl use the loader's record/replay: it records
- * MemcpyAsync, MemsetAsync, EventRecord, StreamWaitEvent and GraphLaunch, accepts every mode
- * without telling them apart, and refuses StreamSynchronize, StreamQuery, MallocAsync and
- * FreeAsync on the stream with BAD_PARAM, invalidating the capture. Synchronous Memcpy/Memset
- * are not captured (they use the default stream). BeginCapture: NULL stream or a mode out of
+ * MemcpyAsync, MemsetAsync, EventRecord, StreamWaitEvent and LaunchKernel, accepts every mode
+ * without telling them apart, and refuses StreamSynchronize and StreamQuery on the stream with
+ * BAD_PARAM, invalidating the capture. On every backend alike, MallocAsync, FreeAsync,
+ * GraphLaunch and StreamDestroy on a capturing stream are refused with BAD_PARAM and the capture
+ * stays valid. Synchronous Memcpy/Memset are not captured (they use the default stream). BeginCapture: NULL stream or a mode out of
  * range -> BAD_PARAM (before the handle check); bad handle -> INVALID_HANDLE; already capturing
  * -> BAD_PARAM. */
 __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infinirtStreamCaptureMode_t mode);
@@ -372,8 +373,9 @@ __export infiniStatus_t infinirtGraphExecDestroy(infinirtGraphExec_t graph_exec)
 /* Enqueues the recorded work on `stream`, in stream order, as many times as it is launched;
  * does not block. INVALID_HANDLE for a bad exec (checked first) or stream; a stream of another
  * device than the graph's -> BAD_PARAM. Copies read their sources as they are when the launch
- * runs. Record/replay checks the recorded events again before enqueuing anything: a destroyed
- * one gives INVALID_HANDLE and nothing of the graph runs. Launching into a capturing stream records the work. */
+ * runs. Every event the capture recorded or waited for is checked before anything is enqueued
+ * (native graphs too): a destroyed one gives INVALID_HANDLE and nothing of the graph runs.
+ * Launching into a capturing stream -> BAD_PARAM on every backend (the capture stays valid). */
 __export infiniStatus_t infinirtGraphLaunch(infinirtGraphExec_t graph_exec, infinirtStream_t stream);
 /* The published (misspelled) name, kept for source compatibility; identical to
  * infinirtGraphLaunch. */

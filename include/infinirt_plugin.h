@@ -156,7 +156,8 @@ typedef struct infinirtPluginTable {
 
     /* ---- streams ------------------------------------------------------------------------ */
     infinirtPluginStreamCreateFn *stream_create;
-    /* Waits for pending work, then destroys. */
+    /* Waits for pending work, then destroys. A failure leaves the stream as it was, usable (the
+     * loader keeps its handle); SUCCESS means it is gone. */
     infinirtPluginStreamDestroyFn *stream_destroy;
     infinirtPluginStreamSynchronizeFn *stream_synchronize;
     /* SUCCESS when idle, INFINI_STATUS_NOT_READY when work is pending. */

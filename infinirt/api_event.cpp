@@ -73,7 +73,9 @@ __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStrea
             return captureAppend(capture.graph(), op);
         }
     }
-    return INFINIRT_SUBMIT(s, INFINIRT_CALL(s.backend, event_record, s.device, s.device, ev->native, s.native));
+    return submitTo(
+        s, [&] { return INFINIRT_CALL(s.backend, event_record, s.device, s.device, ev->native, s.native); },
+        [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtEventRecord"); });
 }
 
 __export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventStatus_t *status_ptr) {

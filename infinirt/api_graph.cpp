@@ -130,10 +130,11 @@ __export infiniStatus_t infinirtGraphInstantiate(infinirtGraphExec_t *graph_exec
     } else {
         // The exec keeps the modules its kernels come from, like the graph does.
         const ModuleRefs *graph_refs = g->module_refs.load(std::memory_order_acquire);
-        if (graph_refs != nullptr && !graph_refs->modules.empty()) {
+        if (graph_refs != nullptr && (!graph_refs->modules.empty() || !graph_refs->events.empty())) {
             INFINIRT_GUARD_BEGIN
             refs.reset(new ModuleRefs());
             refs->modules = graph_refs->modules;
+            refs->events = graph_refs->events; // a launch checks them
             INFINIRT_GUARD_END("infinirtGraphInstantiate")
         }
         infiniStatus_t st =
@@ -181,20 +182,21 @@ __export infiniStatus_t infinirtGraphLaunch(infinirtGraphExec_t graph_exec, infi
                     typeName(e->type), e->device, typeName(s.type), s.device);
     }
     if (!(e->flags & kGenericGraph)) {
-        return INFINIRT_SUBMIT(s, INFINIRT_CALL(s.backend, graph_launch, s.device, s.device, e->native, s.native));
+        // Every event the capture recorded or waited for must still be alive: checked before
+        // anything is queued, as the loader's replay checks its ops (captureReplay).
+        const ModuleRefs *refs = e->module_refs.load(std::memory_order_acquire);
+        if (refs != nullptr && !refs->eventsAlive()) {
+            return fail(INFINI_STATUS_INVALID_HANDLE,
+                        "infinirtGraphLaunch: an event the graph records or waits for was destroyed; nothing was "
+                        "launched");
+        }
+        return submitUncaptured(s, "infinirtGraphLaunch", "the launch of a graph", [&] {
+            return INFINIRT_CALL(s.backend, graph_launch, s.device, s.device, e->native, s.native);
+        });
     }
     const CaptureGraph *exec = static_cast<const CaptureGraph *>(e->native);
     if (captureOf(s) != nullptr) {
-        ActiveCapture capture(s.slot);
-        if (capture.graph() != nullptr) {
-            for (const CapturedOp &op : exec->ops) { // launching into a capture records the graph's work
-                st = captureAppend(capture.graph(), op);
-                if (st != INFINI_STATUS_SUCCESS) {
-                    return st;
-                }
-            }
-            return INFINI_STATUS_SUCCESS;
-        }
+        return refuseDuringCapture("infinirtGraphLaunch", "the launch of a graph");
     }
     return captureReplay(exec->ops, s);
 }

@@ -443,18 +443,14 @@ __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtS
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    if (captureOf(r) != nullptr) {
-        ActiveCapture capture(r.slot);
-        if (capture.graph() != nullptr) {
-            return captureInvalidate(capture.graph(), "infinirtMallocAsync");
-        }
-    }
     void *ptr = nullptr;
     // Without a stream-ordered allocator in the plugin, memory available now is available in
     // stream order too.
-    st = r.backend->table.malloc_async != nullptr
-             ? INFINIRT_CALL(r.backend, malloc_async, r.device, r.device, &ptr, size, r.native)
-             : INFINIRT_CALL(r.backend, malloc_device, r.device, r.device, &ptr, size);
+    st = submitUncaptured(r, "infinirtMallocAsync", "a stream-ordered allocation", [&] {
+        return r.backend->table.malloc_async != nullptr
+                   ? INFINIRT_CALL(r.backend, malloc_async, r.device, r.device, &ptr, size, r.native)
+                   : INFINIRT_CALL(r.backend, malloc_device, r.device, r.device, &ptr, size);
+    });
     if (st == INFINI_STATUS_SUCCESS) {
         st = track("infinirtMallocAsync", r.backend, r.type, r.device, ptr, size, INFINIRT_MEMORY_DEVICE);
     }
@@ -466,26 +462,21 @@ __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtS
 
 __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream) {
     INFINIRT_ENTER();
-    if (ptr == nullptr) {
-        return INFINI_STATUS_SUCCESS;
-    }
+    // The stream is checked first, whatever the pointer (a NULL pointer frees nothing).
     StreamRef r;
     infiniStatus_t st = resolveStream("infinirtFreeAsync", stream, r);
-    if (st != INFINI_STATUS_SUCCESS) {
+    if (st != INFINI_STATUS_SUCCESS || ptr == nullptr) {
         return st;
     }
-    if (captureOf(r) != nullptr) {
-        ActiveCapture capture(r.slot);
-        if (capture.graph() != nullptr) {
-            return captureInvalidate(capture.graph(), "infinirtFreeAsync");
-        }
+    if (INFINIRT_UNLIKELY(captureOf(r) != nullptr)) {
+        return refuseDuringCapture("infinirtFreeAsync", "a stream-ordered free");
     }
     Allocation a;
     st = untrack("infinirtFreeAsync", ptr, INFINIRT_MEMORY_DEVICE, a);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    if (a.type != r.type) {
+    if (a.type != r.type || a.device != r.device) {
         recordAllocation(a);
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtFreeAsync: %p belongs to %s:%d but the stream to %s:%d", ptr,
                     typeName(a.type), a.device, typeName(r.type), r.device);
@@ -497,15 +488,15 @@ __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream) {
             return st;
         }
     }
-    if (r.backend->table.free_async != nullptr) {
-        st = INFINIRT_CALL(r.backend, free_async, r.device, r.device, ptr, r.native);
-    } else {
-        // Stream order without the plugin's help: the stream's earlier work finishes first.
-        st = INFINIRT_CALL(r.backend, stream_synchronize, r.device, r.device, r.native);
-        if (st == INFINI_STATUS_SUCCESS) {
-            st = INFINIRT_CALL(r.backend, free_device, a.device, a.device, ptr);
+    st = submitUncaptured(r, "infinirtFreeAsync", "a stream-ordered free", [&] {
+        if (r.backend->table.free_async != nullptr) {
+            return INFINIRT_CALL(r.backend, free_async, r.device, r.device, ptr, r.native);
         }
-    }
+        // Stream order without the plugin's help: the stream's earlier work finishes first.
+        infiniStatus_t synced = INFINIRT_CALL(r.backend, stream_synchronize, r.device, r.device, r.native);
+        return synced == INFINI_STATUS_SUCCESS ? INFINIRT_CALL(r.backend, free_device, a.device, a.device, ptr)
+                                               : synced;
+    });
     if (st != INFINI_STATUS_SUCCESS) {
         recordAllocation(a);
     }

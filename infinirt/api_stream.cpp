@@ -12,7 +12,9 @@ namespace infinirt {
 
 infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
     if (INFINIRT_LIKELY(ev->type == s.type && ev->device == s.device)) {
-        return INFINIRT_SUBMIT(s, INFINIRT_CALL(s.backend, stream_wait_event, s.device, s.device, s.native, ev->native));
+        return submitTo(
+            s, [&] { return INFINIRT_CALL(s.backend, stream_wait_event, s.device, s.device, s.native, ev->native); },
+            [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtStreamWaitEvent"); });
     }
     if (INFINIRT_UNLIKELY(g_layers.validation) && ev->type != s.type) {
         validationCrossBackendWait(s.type, s.device, ev->type, ev->device);
@@ -64,7 +66,17 @@ __export infiniStatus_t infinirtStreamDestroy(infinirtStream_t stream) {
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamDestroy: the default (NULL) stream cannot be destroyed");
     }
     HandleSlot *slot = handles().lookup(stream, HandleKind::Stream);
-    if (slot == nullptr || !handles().claim(stream, slot)) {
+    if (slot == nullptr) {
+        return invalidHandle("infinirtStreamDestroy", "stream", stream);
+    }
+    if (slot->capture.load(std::memory_order_acquire) != nullptr ||
+        slot->module_refs.load(std::memory_order_acquire) != nullptr) {
+        // Every backend alike (the CUDA driver refuses it too): the stream and its capture stay.
+        return fail(INFINI_STATUS_BAD_PARAM,
+                    "infinirtStreamDestroy: the stream is capturing; end the capture first (the stream and its "
+                    "capture stay valid)");
+    }
+    if (!handles().claim(stream, slot)) {
         return invalidHandle("infinirtStreamDestroy", "stream", stream);
     }
     Backend *b = g_registry.by_type[slot->type];
@@ -73,7 +85,7 @@ __export infiniStatus_t infinirtStreamDestroy(infinirtStream_t stream) {
         handles().restore(stream, slot);
         return st;
     }
-    // An unfinished capture dies with its stream.
+    // A capture begun by another thread while this destroy ran dies with its stream.
     CaptureGraph *capture = captureTake(slot);
     ModuleRefs *native_capture = nativeCaptureRefsTake(slot);
     if (capture != nullptr || native_capture != nullptr) {
@@ -164,10 +176,21 @@ __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infi
         // The modules whose kernels the capture launches are kept for the graph (modules.h).
         std::unique_ptr<ModuleRefs> refs(new ModuleRefs());
         return captureBeginOn(s.type, s.device, [&] {
+            // No submission to the stream is inside the plugin while the capture begins
+            // (capture.h): module_refs is set first, so later submissions wait for the lock, and
+            // those already past their check are waited for.
+            NativeCaptureEnding exclusive;
+            ModuleRefs *expected = nullptr;
+            if (!s.slot->module_refs.compare_exchange_strong(expected, refs.get(), std::memory_order_acq_rel)) {
+                return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: the stream is already capturing");
+            }
+            awaitUnmarked(s.slot);
             infiniStatus_t begun = checked(s.backend, s.device, "stream_begin_capture",
                                            INFINIRT_PLUGIN_STATUS(s.backend, stream_begin_capture, s.device, s.native, mode));
             if (begun == INFINI_STATUS_SUCCESS) {
-                s.slot->module_refs.store(refs.release(), std::memory_order_release);
+                refs.release(); // now the stream's
+            } else {
+                exclusive.take(s.slot);
             }
             return begun;
         });

@@ -1,7 +1,12 @@
 #include "capture.h"
+#include "modules.h"
 
+#include <linux/membarrier.h>
 #include <mutex>
 #include <pthread.h>
+#include <sys/syscall.h>
+#include <thread>
+#include <unistd.h>
 
 namespace infinirt {
 
@@ -35,6 +40,91 @@ WriterFirstLock &captureLock() {
     return *m;
 }
 } // namespace
+
+// ---- submitting threads' marks (capture.h) ------------------------------------------------------
+
+__thread SubmitterRecord *t_submitter = nullptr;
+
+namespace {
+// MEMBARRIER_CMD_PRIVATE_EXPEDITED, registered once when the library loads; false where the kernel
+// (or a seccomp filter) refuses it.
+bool registerMembarrier() {
+    const long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0);
+    if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) {
+        return false;
+    }
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+}
+const bool g_membarrier = registerMembarrier();
+
+// Every record ever made; records are reused by later threads, never freed (calls may come
+// during exit).
+std::atomic<SubmitterRecord *> g_records{nullptr};
+std::mutex &recordsMutex() {
+    static std::mutex *m = new std::mutex();
+    return *m;
+}
+// Gives the thread's record back when the thread ends.
+struct RecordOwner {
+    SubmitterRecord *record = nullptr;
+    ~RecordOwner() {
+        if (record != nullptr) {
+            t_submitter = nullptr;
+            record->in_use.store(false, std::memory_order_release);
+        }
+    }
+};
+thread_local RecordOwner t_record_owner;
+} // namespace
+
+bool g_submit_fence = !g_membarrier;
+
+SubmitterRecord *registerSubmitter() {
+    std::lock_guard<std::mutex> lock(recordsMutex());
+    SubmitterRecord *r = g_records.load(std::memory_order_acquire);
+    for (; r != nullptr; r = r->next) {
+        if (!r->in_use.load(std::memory_order_acquire)) {
+            break;
+        }
+    }
+    if (r == nullptr) {
+        r = new SubmitterRecord();
+        r->next = g_records.load(std::memory_order_relaxed);
+        g_records.store(r, std::memory_order_release);
+    }
+    r->stream.store(nullptr, std::memory_order_relaxed);
+    r->in_use.store(true, std::memory_order_release);
+    t_record_owner.record = r;
+    t_submitter = r;
+    return r;
+}
+
+void awaitUnmarked(const HandleSlot *stream) {
+    if (g_membarrier) {
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
+    } else {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+    }
+    for (SubmitterRecord *r = g_records.load(std::memory_order_acquire); r != nullptr; r = r->next) {
+        while (r->stream.load(std::memory_order_acquire) == stream) {
+            std::this_thread::yield();
+        }
+    }
+}
+
+infiniStatus_t noteCapturedEvent(ModuleRefs *refs, const HandleSlot *event, const char *function) {
+    INFINIRT_GUARD_BEGIN
+    refs->addEvent(event);
+    return INFINI_STATUS_SUCCESS;
+    INFINIRT_GUARD_END(function)
+}
+
+infiniStatus_t refuseDuringCapture(const char *function, const char *what) {
+    return fail(INFINI_STATUS_BAD_PARAM,
+                "%s: the stream is capturing, and a capture cannot record %s; end the capture first (the capture "
+                "stays valid)",
+                function, what);
+}
 
 ActiveCapture::ActiveCapture(HandleSlot *stream) {
     captureLock().lock_shared();

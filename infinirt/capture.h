@@ -82,24 +82,119 @@ private:
 };
 
 // Native captures (cuda, hip) against submissions from other threads. The CUDA driver is not safe
-// against a submission to a capturing stream racing the end of that capture (on an H200,
-// cuMemsetD8Async crashed with SIGSEGV inside libcuda while another thread ended the capture), so
-// while a stream captures natively (its module_refs is set, from its begin to its end) every
-// submission to it holds the capture lock shared around the plugin call, and the end of capture
-// holds it exclusively. Streams that do not capture pay one load of a field of their slot's line.
+// against a submission to a stream racing the begin or the end of a capture on that stream (on an
+// H200, cuMemsetD8Async crashed with SIGSEGV inside libcuda while another thread ended the capture;
+// on an H100, submissions racing the begin crashed or left the capturing thread waiting for ever).
+// So no submission to a stream is inside the plugin while a native capture of it begins or ends:
+// - while a stream captures natively (its module_refs is set, from just before its begin to its
+//   end) every submission to it holds the capture lock shared around the plugin call, and the begin
+//   and the end of capture hold it exclusively;
+// - a submission that found the stream not capturing marks its thread as submitting to that stream
+//   (SubmitMark: two stores to a thread-local record, no atomic read-modify-write) for the length of
+//   the plugin call, and the begin of a capture, once module_refs is set, waits until no thread is
+//   marked for the stream (awaitUnmarked). The mark is stored before module_refs is read and the
+//   begin reads the marks after storing module_refs, with a process-wide barrier between
+//   (membarrier(2); a full fence on the submitting side where the kernel lacks it), so either the
+//   submission sees the capture and takes the lock, or the begin sees the mark and waits.
+// Streams that never capture pay one load of a field of their slot's line and the two stores.
+struct SubmitterRecord {
+    std::atomic<const HandleSlot *> stream{nullptr}; // the stream this thread is submitting to, unlocked
+    std::atomic<bool> in_use{false};                  // owned by a live thread
+    SubmitterRecord *next = nullptr;                  // immutable once published
+};
+// This thread's record, or nullptr before its first submission.
+extern __thread SubmitterRecord *t_submitter;
+// Registers the calling thread's record (its first submission).
+SubmitterRecord *registerSubmitter();
+// True where the kernel gives no process-wide barrier: submissions then fence themselves.
+extern bool g_submit_fence;
+
+class SubmitMark {
+public:
+    INFINIRT_INLINE explicit SubmitMark(const HandleSlot *slot) {
+        SubmitterRecord *r = t_submitter;
+        record_ = INFINIRT_LIKELY(r != nullptr) ? r : registerSubmitter();
+        prev_ = record_->stream.load(std::memory_order_relaxed);
+        record_->stream.store(slot, std::memory_order_relaxed);
+        if (INFINIRT_UNLIKELY(g_submit_fence)) {
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+        } else {
+            std::atomic_signal_fence(std::memory_order_seq_cst); // membarrier() orders it at run time
+        }
+    }
+    INFINIRT_INLINE ~SubmitMark() { clear(); }
+    // Ends the mark early (before waiting for the capture lock, which a begin holds while it waits
+    // for marks to clear).
+    INFINIRT_INLINE void clear() {
+        if (record_ != nullptr) {
+            record_->stream.store(prev_, std::memory_order_release);
+            record_ = nullptr;
+        }
+    }
+    SubmitMark(const SubmitMark &) = delete;
+    SubmitMark &operator=(const SubmitMark &) = delete;
+
+private:
+    SubmitterRecord *record_ = nullptr;
+    const HandleSlot *prev_ = nullptr;
+};
+// Waits until no thread is marked as submitting to `stream` (run with module_refs already set).
+void awaitUnmarked(const HandleSlot *stream);
+
 inline bool underNativeCapture(const StreamRef &r) {
     return r.slot != nullptr && r.slot->module_refs.load(std::memory_order_acquire) != nullptr;
 }
-template <typename Call> INFINIRT_COLD infiniStatus_t heldSubmit(HandleSlot *slot, Call &&call) {
+// The held path of submitTo: under the capture lock, `held` sees the capture's record when the
+// stream still captures (it notes what the capture uses, or refuses the call).
+template <typename Call, typename Held> INFINIRT_COLD infiniStatus_t heldSubmit(HandleSlot *slot, Call &call, Held &held) {
     NativeCaptureHold hold(slot);
+    if (hold.refs() != nullptr) {
+        const infiniStatus_t st = held(hold.refs());
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st;
+        }
+    }
     return call();
 }
-// `expr` (a plugin call submitting to the stream of StreamRef `r`), held while r captures natively.
-#define INFINIRT_SUBMIT(r, expr)                                                                      \
-    (INFINIRT_UNLIKELY(::infinirt::underNativeCapture(r)) ? ::infinirt::heldSubmit((r).slot, [&] { return (expr); }) \
-                                                           : (expr))
-// Holds the capture lock exclusively while a native capture ends (the plugin's end of capture runs
-// inside it); take() clears the stream's record of modules and returns it.
+// Runs `call` (a plugin call submitting to the stream of StreamRef `r`) under the protocol above;
+// `held(ModuleRefs *)` runs first when the stream captures natively.
+template <typename Call, typename Held>
+INFINIRT_INLINE infiniStatus_t submitTo(const StreamRef &r, Call &&call, Held &&held) {
+    if (r.slot == nullptr) {
+        return call(); // the default stream never captures
+    }
+    SubmitMark mark(r.slot);
+    if (INFINIRT_UNLIKELY(r.slot->module_refs.load(std::memory_order_relaxed) != nullptr)) {
+        mark.clear();
+        return heldSubmit(r.slot, call, held);
+    }
+    return call();
+}
+struct NothingToNote {
+    infiniStatus_t operator()(ModuleRefs *) const { return INFINI_STATUS_SUCCESS; }
+};
+// `expr` (a plugin call submitting to the stream of StreamRef `r`), under the protocol above.
+#define INFINIRT_SUBMIT(r, expr) ::infinirt::submitTo((r), [&] { return (expr); }, ::infinirt::NothingToNote())
+
+// Notes an event that a native capture records or waits for (ModuleRefs::addEvent).
+infiniStatus_t noteCapturedEvent(ModuleRefs *refs, const HandleSlot *event, const char *function);
+
+// The refusal of a stream-ordered call that no capture records (MallocAsync, FreeAsync,
+// GraphLaunch) on a capturing stream: BAD_PARAM; nothing runs and the capture stays valid.
+infiniStatus_t refuseDuringCapture(const char *function, const char *what);
+// `call` (such a stream-ordered plugin call) unless the stream captures, natively or through the
+// loader: then refuseDuringCapture.
+template <typename Call>
+INFINIRT_INLINE infiniStatus_t submitUncaptured(const StreamRef &r, const char *function, const char *what,
+                                                Call &&call) {
+    if (INFINIRT_UNLIKELY(captureOf(r) != nullptr)) {
+        return refuseDuringCapture(function, what);
+    }
+    return submitTo(r, call, [&](ModuleRefs *) { return refuseDuringCapture(function, what); });
+}
+
+// Holds the capture lock exclusively while a native capture begins or ends (the plugin's begin or
+// end of capture runs inside it); take() clears the stream's record of modules and returns it.
 class NativeCaptureEnding {
 public:
     NativeCaptureEnding();

@@ -36,6 +36,26 @@ void ModuleRefs::add(ModuleRecord *m) {
     modules.emplace_back(m);
 }
 
+void ModuleRefs::addEvent(const HandleSlot *event) {
+    const uint32_t gen = event->gen.load(std::memory_order_acquire);
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const EventUse &e : events) {
+        if (e.slot == event && e.gen == gen) {
+            return;
+        }
+    }
+    events.push_back(EventUse{event, gen});
+}
+
+bool ModuleRefs::eventsAlive() const {
+    for (const EventUse &e : events) {
+        if (e.slot->gen.load(std::memory_order_acquire) != e.gen) {
+            return false;
+        }
+    }
+    return true;
+}
+
 namespace {
 
 constexpr uint16_t kElfMachineCuda = 190;

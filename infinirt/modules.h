@@ -80,6 +80,16 @@ struct ModuleRefs {
     std::mutex mutex;
     std::vector<ModuleRef> modules;
     void add(ModuleRecord *m); // once per module; may throw std::bad_alloc
+    // The events a native capture recorded or waited for, each with the generation of its handle
+    // then: a launch of the graph checks that every one is still alive (infinirtGraphLaunch).
+    struct EventUse {
+        const HandleSlot *slot;
+        uint32_t gen;
+    };
+    std::vector<EventUse> events;
+    void addEvent(const HandleSlot *event); // once per event; may throw std::bad_alloc
+    // True when every event in `events` is still the live handle it was.
+    bool eventsAlive() const;
 };
 
 // The format of an image given as AUTO, from its first bytes; AUTO when it cannot tell (then

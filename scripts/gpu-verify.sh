@@ -1,20 +1,116 @@
 #!/usr/bin/env bash
-# Verification on a GPU machine (not part of CI, which has no GPU): builds the tree, runs every
-# test (the conformance suite then covers the cuda device and any OpenCL platform), runs the
-# conformance suite again on NVIDIA's OpenCL alone, runs every benchmark, and infinirt-bench on the
-# GPU (its JSON and bandwidth plot). Logs go to $1 (default ./gpu-verify-out), 8 files at most:
-# build.log (configure + build), info.txt, ctest.log, python.log, conformance-nvidia-opencl.log,
-# bench.txt, infinirt-bench.json, infinirt-bench.png. Needs CUDA 12+ headers and a driver; the
-# PyTorch comparison in the allocator benchmark is built when python3 can import torch.
+# Verification on a GPU machine (not part of CI, which has no GPU). Two passes, each one command
+# that fits one device call:
+#
+#   scripts/gpu-verify.sh --quick [OUT]   (at most 4 minutes on a 16-core GPU machine, build included)
+#     builds (Release, cuda and opencl) only what it runs, then the conformance suite on cuda, on
+#     NVIDIA's OpenCL alone and on cpu, then the hot-path benches: dispatch (cuda_dispatch_bench,
+#     infinirt-dispatch-bench on cuda), launch (infinirt-kernels-cuda-bench) and allocation
+#     (infinicore_alloc_bench).
+#   scripts/gpu-verify.sh [OUT]           (full: at most 9 minutes)
+#     builds everything, runs every ctest entry (the conformance suite then covers the cuda device
+#     and every OpenCL platform, the stress tests included), the layers on cuda, the peer tests on
+#     every pair of devices, the Python package with PyTorch, NVIDIA's OpenCL alone, and every
+#     benchmark with infinirt-bench's JSON and plot.
+#
+# Logs go to OUT (default ./gpu-verify-out), at most 8 files: build.log, info.txt, tests.log,
+# python.log, bench.txt, infinirt-bench.json, infinirt-bench.png and summary.txt. The pass ends by
+# printing summary.txt: one line per part, `passed` or `FAILED` with its counts, and for the
+# benches the rows they judge (`met`/`MISSED`). Exits 1 when any part failed.
+# Needs CUDA 12+ headers and a driver; NVIDIA's OpenCL is found as libnvidia-opencl.so.1.
 set -uo pipefail
+quick=0
+if [ "${1:-}" = "--quick" ]; then
+  quick=1
+  shift
+fi
 out="${1:-gpu-verify-out}"
 mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+cd "$(dirname "$0")/.."
 build=/tmp/infinirt-gpu-build
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFINIRT_WITH_CUDA=ON -DINFINIRT_WITH_OPENCL=ON \
-  > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-cmake --build "$build" --parallel "$(nproc)" >> "$out/build.log" 2>&1 || { grep -B2 -A8 error "$out/build.log" | head -60; exit 1; }
-"$build/bin/infinirt-info" | tee "$out/info.txt"
-"$build/bin/infinirt-quickstart" | tee -a "$out/info.txt"
+summary="$out/summary.txt"
+: > "$summary"
+failed=0
+started=$(date +%s)
+
+# note PART STATUS DETAIL: one line of the summary.
+note() {
+  printf '%-34s %-7s %s\n' "$1" "$2" "$3" >> "$summary"
+  [ "$2" = passed ] || failed=1
+}
+# gtest_counts LOG: "N passed, M failed" from a gtest run's closing lines.
+gtest_counts() {
+  local passed failed_n
+  passed=$(grep -E '^\[  PASSED  \] [0-9]+ test' "$1" | tail -n 1 | grep -oE '[0-9]+' | head -n 1)
+  failed_n=$(grep -E '^\[  FAILED  \] [0-9]+ test' "$1" | tail -n 1 | grep -oE '[0-9]+' | head -n 1)
+  echo "${passed:-0} passed, ${failed_n:-0} failed"
+}
+# gtest_part NAME LOG RC: a summary line for a gtest binary's run.
+gtest_part() {
+  local counts
+  counts=$(gtest_counts "$2")
+  if [ "$3" -eq 0 ] && grep -qE '^\[  PASSED  \]' "$2"; then
+    note "$1" passed "$counts"
+  else
+    note "$1" FAILED "$counts (exit $3; $(grep -E '^\[  FAILED  \] [A-Za-z]' "$2" | head -n 3 | sed 's/^\[  FAILED  \] //' | tr '\n' ' '))"
+  fi
+}
+# bench_rows TEXT: the rows a bench judges, one "name figure verdict" per line, whatever its
+# format: cuda_dispatch_bench's (diff ns, met/MISSED), infinirt-dispatch-bench's (added ns),
+# the kernel benches' (added, PASS/FAIL/info) and infinicore_alloc_bench's summary (ns per pair).
+bench_rows() {
+  sed -nE \
+    -e 's/^([A-Za-z].*[^ ]) +[0-9.]+ +[0-9.]+ +(-?[0-9.]+) +([0-9.]+) +(met|MISSED)$/\1 +\2ns x\3 \4/p' \
+    -e 's/^([A-Z][A-Za-z0-9]+) +[0-9.]+ +[0-9.]+ +(-?[0-9.]+) +([0-9.]+)$/\1 +\2ns x\3/p' \
+    -e 's/^([a-z].*[^ ]) +(ns|us|GB\/s) +[0-9.]+ +[0-9.]+ +([0-9.]+) +(-?[0-9.]+) +(.*[^ ]) +(PASS|FAIL|met|MISSED)$/\1 +\4\2 x\3 \6/p' \
+    -e 's/^([0-9]+[KMG]?i?B) +ours=([0-9.e+]+ns) +ours_context=([0-9.e+]+ns).*/cache-hit \1 allocator \2, context \3/p' \
+    -e 's/^(mixed) +ours=([0-9.]+) +torch=([0-9.]+).*/reserved\/requested ours \2, torch \3/p' <<< "$1"
+}
+# bench_part NAME TEXT: a summary line for a bench: its judged rows, MISSED/FAIL ones first.
+bench_part() {
+  local rows bad
+  rows=$(bench_rows "$2")
+  bad=$(grep -E ' (MISSED|FAIL)$' <<< "$rows" | tr '\n' ';')
+  if [ -z "$2" ]; then
+    note "$1" FAILED "no output"
+  else
+    note "$1" passed "${bad:+MISSED: $bad }rows: $(grep -vE ' (MISSED|FAIL)$' <<< "$rows" | tr '\n' ';')"
+  fi
+}
+finish() {
+  echo "total wall time $(( $(date +%s) - started )) s ($([ $quick -eq 1 ] && echo quick || echo full) pass)" >> "$summary"
+  echo
+  echo "==== summary ($summary) ===="
+  cat "$summary"
+  exit $failed
+}
+
+# ---- build -------------------------------------------------------------------------------------
+quick_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt_conformance
+               cuda_dispatch_bench infinirt-dispatch-bench infinirt-kernels-cuda-bench infinicore_alloc_bench)
+t0=$(date +%s)
+{
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFINIRT_WITH_CUDA=ON -DINFINIRT_WITH_OPENCL=ON \
+    -DINFINIRT_BUILD_TESTS=ON -DINFINIRT_BUILD_BENCHMARKS=ON -DINFINIRT_SANITIZE= &&
+  if [ $quick -eq 1 ]; then
+    cmake --build "$build" --parallel "$(nproc)" --target "${quick_targets[@]}"
+  else
+    cmake --build "$build" --parallel "$(nproc)"
+  fi
+} > "$out/build.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+  grep -B2 -A8 -E 'error|Error' "$out/build.log" | head -60
+  note build FAILED "exit $rc after $(( $(date +%s) - t0 )) s (build.log)"
+  finish
+fi
+note build passed "$(( $(date +%s) - t0 )) s"
+"$build/bin/infinirt-info" > "$out/info.txt" 2>&1
+"$build/bin/infinirt-quickstart" >> "$out/info.txt" 2>&1
+
+nv_ocl=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')
+[ -n "$nv_ocl" ] || nv_ocl=$(find / -xdev -name 'libnvidia-opencl.so.1*' 2>/dev/null | head -n 1)
 # NCCL for infiniccl: PyTorch's Python packages carry it (nvidia.nccl, or torch's lib folder).
 # NCCL_NVLS_ENABLE=0: NVLink multicast can take a shared GPU host out of service; keep it off.
 export NCCL_NVLS_ENABLE=0
@@ -38,76 +134,117 @@ PY
 )
   [ -n "$nccl_lib" ] && export INFINIRT_NCCL_LIBRARY="$nccl_lib"
 fi
-echo "NCCL for infiniccl: ${INFINIRT_NCCL_LIBRARY:-libnccl.so.2 from the library path}"
-INFINIRT_EXPECT_BACKENDS=cuda,opencl,cpu INFINICCL_TEST_LARGE=1 \
-  ctest --test-dir "$build" --output-on-failure --parallel 8 --timeout 300 > "$out/ctest.log" 2>&1
-tail -n 25 "$out/ctest.log"
-# The layers on cuda (issue 16), appended to ctest.log: the 16-thread fault-injection stress on
-# the cuda device alone (allocator retries, everything balances), and the conformance suite with
-# the validation layer on (no refusal of a correct program; its leak report at the end).
-{
-  echo "==== layers on cuda ===="
-  INFINIRT_BACKENDS=cuda "$build/bin/infinirt_fault_stress" 2>&1 | tail -n 5
-  INFINIRT_BACKENDS=cuda INFINIRT_EXPECT_BACKENDS=cuda INFINIRT_VALIDATION=1 "$build/bin/infinirt_conformance" 2>&1 \
-    | grep -E '^\[  (PASSED|FAILED)  \]|tests? from .* ran|infinirt validation' | head -n 40
-} >> "$out/ctest.log" 2>&1
-sed -n '/==== layers on cuda/,$p' "$out/ctest.log"
-# Peers (issue 11): the peer conformance tests on every ordered pair of devices found (nvidia:0 x
-# nvidia:1, nvidia x opencl, nvidia x cpu, cpu:0 x cpu:1, ...), appended to ctest.log, and the peer
-# matrix (in info.txt above).
-INFINIRT_CPU_DEVICE_COUNT=2 "$build/bin/infinirt_conformance" --gtest_filter='Pairs/Peer.*:Pairs/CrossDevice.*' \
-  >> "$out/ctest.log" 2>&1
-echo "peer conformance (all device pairs): $(grep -E '^\[  (PASSED|FAILED)  \]|tests? from .* ran' "$out/ctest.log" | tail -n 3 | tr '\n' ' ')"
-# The Python package (tests/python) with this machine's python3 and PyTorch, on this build's
-# library: test_gpu.py exchanges memory with torch on the nvidia device. Without pytest, only
-# test_gpu.py runs, as a script.
-py_env=(INFINIRT_LIBRARY="$build/lib/libinfinirt.so.0" PYTHONPATH="$PWD/python" PYTHONDONTWRITEBYTECODE=1
-        INFINIRT_TEST_INCLUDE="$PWD/include" INFINIRT_TEST_BUILD_DIR="$build" INFINIRT_TEST_CMAKE=cmake)
-if python3 -c 'import pytest' 2>/dev/null; then
-  env "${py_env[@]}" python3 -m pytest -v -rs -p no:cacheprovider tests/python > "$out/python.log" 2>&1
+
+# ---- tests -------------------------------------------------------------------------------------
+tests="$out/tests.log"
+: > "$tests"
+# conformance LABEL ENV...: the conformance suite under ENV, its output appended to tests.log.
+conformance() {
+  local label="$1" part
+  shift
+  part=$(mktemp)
+  env "$@" timeout 240 "$build/bin/infinirt_conformance" > "$part" 2>&1
+  local rc=$?
+  { echo "==== conformance on $label ===="; cat "$part"; } >> "$tests"
+  gtest_part "conformance $label" "$part" $rc
+  rm -f "$part"
+}
+if [ $quick -eq 1 ]; then
+  conformance cuda INFINIRT_BACKENDS=cuda INFINIRT_EXPECT_BACKENDS=cuda
+  if [ -n "$nv_ocl" ]; then
+    conformance "NVIDIA's OpenCL" OCL_ICD_FILENAMES="$nv_ocl" OCL_ICD_VENDORS=/nonexistent \
+      INFINIRT_BACKENDS=opencl INFINIRT_EXPECT_BACKENDS=opencl
+  else
+    note "conformance NVIDIA's OpenCL" FAILED "libnvidia-opencl.so.1 not found"
+  fi
+  conformance cpu INFINIRT_BACKENDS=cpu INFINIRT_EXPECT_BACKENDS=cpu INFINIRT_CPU_DEVICE_COUNT=2
 else
-  env "${py_env[@]}" python3 tests/python/test_gpu.py > "$out/python.log" 2>&1
+  # Every ctest entry: the conformance suite on cuda, every OpenCL platform (NVIDIA's and PoCL)
+  # and cpu, the stress tests, the clients, the Python smoke tests.
+  part=$(mktemp)
+  INFINIRT_EXPECT_BACKENDS=cuda,opencl,cpu INFINICCL_TEST_LARGE=1 \
+    ctest --test-dir "$build" --output-on-failure --parallel 8 --timeout 180 > "$part" 2>&1
+  rc=$?
+  { echo "==== ctest ===="; cat "$part"; } >> "$tests"
+  line=$(grep -E 'tests passed, [0-9]+ tests failed' "$part" | tail -n 1)
+  if [ $rc -eq 0 ]; then note ctest passed "$line"; else note ctest FAILED "$line; $(grep -E '^\s+[0-9]+ - ' "$part" | head -n 4 | tr -s ' ' | tr '\n' ';')"; fi
+  rm -f "$part"
+  if [ -n "$nv_ocl" ]; then
+    conformance "NVIDIA's OpenCL" OCL_ICD_FILENAMES="$nv_ocl" OCL_ICD_VENDORS=/nonexistent \
+      INFINIRT_BACKENDS=opencl INFINIRT_EXPECT_BACKENDS=opencl
+  else
+    note "conformance NVIDIA's OpenCL" FAILED "libnvidia-opencl.so.1 not found"
+  fi
+  # The layers on cuda: the 16-thread fault-injection stress on the cuda device alone (allocator
+  # retries, everything balances), and the conformance suite with the validation layer on (no
+  # refusal of a correct program).
+  part=$(mktemp)
+  INFINIRT_BACKENDS=cuda timeout 180 "$build/bin/infinirt_fault_stress" > "$part" 2>&1
+  rc=$?
+  { echo "==== fault injection on cuda ===="; cat "$part"; } >> "$tests"
+  gtest_part "fault injection on cuda" "$part" $rc
+  rm -f "$part"
+  conformance "cuda, validation layer" INFINIRT_BACKENDS=cuda INFINIRT_EXPECT_BACKENDS=cuda INFINIRT_VALIDATION=1
+  # Peers: the peer conformance tests on every ordered pair of devices found.
+  conformance "device pairs (peers)" INFINIRT_CPU_DEVICE_COUNT=2 --gtest_filter='Pairs/Peer.*:Pairs/CrossDevice.*'
+  # The Python package with this machine's python3 and PyTorch, on this build's library.
+  py_env=(INFINIRT_LIBRARY="$build/lib/libinfinirt.so.0" PYTHONPATH="$PWD/python" PYTHONDONTWRITEBYTECODE=1
+          INFINIRT_TEST_INCLUDE="$PWD/include" INFINIRT_TEST_BUILD_DIR="$build" INFINIRT_TEST_CMAKE=cmake)
+  if python3 -c 'import pytest' 2>/dev/null; then
+    env "${py_env[@]}" timeout 240 python3 -m pytest -q -rs -p no:cacheprovider tests/python > "$out/python.log" 2>&1
+  else
+    env "${py_env[@]}" timeout 240 python3 tests/python/test_gpu.py > "$out/python.log" 2>&1
+  fi
+  rc=$?
+  if [ $rc -eq 0 ]; then note python passed "$(tail -n 1 "$out/python.log")"; else note python FAILED "$(tail -n 1 "$out/python.log")"; fi
 fi
-echo "python package: $(tail -n 1 "$out/python.log")"
-grep -E '(test_gpu.py::|^)test_[a-z_]+.*(PASSED|FAILED|SKIPPED|ERROR)|^(PASSED|FAILED|SKIPPED) ' "$out/python.log"
-nv_ocl=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')
-[ -n "$nv_ocl" ] || nv_ocl=$(find / -name 'libnvidia-opencl.so.1*' 2>/dev/null | head -n 1)
-if [ -n "$nv_ocl" ]; then
-  OCL_ICD_FILENAMES="$nv_ocl" OCL_ICD_VENDORS=/nonexistent INFINIRT_BACKENDS=opencl INFINIRT_EXPECT_BACKENDS=opencl \
-    "$build/bin/infinirt_conformance" > "$out/conformance-nvidia-opencl.log" 2>&1
-  echo "NVIDIA OpenCL conformance: $(grep -E '^\[  (PASSED|FAILED)  \]|tests? from .* ran' "$out/conformance-nvidia-opencl.log" | tr '\n' ' ')"
-fi
-{
-  for backend in cuda opencl cpu; do
-    INFINIRT_BENCH_BACKEND=$backend "$build/bin/infinirt-dispatch-bench" 2>&1 | sed -n '/^Dispatch overhead/,$p'
-    # The same with the validation layer on: what the layer costs per call (issue 16).
-    INFINIRT_VALIDATION=1 INFINIRT_BENCH_BACKEND=$backend "$build/bin/infinirt-dispatch-bench" 2>&1 \
-      | sed -n '/^Dispatch overhead/,$p' | sed 's/^/[validation] /'
+
+# ---- benches -----------------------------------------------------------------------------------
+bench="$out/bench.txt"
+: > "$bench"
+# run_bench NAME CMD...: the bench's output appended to bench.txt and judged in the summary.
+run_bench() {
+  local name="$1" text rc
+  shift
+  text=$(timeout 240 "$@" 2>&1)
+  rc=$?
+  # The last 200 lines of each bench: what it judges and its tables (bench.txt stays small).
+  { echo "==== $name ===="; tail -n 200 <<< "$text"; } >> "$bench"
+  if [ $rc -ne 0 ]; then
+    note "$name" FAILED "exit $rc: $(tail -n 2 <<< "$text" | tr '\n' ' ')"
+  else
+    bench_part "$name" "$text"
+  fi
+}
+run_bench "cuda_dispatch_bench" "$build/bin/cuda_dispatch_bench"
+run_bench "dispatch bench (cuda)" env INFINIRT_BENCH_BACKEND=cuda "$build/bin/infinirt-dispatch-bench"
+run_bench "kernels bench (cuda)" "$build/bin/infinirt-kernels-cuda-bench"
+run_bench "alloc bench" "$build/bin/infinicore_alloc_bench"
+if [ $quick -eq 0 ]; then
+  for backend in opencl cpu; do
+    run_bench "dispatch bench ($backend)" env INFINIRT_BENCH_BACKEND=$backend "$build/bin/infinirt-dispatch-bench"
   done
-  "$build/bin/cuda_dispatch_bench"
-  # Peers (issue 11): nvidia:0 -> nvidia:1 against cuMemcpyPeerAsync, staged cuda <-> cpu/opencl.
-  "$build/bin/infinirt-peer-bench"
-  # Kernel launch (issue 9): cuda; every OpenCL device found (NVIDIA's, PoCL); cpu.
-  "$build/bin/infinirt-kernels-cuda-bench"
-  INFINIRT_BACKENDS=opencl "$build/bin/infinirt-kernels-opencl-bench"
-  INFINIRT_BACKENDS=cpu "$build/bin/infinirt-kernels-cpu-bench"
-  "$build/bin/infinicore_alloc_bench" 2>&1 | tail -n 40
-  # infiniccl on the nvidia devices through NCCL (conformance, 64 MiB included) and the example.
-  INFINICCL_EXPECT_BACKENDS=nvidia INFINICCL_TEST_LARGE=1 "$build/bin/ccl_conformance_test" 2>&1 | tail -n 3
-  "$build/bin/ccl_published_client"
-  "$build/bin/infiniccl-allreduce" --nranks 2 --device nvidia
-  "$build/bin/ccl_allreduce_bench"
-  # infinirt-bench (issue 15) on the GPU: tables here, every figure in infinirt-bench.json, the
-  # bandwidth sweeps in infinirt-bench.png (the README's plot) where a python3 has matplotlib;
-  # elsewhere the JSON can be drawn later: tools/bench/infinirt-bench-plot.py JSON PNG.
+  run_bench "dispatch bench (cuda, validation)" env INFINIRT_VALIDATION=1 INFINIRT_BENCH_BACKEND=cuda \
+    "$build/bin/infinirt-dispatch-bench"
+  run_bench "peer bench" "$build/bin/infinirt-peer-bench"
+  run_bench "kernels bench (opencl)" env INFINIRT_BACKENDS=opencl "$build/bin/infinirt-kernels-opencl-bench"
+  run_bench "kernels bench (cpu)" env INFINIRT_BACKENDS=cpu "$build/bin/infinirt-kernels-cpu-bench"
+  # infiniccl on the nvidia devices through NCCL (conformance, 64 MiB included) and the example:
+  # NCCL puts one rank on each GPU, so these need two (ctest's ccl entries ran on one above).
+  gpus=$(grep -cE '^  nvidia:[0-9]+' "$out/info.txt")
+  if [ "$gpus" -ge 2 ]; then
+    run_bench "ccl conformance (nvidia)" env INFINICCL_EXPECT_BACKENDS=nvidia INFINICCL_TEST_LARGE=1 \
+      "$build/bin/ccl_conformance_test"
+    run_bench "ccl published client" "$build/bin/ccl_published_client"
+    run_bench "ccl allreduce example" "$build/bin/infiniccl-allreduce" --nranks 2 --device nvidia
+    run_bench "ccl allreduce bench" "$build/bin/ccl_allreduce_bench"
+  else
+    echo "collectives across GPUs: skipped ($gpus nvidia device(s); NCCL needs one GPU per rank)" >> "$summary"
+  fi
+  # infinirt-bench: tables, every figure in infinirt-bench.json, the bandwidth sweeps in
+  # infinirt-bench.png where a python3 has matplotlib (else: tools/bench/infinirt-bench-plot.py).
   plot=()
-  for py in python3 /usr/bin/python3; do
-    if "$py" -c 'import matplotlib' 2>/dev/null; then
-      plot=(--plot "$out/infinirt-bench.png")
-      break
-    fi
-  done
-  [ ${#plot[@]} -gt 0 ] || echo "infinirt-bench: no python3 with matplotlib here: no PNG (draw the JSON elsewhere)"
-  "$build/bin/infinirt-bench" --device nvidia:0 --json="$out/infinirt-bench.json" "${plot[@]}"
-} > "$out/bench.txt" 2>&1
-cat "$out/bench.txt"
+  python3 -c 'import matplotlib' 2>/dev/null && plot=(--plot "$out/infinirt-bench.png")
+  run_bench "infinirt-bench" "$build/bin/infinirt-bench" --device nvidia:0 --json="$out/infinirt-bench.json" "${plot[@]}"
+fi
+finish

@@ -364,6 +364,9 @@ struct Kernel {
 struct Module {
     int device = 0;
     cl_program program = nullptr;
+    // False when the program was built without -cl-kernel-arg-info because the build with it
+    // failed (moduleLoad): its kernels' Kernel::params stay empty.
+    bool args_described = true;
     std::mutex mutex; // guards `kernels`
     std::map<std::string, std::unique_ptr<Kernel>> kernels;
 };
@@ -376,8 +379,12 @@ const CodeTraits &codeTraits(Device &dev);
 // the device reports IL versions; NOT_IMPLEMENTED naming them otherwise) and DEVICE_BINARY
 // (clCreateProgramWithBinary + clBuildProgram, one image only). OpenCL C builds whose options
 // name no -cl-std get CodeTraits::std_option, and all get -cl-kernel-arg-info (without it no
-// implementation need say what a parameter takes; see Kernel::params). A failed build, compile or link: BUILD_FAILED with
-// the first lines of CL_PROGRAM_BUILD_LOG; the whole log goes to `log` either way.
+// implementation need say what a parameter takes; see Kernel::params). Where a build with
+// -cl-kernel-arg-info fails, the module is built once more without it (NVIDIA's compiler fails on
+// a kernel without parameters with it): the module then loads, its log says so, a warning is
+// logged, and launches of its kernels do not check argument kinds. A failed build, compile or
+// link: BUILD_FAILED with the first lines of CL_PROGRAM_BUILD_LOG; the whole log goes to `log`
+// either way.
 infinirtPluginModuleLoadFn moduleLoad;
 // Releases the kernels and the program: commands already enqueued keep them alive (OpenCL
 // reference counting), so nothing waits.

@@ -94,9 +94,34 @@ std::mutex &svmMutex() {
     return *m;
 }
 
+// True when [p, p + size) overlaps an allocation this plugin holds.
+bool overlapsLive(const void *p, size_t size) {
+    Found found{};
+    const unsigned char *first = static_cast<const unsigned char *>(p);
+    return allocations().find(first, &found) || allocations().find(first + size - 1, &found);
+}
+
+// Allocations are recorded before their memory is released (frees erase first), so under the
+// mutex an address clSVMAlloc returns is never one of ours. One that is would alias memory in use:
+// it is kept aside, never used or freed (freeing it would free the live one), and the allocation
+// is retried; the first is logged.
 void *svmAllocLocked(Device &dev, size_t size) {
     std::lock_guard<std::mutex> lock(svmMutex());
-    return api().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, size, 0);
+    static std::vector<void *> *aliased = new std::vector<void *>();
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        void *p = api().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, size, 0);
+        if (!p || !overlapsLive(p, size)) {
+            return p;
+        }
+        if (aliased->empty()) {
+            common::logMessage(INFINIRT_LOG_WARN,
+                               "opencl:%d (\"%s\"): clSVMAlloc of %s returned %p, inside memory already allocated "
+                               "and not freed; the address is set aside and the allocation retried",
+                               dev.index, dev.name.c_str(), common::formatBytes(size).c_str(), p);
+        }
+        aliased->push_back(p);
+    }
+    return nullptr;
 }
 
 infiniStatus_t svmAlloc(int device, void **ptr, size_t size) {

@@ -157,6 +157,11 @@ using ProgramRef = std::unique_ptr<std::remove_pointer_t<cl_program>, ProgramRel
 struct Build {
     Device &dev;
     std::string log;
+    // Whether OpenCL C builds get -cl-kernel-arg-info (sourceOptions); false on the second build
+    // of a module whose first build with it failed (moduleLoad).
+    bool arg_info = true;
+    // Set by sourceOptions when it added -cl-kernel-arg-info to an image's options.
+    bool added_arg_info = false;
     // Appends a program's log, under a heading when the module has several images.
     void addLog(const std::string &heading, const std::string &text) {
         if (text.empty()) {
@@ -170,14 +175,17 @@ struct Build {
 };
 
 // The options an OpenCL C compile uses: the image's, plus the device's -cl-std unless they name
-// one, plus -cl-kernel-arg-info unless they have it (launches check arguments against it).
-std::string sourceOptions(const Device &dev, const char *options) {
+// one, plus -cl-kernel-arg-info unless they have it or build.arg_info is off (launches check
+// arguments against it).
+std::string sourceOptions(Build &build, const char *options) {
+    const Device &dev = build.dev;
     std::string out = options ? options : "";
     if (!dev.code.std_option.empty() && out.find("-cl-std=") == std::string::npos) {
         out += (out.empty() ? "" : " ") + dev.code.std_option;
     }
-    if (out.find("-cl-kernel-arg-info") == std::string::npos) {
+    if (build.arg_info && out.find("-cl-kernel-arg-info") == std::string::npos) {
         out += out.empty() ? "-cl-kernel-arg-info" : " -cl-kernel-arg-info";
+        build.added_arg_info = true;
     }
     return out;
 }
@@ -264,7 +272,7 @@ infiniStatus_t buildOne(Build &build, const infinirtModuleImage_t &image, Progra
         return status;
     }
     const std::string options = image.format == INFINIRT_MODULE_FORMAT_OPENCL_C
-                                    ? sourceOptions(build.dev, image.options)
+                                    ? sourceOptions(build, image.options)
                                     : std::string(image.options ? image.options : "");
     const cl_int err = api().clBuildProgram(program.get(), 1, &build.dev.id, options.c_str(), nullptr, nullptr);
     const std::string log = buildLog(program.get(), build.dev.id);
@@ -297,7 +305,7 @@ infiniStatus_t compileAndLink(Build &build, const infinirtModuleImage_t *images,
             return status;
         }
         const std::string options = images[i].format == INFINIRT_MODULE_FORMAT_OPENCL_C
-                                        ? sourceOptions(build.dev, images[i].options)
+                                        ? sourceOptions(build, images[i].options)
                                         : std::string(images[i].options ? images[i].options : "");
         const cl_int err = api().clCompileProgram(program.get(), 1, &build.dev.id, options.c_str(), 0, nullptr, nullptr,
                                                   nullptr, nullptr);
@@ -420,7 +428,9 @@ infiniStatus_t describeKernel(Kernel &k, Device &dev) {
         k.max_item_sizes[i] = code.max_item_sizes[i];
     }
     k.flush = code.flush_launches;
-    describeParams(k);
+    if (k.module->args_described) {
+        describeParams(k);
+    }
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -449,8 +459,33 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
     }
     Build build{dev, ""};
     ProgramRef program;
-    const infiniStatus_t status =
+    infiniStatus_t status =
         count == 1 ? buildOne(build, images[0], &program) : compileAndLink(build, images, count, &program);
+    bool args_described = true;
+    if (status == INFINI_STATUS_BUILD_FAILED && build.added_arg_info) {
+        // Some compilers fail on a valid program only because of -cl-kernel-arg-info (NVIDIA's
+        // writes invalid PTX for a kernel without parameters with it). Build once more without
+        // it: if that succeeds, the module's kernels have no argument information and their
+        // launches go unchecked; if it fails too, its failure is the program's own.
+        Build again{dev, ""};
+        again.arg_info = false;
+        ProgramRef retried;
+        const infiniStatus_t second =
+            count == 1 ? buildOne(again, images[0], &retried) : compileAndLink(again, images, count, &retried);
+        if (second == INFINI_STATUS_SUCCESS) {
+            common::logMessage(INFINIRT_LOG_WARN,
+                               "opencl:%d (\"%s\"): the module failed to build with -cl-kernel-arg-info and was "
+                               "built without it; launches of its kernels cannot check argument kinds",
+                               dev.index, dev.name.c_str());
+            again.log = "built without -cl-kernel-arg-info (launches do not check argument kinds); the build "
+                        "with it failed:\n" +
+                        build.log + (again.log.empty() ? std::string() : "\n" + again.log);
+            args_described = false;
+            program = std::move(retried);
+        }
+        status = second;
+        build.log = std::move(again.log);
+    }
     common::copyString(log, log_size, build.log);
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
@@ -460,6 +495,7 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
         return common::fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory loading a module on opencl:%d", device);
     }
     module->device = device;
+    module->args_described = args_described;
     module->program = program.release();
     *out = module;
     return INFINI_STATUS_SUCCESS;

@@ -107,13 +107,19 @@ infiniStatus_t streamDestroy(int device, void *handle) {
         dev.streams.erase(stream);
     }
     infiniStatus_t status = finishStream(*stream, "destroying a stream");
-    // The queue goes either way: the handle is gone for the loader once destroy returns.
+    if (status != INFINI_STATUS_SUCCESS) {
+        // The queue's work may still run: the stream stays, usable, and the loader keeps its
+        // handle (a later destroy tries again).
+        std::lock_guard<std::mutex> lock(dev.mutex);
+        dev.streams.insert(stream);
+        return status;
+    }
     if (stream->probe) {
         api().clReleaseEvent(stream->probe);
     }
     api().clReleaseCommandQueue(stream->queue);
     delete stream;
-    return status;
+    return INFINI_STATUS_SUCCESS;
 }
 
 infiniStatus_t streamSynchronize(int device, void *handle) {

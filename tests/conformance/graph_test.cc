@@ -3,6 +3,8 @@
 #include "device_test.h"
 #include "resources.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -259,34 +261,70 @@ TEST_P(Graph, DeviceSynchronizeDuringCaptureIsRefused) {
         ASSERT_OK(infinirtMemcpy(back.data(), d, 64, INFINIRT_MEMCPY_D2H));
         EXPECT_EQ(back, std::vector<uint8_t>(64, 5));
     }
-    // A capture ended by destroying its stream no longer counts either.
-    infinirtStream_t s = nullptr;
-    ASSERT_OK(infinirtStreamCreate(&s));
-    ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_RELAXED));
-    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtDeviceSynchronize());
-    infiniStatus_t destroyed = infinirtStreamDestroy(s);
-    if (destroyed != INFINI_STATUS_SUCCESS) {
-        // cuda/hip: the driver may refuse, and its refusal invalidates the capture (EndCapture
-        // then answers CUDA_ERROR_STREAM_CAPTURE_INVALIDATED); the capture ends either way.
-        infinirtGraph_t graph = nullptr;
-        if (infinirtStreamEndCapture(s, &graph) == INFINI_STATUS_SUCCESS) {
-            EXPECT_OK(infinirtGraphDestroy(graph));
-        }
-        ASSERT_OK(infinirtStreamDestroy(s));
-    }
     EXPECT_OK(infinirtDeviceSynchronize());
 }
 
-// Under record/replay, a graph whose recorded event was destroyed fails at launch before any of
-// its work is queued: the copy recorded before the event never runs.
+// Stream-ordered calls a capture cannot record, on every backend alike: infinirtMallocAsync,
+// infinirtFreeAsync, infinirtGraphLaunch and infinirtStreamDestroy on a capturing stream are
+// refused with BAD_PARAM and a message; nothing runs, nothing is allocated or freed, the stream
+// stays usable and the capture valid (it replays what it recorded).
+TEST_P(Graph, CallsACaptureCannotRecordAreRefused) {
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    DeviceBuffer d;
+    ASSERT_OK(d.Malloc(64));
+    ASSERT_OK(infinirtMemset(d, 0, 64));
+    // A graph to launch, made before the capture (it sets bytes 32..63 to 4).
+    ScopedStream other;
+    ASSERT_OK(other.Create());
+    ASSERT_OK(infinirtStreamBeginCapture(other, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
+    ASSERT_OK(infinirtMemsetAsync(static_cast<char *>(static_cast<void *>(d)) + 32, 4, 32, other));
+    ScopedGraph inner;
+    ASSERT_OK(inner.EndCapture(other));
+    ScopedGraphExec inner_exec;
+    ASSERT_OK(inner_exec.Instantiate(inner));
+    void *earlier = nullptr; // stream-ordered memory from before the capture, where the backend has it
+    const bool stream_ordered = infinirtMallocAsync(&earlier, 64, s) == INFINI_STATUS_SUCCESS;
+    ASSERT_OK(infinirtStreamSynchronize(s));
+
+    ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_RELAXED));
+    ASSERT_OK(infinirtMemsetAsync(d, 8, 16, s));
+    void *p = reinterpret_cast<void *>(uintptr_t{0x1234});
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMallocAsync(&p, 64, s));
+    EXPECT_NE(std::string(infinirtGetLastErrorMessage()).find("capturing"), std::string::npos)
+        << infinirtGetLastErrorMessage();
+    EXPECT_EQ(p, reinterpret_cast<void *>(uintptr_t{0x1234})) << "a refused MallocAsync wrote its output";
+    if (stream_ordered) {
+        EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtFreeAsync(earlier, s));
+    }
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtGraphLaunch(inner_exec, s));
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtStreamDestroy(s));
+    EXPECT_NE(std::string(infinirtGetLastErrorMessage()).find("capturing"), std::string::npos)
+        << infinirtGetLastErrorMessage();
+    ScopedGraph graph;
+    ASSERT_OK(graph.EndCapture(s)) << "the refused calls must leave the capture valid";
+    std::vector<uint8_t> back(64, 1);
+    ASSERT_OK(infinirtMemcpy(back.data(), d, 64, INFINIRT_MEMCPY_D2H));
+    EXPECT_EQ(back, std::vector<uint8_t>(64, 0)) << "a refused call ran, or the capture ran its work";
+    ScopedGraphExec exec;
+    ASSERT_OK(exec.Instantiate(graph));
+    ASSERT_OK(infinirtGraphLaunch(exec, s));
+    ASSERT_OK(infinirtStreamSynchronize(s));
+    ASSERT_OK(infinirtMemcpy(back.data(), d, 64, INFINIRT_MEMCPY_D2H));
+    std::vector<uint8_t> want(64, 0);
+    std::fill(want.begin(), want.begin() + 16, uint8_t{8});
+    EXPECT_EQ(back, want) << "the replay ran other work than the memset it recorded";
+    if (stream_ordered) {
+        EXPECT_OK(infinirtFreeAsync(earlier, s)) << "the refused FreeAsync freed the memory";
+        ASSERT_OK(infinirtStreamSynchronize(s));
+    }
+}
+
+// A graph whose recorded event was destroyed fails at launch (INVALID_HANDLE) before any of its
+// work is queued, on every backend (native graphs too: the loader checks the events a native
+// capture used): the copy recorded before the event never runs.
 TEST_P(Graph, LaunchWithDestroyedEventRunsNothing) {
     REQUIRE_FEATURES(Feature::kEvents);
-    infinirtDeviceProperties_t props{};
-    props.struct_size = sizeof props;
-    ASSERT_OK(infinirtGetDeviceProperties(type(), id(), &props));
-    if (props.graphs_native) {
-        GTEST_SKIP() << "native graphs: the driver owns the recorded event nodes";
-    }
     ScopedStream s;
     ASSERT_OK(s.Create());
     DeviceBuffer d;

@@ -61,6 +61,38 @@ TEST_P(Kernels, VectorAdd) {
     }
 }
 
+// The kernel set holds `empty(void)` beside kernels with parameters (NVIDIA's OpenCL compiler
+// once failed the whole program over it): the module loaded, and both kinds launch and run from it.
+TEST_P(Kernels, ParameterlessKernelBesideKernelsWithParameters) {
+    infinirtKernel_t empty = nullptr;
+    ASSERT_OK(GetKernel(&empty, "empty"));
+    int64_t params = -1;
+    ASSERT_OK(infinirtKernelGetAttribute(&params, INFINIRT_KERNEL_ATTR_NUM_PARAMS, empty));
+    EXPECT_TRUE(params == 0 || params == -1) << params << " (-1: the backend cannot tell, as on cpu)";
+    infinirtKernel_t add = nullptr;
+    ASSERT_OK(GetKernel(&add, "vector_add"));
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    const infinirtLaunchConfig_t config = LaunchConfig({4, 1, 1}, {32, 1, 1});
+    ASSERT_OK(infinirtLaunchKernel(empty, &config, nullptr, 0, s));
+    const std::vector<float> a = Iota(kN, 1.0f, 3.0f);
+    const std::vector<float> b = Iota(kN, 4.0f, 0.0f);
+    DeviceBuffer da;
+    DeviceBuffer db;
+    DeviceBuffer dc;
+    ASSERT_OK(MallocFrom(&da, a));
+    ASSERT_OK(MallocFrom(&db, b));
+    ASSERT_OK(dc.Malloc(kN * sizeof(float)));
+    ASSERT_OK(LaunchVectorAdd(add, da, db, dc, kN, s));
+    ASSERT_OK(infinirtLaunchKernel(empty, &config, nullptr, 0, s));
+    ASSERT_OK(infinirtStreamSynchronize(s));
+    std::vector<float> c(kN, 0.0f);
+    ASSERT_OK(Download(&c, dc));
+    for (int32_t i = 0; i < kN; ++i) {
+        ASSERT_EQ(c[i], a[i] + b[i]) << "c[" << i << "]";
+    }
+}
+
 // Every image the build made for the backend (cuda: PTX, cubin, fatbin), named and as AUTO.
 TEST_P(Kernels, EveryImageFormatLoadsAndRuns) {
     const std::vector<float> a = Iota(kN, 3.0f, 2.0f);

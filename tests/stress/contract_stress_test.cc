@@ -14,7 +14,13 @@
 #include <infinirt.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -59,6 +65,36 @@ bool OneOf(infiniStatus_t st, std::initializer_list<infiniStatus_t> allowed) {
     }
     return false;
 }
+
+// Fails the test instead of letting it hang: unless destroyed within `limit`, prints the test's
+// name and what `where` says, then ends the process with status 1 (ctest reports the failure).
+class Watchdog {
+public:
+    Watchdog(const char *test, std::chrono::seconds limit, std::function<std::string()> where)
+        : thread_([this, test, limit, where] {
+              std::unique_lock<std::mutex> lock(mutex_);
+              if (!cv_.wait_for(lock, limit, [this] { return done_; })) {
+                  std::fprintf(stderr, "%s: no end after %lld s (%s): failing instead of hanging\n", test,
+                               static_cast<long long>(limit.count()), where().c_str());
+                  std::fflush(stderr);
+                  std::_Exit(1);
+              }
+          }) {}
+    ~Watchdog() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            done_ = true;
+        }
+        cv_.notify_all();
+        thread_.join();
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::thread thread_;
+};
 
 // Free or FreeHost of `p`, retried while another thread's capture on the owning device refuses it.
 void FreeWhenNoCapture(infiniStatus_t (*free_fn)(void *), void *p) {
@@ -229,6 +265,8 @@ TEST(ContractStress, SixteenThreadsRandomCalls) {
     constexpr int kIterations = 300;
     std::vector<Shared> devices = SharedObjects();
     ASSERT_FALSE(devices.empty());
+    Watchdog watchdog("ContractStress.SixteenThreadsRandomCalls", std::chrono::seconds(150),
+                      [] { return std::string("16 threads of random calls"); });
     for (Shared &d : devices) {
         ASSERT_OK(infinirtSetDevice(d.type, d.id));
         for (int i = 0; i < 2; ++i) {
@@ -271,45 +309,88 @@ TEST(ContractStress, SixteenThreadsRandomCalls) {
     }
 }
 
-// Issue 16, item 1: a capture ended (and its graph freed) by one thread while other threads
-// submit to the capturing stream. Each submission is either recorded or runs after the capture
-// ended; nothing is freed under it (AddressSanitizer: heap-use-after-free before the fix).
+// A capture ended (and its graph freed) by one thread while other threads submit to the
+// capturing stream. Each submission is either recorded or runs after the capture ended; nothing is
+// freed under it (AddressSanitizer: heap-use-after-free before the loader held captures).
+// The submitters work in bursts, one per round, and the stream is drained between rounds: an
+// unbounded stream of submissions fills a GPU's queue, and the driver then lets the submitters
+// spin for queue space while the capturing thread starves. A watchdog fails the test, naming the
+// device and round, instead of letting it hang.
 TEST(ContractStress, EndCaptureWhileOtherThreadsSubmit) {
+    constexpr int kRounds = 200;
+    constexpr int kSubmitters = 4;
+    constexpr int kBurst = 16; // per submitter and round
     std::vector<Shared> devices = SharedObjects();
     ASSERT_FALSE(devices.empty());
-    for (const Shared &d : devices) {
+    std::atomic<int> where{-1}; // device index * kRounds + round, for the watchdog's message
+    Watchdog watchdog("ContractStress.EndCaptureWhileOtherThreadsSubmit", std::chrono::seconds(120), [&] {
+        const int w = where.load();
+        const Shared &d = devices[static_cast<size_t>(w < 0 ? 0 : w / kRounds)];
+        return "device type " + std::to_string(d.type) + ":" + std::to_string(d.id) + ", round " +
+               std::to_string(w < 0 ? -1 : w % kRounds);
+    });
+    for (size_t k = 0; k < devices.size(); ++k) {
+        const Shared &d = devices[k];
         SCOPED_TRACE(std::to_string(d.type) + ":" + std::to_string(d.id));
         ASSERT_OK(infinirtSetDevice(d.type, d.id));
         infinirtStream_t s = nullptr;
         ASSERT_OK(infinirtStreamCreate(&s));
         void *dev = nullptr;
         ASSERT_OK(infinirtMalloc(&dev, kBuffer));
-        std::atomic<bool> stop{false};
+        std::atomic<int> round{-1};
+        std::atomic<int> bursts_done{0};
         std::vector<std::thread> submitters;
-        for (int t = 0; t < 4; ++t) {
+        for (int t = 0; t < kSubmitters; ++t) {
             submitters.emplace_back([&] {
                 if (infinirtSetDevice(d.type, d.id) != INFINI_STATUS_SUCCESS) {
-                    return;
+                    ADD_FAILURE() << "SetDevice failed in a submitter";
+                    round.store(kRounds);
                 }
-                while (!stop.load(std::memory_order_relaxed)) {
-                    const infiniStatus_t st = infinirtMemsetAsync(dev, 1, kBuffer, s);
-                    // cuda/hip: the driver may refuse a submission racing the end of capture.
-                    EXPECT_TRUE(OneOf(st, {INFINI_STATUS_SUCCESS, INFINI_STATUS_BAD_PARAM, INFINI_STATUS_DRIVER_ERROR}))
-                        << infinirtGetErrorName(st);
+                for (int r = 0; r < kRounds; ++r) {
+                    while (round.load(std::memory_order_acquire) < r) {
+                        std::this_thread::yield();
+                    }
+                    if (round.load(std::memory_order_acquire) >= kRounds) {
+                        return; // the main thread gave up
+                    }
+                    for (int i = 0; i < kBurst; ++i) {
+                        const infiniStatus_t st = infinirtMemsetAsync(dev, 1, kBuffer, s);
+                        // cuda/hip: the driver may refuse a submission racing the end of capture.
+                        EXPECT_TRUE(OneOf(st, {INFINI_STATUS_SUCCESS, INFINI_STATUS_BAD_PARAM,
+                                               INFINI_STATUS_DRIVER_ERROR}))
+                            << infinirtGetErrorName(st);
+                    }
+                    bursts_done.fetch_add(1, std::memory_order_acq_rel);
                 }
             });
         }
-        for (int round = 0; round < 200; ++round) {
-            ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_RELAXED));
-            infinirtGraph_t graph = nullptr;
-            const infiniStatus_t st = infinirtStreamEndCapture(s, &graph);
-            EXPECT_TRUE(OneOf(st, {INFINI_STATUS_SUCCESS, INFINI_STATUS_BAD_PARAM, INFINI_STATUS_DRIVER_ERROR}))
-                << infinirtGetErrorName(st);
-            if (st == INFINI_STATUS_SUCCESS) {
-                EXPECT_OK(infinirtGraphDestroy(graph));
+        bool ok = true;
+        for (int r = 0; r < kRounds && ok; ++r) {
+            where.store(static_cast<int>(k) * kRounds + r);
+            round.store(r, std::memory_order_release); // the submitters' bursts race the captures below
+            do {
+                const infiniStatus_t begun = infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_RELAXED);
+                EXPECT_OK(begun);
+                if (begun != INFINI_STATUS_SUCCESS) {
+                    ok = false;
+                    break;
+                }
+                infinirtGraph_t graph = nullptr;
+                const infiniStatus_t st = infinirtStreamEndCapture(s, &graph);
+                EXPECT_TRUE(OneOf(st, {INFINI_STATUS_SUCCESS, INFINI_STATUS_BAD_PARAM, INFINI_STATUS_DRIVER_ERROR}))
+                    << infinirtGetErrorName(st);
+                if (st == INFINI_STATUS_SUCCESS) {
+                    EXPECT_OK(infinirtGraphDestroy(graph));
+                }
+            } while (bursts_done.load(std::memory_order_acquire) < kSubmitters * (r + 1));
+            while (ok && bursts_done.load(std::memory_order_acquire) < kSubmitters * (r + 1)) {
+                std::this_thread::yield();
             }
+            EXPECT_OK(infinirtStreamSynchronize(s)); // no capture is open: the round's work drains
         }
-        stop = true;
+        if (!ok) {
+            round.store(kRounds, std::memory_order_release);
+        }
         for (std::thread &t : submitters) {
             t.join();
         }
