@@ -15,11 +15,14 @@ INFINIRT_BUILD_PACKAGES=(
 # the Python package's tests (tests/python: pytest, NumPy, pip install with setuptools); clang 14
 # and its runtime libraries for the libFuzzer target (scripts/fuzz.sh) and the public headers'
 # check; the ABI check (abigail-tools: abidw, abidiff) and matplotlib for infinirt-bench --plot.
+# libc6-dbg: LeakSanitizer's own suppression of the dynamic linker's TLS matches only when ld-linux
+# can be symbolised; without it the ASan stage aborts while listing the tests.
+# python3-venv: the Python package's documented install into a venv (docs/python.md).
 INFINIRT_TEST_PACKAGES=(
-  python3 python3-numpy python3-pytest python3-setuptools python3-pip
+  python3 python3-numpy python3-pytest python3-setuptools python3-pip python3-venv python3-wheel
   libgtest-dev libgmock-dev libbenchmark-dev
   pocl-opencl-icd clinfo
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev libc6-dbg
   abigail-tools python3-matplotlib
 )
 
@@ -36,11 +39,23 @@ infinirt_install_deps() {
   if [ ${#missing[@]} -eq 0 ]; then
     return 0
   fi
-  echo "infinirt: installing ${missing[*]}"
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # apt's -qq does not quiet dpkg: the output goes to a log, one line per step here.
+  local log
+  log="$(mktemp /tmp/infinirt-apt.XXXXXX.log)"
+  echo "infinirt: installing ${#missing[@]} Debian package(s): ${missing[*]} (log: $log)"
+  if ! $sudo apt-get update > "$log" 2>&1; then
+    tail -n 20 "$log" >&2
+    echo "infinirt: apt-get update failed (log: $log)" >&2
+    return 1
+  fi
+  if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}" >> "$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    echo "infinirt: apt-get install failed (log: $log)" >&2
+    return 1
+  fi
+  echo "infinirt: installed ($(grep -c '^Setting up ' "$log") packages set up, dependencies included)"
 }
 
 # cmake flags common to every build: the cuda backend is required where CUDA 12+ headers are

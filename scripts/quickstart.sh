@@ -10,5 +10,7 @@ cmake -S . -B build $(infinirt_cmake_flags) \
   -DINFINIRT_BUILD_TESTS=OFF -DINFINIRT_BUILD_BENCHMARKS=OFF -DINFINIRT_SANITIZE=
 cmake --build build --parallel "$(nproc)"
 ./build/bin/infinirt-info
+echo "(A backend listed as unavailable has no usable device here, and its reason line says why: expected for" \
+     "cuda and hip without an NVIDIA or AMD GPU, and for opencl until an OpenCL driver is installed.)"
 ./build/bin/infinirt-quickstart
 ./build/bin/infinirt-saxpy

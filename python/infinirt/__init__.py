@@ -2,6 +2,13 @@
 their handles, exceptions that carry the C status and message, and DLPack exchange with NumPy and
 PyTorch. See docs/python.md.
 
+Install it with the library it needs, from the source tree once build/ is built (offline, no pip):
+
+    python3 -m venv --system-site-packages ~/infinirt-venv
+    cmake --install build --prefix ~/infinirt-venv
+
+then, in ~/infinirt-venv/bin/python (or any python with INFINIRT_LIBRARY set to libinfinirt.so.0):
+
     import infinirt, numpy
     dev = infinirt.devices()[0]
     buf = infinirt.alloc(4096, dev).copy_from(numpy.arange(1024, dtype=numpy.float32))

@@ -312,6 +312,7 @@ _pvp = _p(c_void_p)
 FUNCTIONS = {
     "infinirtInit": (_st, []),
     "infinirtGetAllDeviceCount": (_st, [_p(c_int)]),
+    "infinirtGetAllDeviceCountSized": (_st, [_p(c_int), c_int]),
     "infinirtGetDeviceCount": (_st, [c_enum, _p(c_int)]),
     "infinirtSetDevice": (_st, [c_enum, c_int]),
     "infinirtGetDevice": (_st, [_p(c_enum), _p(c_int)]),

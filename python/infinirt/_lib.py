@@ -3,7 +3,8 @@
 Search order: the INFINIRT_LIBRARY environment variable (the library file, or a folder holding
 it); the install prefix the package was installed with by `cmake --install` (recorded in
 _install.py, relative to the package, so the prefix stays relocatable); the system search path
-(LD_LIBRARY_PATH, the ldconfig cache). A failure names every path tried.
+(LD_LIBRARY_PATH, the ldconfig cache). A failure names every path tried and the documented
+install (INSTALL_HINT), which needs no environment variable.
 """
 import ctypes
 import ctypes.util
@@ -13,6 +14,15 @@ import threading
 from . import _abi
 
 _NAMES = ("libinfinirt.so.0", "libinfinirt.so")
+
+# How to get a package that finds its library (docs/python.md), for LibraryNotFoundError.
+INSTALL_HINT = (
+    "Install the package together with the library (docs/python.md), from the source tree after "
+    "./scripts/quickstart.sh has built build/:\n"
+    "    python3 -m venv --system-site-packages ~/infinirt-venv\n"
+    "    cmake --install build --prefix ~/infinirt-venv\n"
+    "    ~/infinirt-venv/bin/python -c \"import infinirt; print(infinirt.devices())\"\n"
+    "or set INFINIRT_LIBRARY to libinfinirt.so.0 (e.g. build/lib/libinfinirt.so.0) or to its folder.")
 
 _lock = threading.Lock()
 _lib = None
@@ -71,7 +81,7 @@ def library():
             _path = path
             break
         if lib is None:
-            raise LibraryNotFoundError("infinirt: libinfinirt.so not found; set INFINIRT_LIBRARY to its path. Tried:\n  "
+            raise LibraryNotFoundError("infinirt: libinfinirt.so not found. " + INSTALL_HINT + "\nTried:\n  "
                                        + "\n  ".join(tried))
         for name, (restype, argtypes) in _abi.FUNCTIONS.items():
             fn = getattr(lib, name, None)

@@ -211,7 +211,7 @@ def _device_arg(device):
 def devices():
     """Every device of every loaded backend, in infiniDevice_t order."""
     counts = (ctypes.c_int * DeviceType.TYPE_COUNT)()
-    call("infinirtGetAllDeviceCount", counts)
+    call("infinirtGetAllDeviceCountSized", counts, DeviceType.TYPE_COUNT)
     return [Device(t, i) for t in range(DeviceType.TYPE_COUNT) for i in range(counts[t])]
 
 
