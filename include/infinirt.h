@@ -123,11 +123,19 @@ __export infiniStatus_t infinirtInit(void);
 
 /* ---- Device ---------------------------------------------------------------------------- */
 
-/* Writes count_array[t] for every t < INFINI_DEVICE_TYPE_COUNT of this header (13 ints: an
- * array sized with a header that knows fewer types is overrun). Types without a loaded backend,
- * or whose backend found no device, get 0. NULL -> NULL_POINTER. Never fails because a driver
- * is missing. */
+/* The device types the published InfiniCore header knows (INFINI_DEVICE_CPU .. INFINI_DEVICE_ALI):
+ * the array size a program built against it passes to infinirtGetAllDeviceCount. */
+#define INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT 11
+/* Writes count_array[t] for the INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT (11) types of the published
+ * InfiniCore header only, so that a program built against it, whose array has that many ints, is
+ * never overrun; the infinirt extension types (AMD, OPENCL) are not written: use
+ * infinirtGetAllDeviceCountSized for every type. Types without a loaded backend, or whose backend
+ * found no device, get 0. NULL -> NULL_POINTER. Never fails because a driver is missing. */
 __export infiniStatus_t infinirtGetAllDeviceCount(int *count_array);
+/* Writes count_array[t] for every type t < min(array_size, INFINI_DEVICE_TYPE_COUNT) and nothing
+ * past array_size (pass INFINI_DEVICE_TYPE_COUNT for every type of this header). NULL ->
+ * NULL_POINTER; array_size < 1 -> BAD_PARAM (nothing written). */
+__export infiniStatus_t infinirtGetAllDeviceCountSized(int *count_array, int array_size);
 /* *count: the devices of that type; 0 (SUCCESS) when its backend is missing, failed or found
  * none. NULL count -> NULL_POINTER (checked first); a type out of range ->
  * DEVICE_TYPE_NOT_SUPPORTED. Never fails because a driver is missing. */

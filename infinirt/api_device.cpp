@@ -21,7 +21,24 @@ __export infiniStatus_t infinirtGetAllDeviceCount(int *count_array) {
     if (count_array == nullptr) {
         return nullArgument("infinirtGetAllDeviceCount", "count_array");
     }
-    for (int t = 0; t < kTypeCount; ++t) {
+    static_assert(INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT <= kTypeCount, "the published types are ours too");
+    for (int t = 0; t < INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT; ++t) {
+        count_array[t] = g_registry.device_count[t];
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+__export infiniStatus_t infinirtGetAllDeviceCountSized(int *count_array, int array_size) {
+    INFINIRT_ENTER();
+    if (count_array == nullptr) {
+        return nullArgument("infinirtGetAllDeviceCountSized", "count_array");
+    }
+    if (array_size < 1) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtGetAllDeviceCountSized: array_size is %d; give at least 1",
+                    array_size);
+    }
+    const int n = array_size < kTypeCount ? array_size : kTypeCount;
+    for (int t = 0; t < n; ++t) {
         count_array[t] = g_registry.device_count[t];
     }
     return INFINI_STATUS_SUCCESS;

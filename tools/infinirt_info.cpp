@@ -168,7 +168,7 @@ int main(int argc, char **argv) {
         }
     }
     int counts[INFINI_DEVICE_TYPE_COUNT] = {};
-    if ((st = infinirtGetAllDeviceCount(counts)) != INFINI_STATUS_SUCCESS) {
+    if ((st = infinirtGetAllDeviceCountSized(counts, INFINI_DEVICE_TYPE_COUNT)) != INFINI_STATUS_SUCCESS) {
         return fails("infinirtGetAllDeviceCount", st);
     }
     std::vector<Device> devices;

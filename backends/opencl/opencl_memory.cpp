@@ -126,8 +126,23 @@ void *svmAllocLocked(Device &dev, size_t size) {
 
 infiniStatus_t svmAlloc(int device, void **ptr, size_t size) {
     Device &dev = infinirt::opencl::device(device);
-    void *p = size <= dev.max_alloc ? svmAllocLocked(dev, size) : nullptr;
-    for (int attempt = 0; !p && size <= dev.max_alloc && attempt < 6; ++attempt) {
+    // Checked against what the device reports, not left to the implementation: PoCL overcommits
+    // (an allocation four times its CL_DEVICE_GLOBAL_MEM_SIZE succeeded, and first touch would
+    // fail). The size is reserved in `allocated` first, so that threads allocating together
+    // cannot pass the check together.
+    const size_t held = dev.allocated.fetch_add(size, std::memory_order_relaxed);
+    if (size > dev.max_alloc || size > dev.global_mem || held > dev.global_mem - size) {
+        dev.allocated.fetch_sub(size, std::memory_order_relaxed);
+        return common::fail(INFINI_STATUS_OUT_OF_MEMORY,
+                            "cannot allocate %s on opencl:%d (\"%s\"): the device reports %s of memory "
+                            "(CL_DEVICE_GLOBAL_MEM_SIZE), largest single allocation %s (CL_DEVICE_MAX_MEM_ALLOC_SIZE), "
+                            "and infinirt holds %s of it",
+                            common::formatBytes(size).c_str(), device, dev.name.c_str(),
+                            common::formatBytes(dev.global_mem).c_str(), common::formatBytes(dev.max_alloc).c_str(),
+                            common::formatBytes(held).c_str());
+    }
+    void *p = svmAllocLocked(dev, size);
+    for (int attempt = 0; !p && attempt < 6; ++attempt) {
         if (deviceSynchronize(device) != INFINI_STATUS_SUCCESS) {
             break;
         }
@@ -135,21 +150,21 @@ infiniStatus_t svmAlloc(int device, void **ptr, size_t size) {
         p = svmAllocLocked(dev, size);
     }
     if (!p) {
+        dev.allocated.fetch_sub(size, std::memory_order_relaxed);
         return common::fail(INFINI_STATUS_OUT_OF_MEMORY,
                             "clSVMAlloc returned NULL allocating %s on opencl:%d (largest single allocation %s, %s "
                             "of %s held by infinirt)",
                             common::formatBytes(size).c_str(), device, common::formatBytes(dev.max_alloc).c_str(),
-                            common::formatBytes(dev.allocated.load()).c_str(),
-                            common::formatBytes(dev.global_mem).c_str());
+                            common::formatBytes(held).c_str(), common::formatBytes(dev.global_mem).c_str());
     }
     try {
         allocations().insert(p, Allocation{device, size, false});
     } catch (...) {
+        dev.allocated.fetch_sub(size, std::memory_order_relaxed);
         std::lock_guard<std::mutex> lock(svmMutex());
         api().clSVMFree(dev.context, p);
         throw;
     }
-    dev.allocated.fetch_add(size, std::memory_order_relaxed);
     *ptr = p;
     return INFINI_STATUS_SUCCESS;
 }

@@ -49,7 +49,7 @@ bool g_torch = false, g_cuda = false;
 
 Device pickDevice() {
     int counts[INFINI_DEVICE_TYPE_COUNT] = {};
-    if (infinirtGetAllDeviceCount(counts) == INFINI_STATUS_SUCCESS) {
+    if (infinirtGetAllDeviceCountSized(counts, INFINI_DEVICE_TYPE_COUNT) == INFINI_STATUS_SUCCESS) {
         for (int t = 1; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
             if (counts[t] > 0) {
                 return Device(static_cast<Device::Type>(t), 0);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
 
 namespace infinirt_test {
@@ -111,6 +112,11 @@ TEST_P(BadInput, DestroyedStream) {
     void *p = kSentinel;
     EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtMallocAsync(&p, 64, s));
     EXPECT_EQ(p, kSentinel);
+    // FreeAsync checks its stream first, whatever the pointer: NULL, device memory or garbage.
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtFreeAsync(nullptr, s));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtFreeAsync(d, s));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE,
+                  infinirtFreeAsync(nullptr, reinterpret_cast<infinirtStream_t>(uintptr_t{0xdead0040})));
     EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
     void *native = kSentinel;
     EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtStreamGetNativeHandle(s, &native));
@@ -384,6 +390,26 @@ TEST_P(BadInput, HugeAllocationsAreOutOfMemory) {
     // The device still allocates normally afterwards.
     void *p = nullptr;
     ASSERT_OK(infinirtMalloc(&p, 1024));
+    EXPECT_OK(infinirtFree(p));
+}
+
+// More than the device reports having (four times its total memory, within what the address space
+// holds) is OUT_OF_MEMORY at the call, on every backend: no backend overcommits device memory
+// (PoCL's allocator did, and the first touch would have failed instead).
+TEST_P(BadInput, AllocationBeyondTheDevicesMemoryIsOutOfMemory) {
+    REQUIRE_FEATURES(Feature::kMemory);
+    size_t free_bytes = 0;
+    size_t total = 0;
+    ASSERT_OK(infinirtGetMemInfo(type(), id(), &free_bytes, &total));
+    ASSERT_GT(total, 0u);
+    if (total > (SIZE_MAX >> 3)) {
+        GTEST_SKIP() << "the device reports " << total << " bytes: four times that overflows";
+    }
+    void *p = kSentinel;
+    EXPECT_STATUS(INFINI_STATUS_OUT_OF_MEMORY, infinirtMalloc(&p, 4 * total));
+    EXPECT_EQ(p, kSentinel);
+    EXPECT_NE(std::string(infinirtGetLastErrorMessage()), "");
+    ASSERT_OK(infinirtMalloc(&p, 1024)) << "the device allocates normally afterwards";
     EXPECT_OK(infinirtFree(p));
 }
 

@@ -1,9 +1,11 @@
 // Device selection, counts, properties, native context and the backend list.
 #include "device_test.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <thread>
 
 namespace infinirt_test {
@@ -21,11 +23,48 @@ TEST_P(Device, GetDeviceReturnsWhatWasSet) {
 
 TEST_P(Device, CountsAreConsistent) {
     int all[INFINI_DEVICE_TYPE_COUNT] = {};
-    ASSERT_OK(infinirtGetAllDeviceCount(all));
+    ASSERT_OK(infinirtGetAllDeviceCountSized(all, INFINI_DEVICE_TYPE_COUNT));
     int count = -1;
     ASSERT_OK(infinirtGetDeviceCount(type(), &count));
     EXPECT_EQ(count, all[type()]);
     EXPECT_GT(count, id());
+}
+
+// infinirtGetAllDeviceCount writes only the published header's types, so an array sized with that
+// header's count (11) is never overrun; the sized variant writes every type that fits, no more.
+TEST(DeviceCounts, PublishedNameWritesOnlyThePublishedTypes) {
+    constexpr int kPoison = -7;
+    int old_array[INFINI_DEVICE_TYPE_COUNT + 2];
+    std::fill(std::begin(old_array), std::end(old_array), kPoison);
+    ASSERT_OK(infinirtGetAllDeviceCount(old_array));
+    int all[INFINI_DEVICE_TYPE_COUNT + 2];
+    std::fill(std::begin(all), std::end(all), kPoison);
+    ASSERT_OK(infinirtGetAllDeviceCountSized(all, INFINI_DEVICE_TYPE_COUNT));
+    for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT + 2; ++t) {
+        SCOPED_TRACE(t);
+        if (t < INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT) {
+            EXPECT_EQ(old_array[t], all[t]);
+            EXPECT_GE(old_array[t], 0);
+        } else {
+            EXPECT_EQ(old_array[t], kPoison) << "infinirtGetAllDeviceCount wrote past the published count";
+        }
+        if (t < INFINI_DEVICE_TYPE_COUNT) {
+            int count = -1;
+            ASSERT_OK(infinirtGetDeviceCount(static_cast<infiniDevice_t>(t), &count));
+            EXPECT_EQ(all[t], count);
+        } else {
+            EXPECT_EQ(all[t], kPoison) << "the sized call wrote past array_size";
+        }
+    }
+    int three[5];
+    std::fill(std::begin(three), std::end(three), kPoison);
+    ASSERT_OK(infinirtGetAllDeviceCountSized(three, 3));
+    EXPECT_EQ(three[2], all[2]);
+    EXPECT_EQ(three[3], kPoison);
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtGetAllDeviceCountSized(three, 0));
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtGetAllDeviceCountSized(three, -1));
+    EXPECT_EQ(three[0], all[0]);
+    EXPECT_STATUS(INFINI_STATUS_NULL_POINTER, infinirtGetAllDeviceCountSized(nullptr, 3));
 }
 
 TEST_P(Device, InitIsIdempotent) {
@@ -154,7 +193,7 @@ TEST_P(Device, CurrentDeviceIsPerThread) {
     infiniDevice_t expected_type = INFINI_DEVICE_TYPE_COUNT;
     int expected_id = 0;
     int all[INFINI_DEVICE_TYPE_COUNT] = {};
-    ASSERT_OK(infinirtGetAllDeviceCount(all));
+    ASSERT_OK(infinirtGetAllDeviceCountSized(all, INFINI_DEVICE_TYPE_COUNT));
     for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT && expected_type == INFINI_DEVICE_TYPE_COUNT; ++t) {
         for (int d = 0; t != INFINI_DEVICE_CPU && d < all[t]; ++d) {
             infinirtDeviceProperties_t props{};
@@ -276,7 +315,7 @@ TEST(Devices, AtLeastOneDeviceExists) {
 // Selecting a device of a type that has no devices fails and changes nothing.
 TEST(Devices, TypeWithoutDevicesIsNotFound) {
     int all[INFINI_DEVICE_TYPE_COUNT] = {};
-    ASSERT_OK(infinirtGetAllDeviceCount(all));
+    ASSERT_OK(infinirtGetAllDeviceCountSized(all, INFINI_DEVICE_TYPE_COUNT));
     // Start from a device that exists (cpu may be filtered out by INFINIRT_BACKENDS).
     int start = 0;
     while (start < INFINI_DEVICE_TYPE_COUNT && all[start] == 0) {

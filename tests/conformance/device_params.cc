@@ -31,7 +31,7 @@ static std::string LoadedBackendName(infiniDevice_t type) {
 std::vector<DeviceParam> AllDevices() {
     std::vector<DeviceParam> devices;
     int counts[INFINI_DEVICE_TYPE_COUNT] = {};
-    if (infinirtGetAllDeviceCount(counts) != INFINI_STATUS_SUCCESS) {
+    if (infinirtGetAllDeviceCountSized(counts, INFINI_DEVICE_TYPE_COUNT) != INFINI_STATUS_SUCCESS) {
         return devices;
     }
     for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {

@@ -563,7 +563,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
     setenv("INFINIRT_CPU_DEVICE_COUNT", "2", 0);
     setenv("INFINIRT_CPU_WORKERS", "2", 0);
     int counts[INFINI_DEVICE_TYPE_COUNT] = {};
-    mustSucceed("GetAllDeviceCount", infinirtGetAllDeviceCount(counts));
+    mustSucceed("GetAllDeviceCount", infinirtGetAllDeviceCountSized(counts, INFINI_DEVICE_TYPE_COUNT));
     for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
         for (int id = 0; id < counts[t] && id < 2; ++id) {
             g_devices.push_back(Device{t, id});

@@ -159,7 +159,7 @@ TEST(AllStubs, VersionOnePluginAnswersNotImplementedForModules) {
 
 TEST(AllStubs, DeviceCountsComeFromLoadedBackendsOnly) {
     int counts[INFINI_DEVICE_TYPE_COUNT] = {};
-    ASSERT_OK(infinirtGetAllDeviceCount(counts));
+    ASSERT_OK(infinirtGetAllDeviceCountSized(counts, INFINI_DEVICE_TYPE_COUNT));
     int expected[INFINI_DEVICE_TYPE_COUNT] = {};
     expected[INFINI_DEVICE_CAMBRICON] = 2;
     expected[INFINI_DEVICE_MOORE] = 1;

@@ -69,7 +69,7 @@ TEST(AllowList, OnlyNamedBackendsAreUsed) {
 TEST(NoBackends, ZeroPluginsMeansZeroDevices) {
     int counts[INFINI_DEVICE_TYPE_COUNT];
     std::memset(counts, 0xff, sizeof counts);
-    ASSERT_OK(infinirtGetAllDeviceCount(counts));
+    ASSERT_OK(infinirtGetAllDeviceCountSized(counts, INFINI_DEVICE_TYPE_COUNT));
     for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
         EXPECT_EQ(counts[t], 0) << "device type " << t;
     }
@@ -93,7 +93,7 @@ TEST(MissingFile, IsListedAsFailedWithTheReason) {
     EXPECT_EQ(backends[0].interface_version, 0u);
     EXPECT_EQ(backends[0].device_count, 0);
     int counts[INFINI_DEVICE_TYPE_COUNT] = {};
-    ASSERT_OK(infinirtGetAllDeviceCount(counts));
+    ASSERT_OK(infinirtGetAllDeviceCountSized(counts, INFINI_DEVICE_TYPE_COUNT));
     for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
         EXPECT_EQ(counts[t], 0) << "device type " << t;
     }

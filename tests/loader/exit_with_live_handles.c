@@ -14,7 +14,7 @@ static int failed(const char *what) {
 
 int main(void) {
     int counts[INFINI_DEVICE_TYPE_COUNT] = {0};
-    if (infinirtGetAllDeviceCount(counts) != INFINI_STATUS_SUCCESS) {
+    if (infinirtGetAllDeviceCountSized(counts, INFINI_DEVICE_TYPE_COUNT) != INFINI_STATUS_SUCCESS) {
         return failed("infinirtGetAllDeviceCount");
     }
     int devices = 0;

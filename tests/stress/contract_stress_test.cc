@@ -43,7 +43,7 @@ struct Shared {
 std::vector<Shared> SharedObjects() {
     std::vector<Shared> out;
     int counts[INFINI_DEVICE_TYPE_COUNT] = {};
-    if (infinirtGetAllDeviceCount(counts) != INFINI_STATUS_SUCCESS) {
+    if (infinirtGetAllDeviceCountSized(counts, INFINI_DEVICE_TYPE_COUNT) != INFINI_STATUS_SUCCESS) {
         return out;
     }
     for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {

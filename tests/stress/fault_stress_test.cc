@@ -43,7 +43,7 @@ struct Target {
 std::vector<Target> AllDevices() {
     std::vector<Target> out;
     int counts[INFINI_DEVICE_TYPE_COUNT] = {};
-    if (infinirtGetAllDeviceCount(counts) == INFINI_STATUS_SUCCESS) {
+    if (infinirtGetAllDeviceCountSized(counts, INFINI_DEVICE_TYPE_COUNT) == INFINI_STATUS_SUCCESS) {
         for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
             for (int id = 0; id < counts[t]; ++id) {
                 out.push_back(Target{static_cast<infiniDevice_t>(t), id});

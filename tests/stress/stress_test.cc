@@ -22,7 +22,7 @@ struct Device {
 std::vector<Device> AllDevices() {
     std::vector<Device> devices;
     int counts[INFINI_DEVICE_TYPE_COUNT] = {};
-    if (infinirtGetAllDeviceCount(counts) != INFINI_STATUS_SUCCESS) {
+    if (infinirtGetAllDeviceCountSized(counts, INFINI_DEVICE_TYPE_COUNT) != INFINI_STATUS_SUCCESS) {
         return devices;
     }
     for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
