@@ -75,7 +75,8 @@ __export infiniStatus_t infinirtSetDevice(infiniDevice_t device, int device_id) 
     return INFINI_STATUS_SUCCESS;
 }
 
-__export infiniStatus_t infinirtGetDevice(infiniDevice_t *device_ptr, int *device_id_ptr) {
+namespace {
+INFINIRT_COLD infiniStatus_t getDeviceSlow(infiniDevice_t *device_ptr, int *device_id_ptr) {
     INFINIRT_ENTER();
     if (device_ptr == nullptr) {
         return nullArgument("infinirtGetDevice", "device_ptr");
@@ -86,13 +87,27 @@ __export infiniStatus_t infinirtGetDevice(infiniDevice_t *device_ptr, int *devic
     Backend *b = nullptr;
     int type = 0;
     int id = 0;
-    infiniStatus_t st = currentDevice(b, type, id);
+    infiniStatus_t st = currentDeviceSlow(b, type, id);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
     *device_ptr = static_cast<infiniDevice_t>(type);
     *device_id_ptr = id;
     return INFINI_STATUS_SUCCESS;
+}
+} // namespace
+
+// The fast path reads the thread's current device and nothing else: a thread has one only once
+// the loader is initialised (a forked child's is reset: registry.cpp). NULL outputs, and a thread
+// that has not chosen a device yet, go to getDeviceSlow, which initialises.
+__export infiniStatus_t infinirtGetDevice(infiniDevice_t *device_ptr, int *device_id_ptr) {
+    const CurrentDevice &c = t_current;
+    if (INFINIRT_LIKELY(c.type >= 0 && device_ptr != nullptr && device_id_ptr != nullptr)) {
+        *device_ptr = static_cast<infiniDevice_t>(c.type);
+        *device_id_ptr = c.id;
+        return INFINI_STATUS_SUCCESS;
+    }
+    return getDeviceSlow(device_ptr, device_id_ptr);
 }
 
 __export infiniStatus_t infinirtGetMemInfo(infiniDevice_t device, int device_id, size_t *free_bytes,

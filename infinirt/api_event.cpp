@@ -74,7 +74,7 @@ __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStrea
         }
     }
     return submitTo(
-        s, [&] { return INFINIRT_CALL(s.backend, event_record, s.device, s.device, ev->native, s.native); },
+        s, [&] { return INFINIRT_CALL_BEGUN(s.backend, event_record, s.device, s.device, ev->native, s.native); },
         [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtEventRecord"); });
 }
 

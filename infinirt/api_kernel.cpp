@@ -248,22 +248,6 @@ INFINIRT_COLD infiniStatus_t noteNativeCapture(ModuleRefs *refs, ModuleRecord *m
     INFINIRT_GUARD_END("infinirtLaunchKernel")
 }
 
-// A launch into a stream that captures natively: under the capture lock (capture.h), noting the
-// module for the graph while the capture is still on.
-INFINIRT_COLD infiniStatus_t heldLaunch(Backend *b, const StreamRef &s, KernelRecord *k, HandleSlot *ks,
-                                        const infinirtLaunchConfig_t *c, const infinirtKernelArg_t *args,
-                                        uint32_t num_args) {
-    NativeCaptureHold hold(s.slot);
-    if (hold.refs() != nullptr) {
-        const infiniStatus_t st = noteNativeCapture(hold.refs(), k->module);
-        if (st != INFINI_STATUS_SUCCESS) {
-            return st;
-        }
-    }
-    return checked(b, s.device, "launch_kernel",
-                   INFINIRT_PLUGIN_STATUS(b, launch_kernel, s.device, ks->native, c, args, num_args, s.native));
-}
-
 } // namespace
 
 extern "C" {
@@ -532,13 +516,14 @@ __export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infi
             }
         }
         // The launch is a submission like the others (capture.h, native captures).
-        SubmitMark mark(s.slot);
-        if (INFINIRT_UNLIKELY(s.slot->module_refs.load(std::memory_order_relaxed) != nullptr)) {
-            mark.clear();
-            return heldLaunch(b, s, k, ks, c, args, num_args);
-        }
-        return checked(b, s.device, "launch_kernel",
-                       INFINIRT_PLUGIN_STATUS(b, launch_kernel, s.device, ks->native, c, args, num_args, s.native));
+        return submitTo(
+            s,
+            [&] {
+                return checked(b, s.device, "launch_kernel",
+                               INFINIRT_PLUGIN_STATUS_BEGUN(b, launch_kernel, s.device, ks->native, c, args,
+                                                            num_args, s.native));
+            },
+            [&](ModuleRefs *refs) { return noteNativeCapture(refs, k->module); });
     }
     return checked(b, s.device, "launch_kernel",
                    INFINIRT_PLUGIN_STATUS(b, launch_kernel, s.device, ks->native, c, args, num_args, s.native));

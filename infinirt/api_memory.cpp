@@ -369,7 +369,7 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
             return captureAppend(capture.graph(), op);
         }
     }
-    return INFINIRT_SUBMIT(r, INFINIRT_CALL(r.backend, memcpy_async, r.device, r.device, dst, src, size, kind, r.native));
+    return INFINIRT_SUBMIT_CALL(r, r.backend, memcpy_async, r.device, r.device, dst, src, size, kind, r.native);
 }
 
 __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count) {
@@ -426,7 +426,7 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
             return captureAppend(capture.graph(), op);
         }
     }
-    return INFINIRT_SUBMIT(r, INFINIRT_CALL(r.backend, memset_async, r.device, r.device, ptr, value, count, r.native));
+    return INFINIRT_SUBMIT_CALL(r, r.backend, memset_async, r.device, r.device, ptr, value, count, r.native);
 }
 
 __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtStream_t stream) {

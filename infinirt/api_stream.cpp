@@ -13,7 +13,7 @@ namespace infinirt {
 infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
     if (INFINIRT_LIKELY(ev->type == s.type && ev->device == s.device)) {
         return submitTo(
-            s, [&] { return INFINIRT_CALL(s.backend, stream_wait_event, s.device, s.device, s.native, ev->native); },
+            s, [&] { return INFINIRT_CALL_BEGUN(s.backend, stream_wait_event, s.device, s.device, s.native, ev->native); },
             [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtStreamWaitEvent"); });
     }
     if (INFINIRT_UNLIKELY(g_layers.validation) && ev->type != s.type) {

@@ -4,9 +4,11 @@
 #include <linux/membarrier.h>
 #include <mutex>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace infinirt {
 
@@ -43,8 +45,6 @@ WriterFirstLock &captureLock() {
 
 // ---- submitting threads' marks (capture.h) ------------------------------------------------------
 
-__thread SubmitterRecord *t_submitter = nullptr;
-
 namespace {
 // MEMBARRIER_CMD_PRIVATE_EXPEDITED, registered once when the library loads; false where the kernel
 // (or a seccomp filter) refuses it.
@@ -57,56 +57,77 @@ bool registerMembarrier() {
 }
 const bool g_membarrier = registerMembarrier();
 
-// Every record ever made; records are reused by later threads, never freed (calls may come
+// A full memory barrier on every CPU running a thread of this process, so that the submitting
+// side needs only a compiler barrier. membarrier(2) where the kernel gives it; else a change of a
+// locked page's protection, whose TLB shootdown interrupts every CPU the process runs on (the
+// technique of FlushProcessWriteBuffers in .NET's runtime).
+void processWideBarrier() {
+    if (g_membarrier && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) == 0) {
+        return;
+    }
+    static std::mutex *mutex = new std::mutex();
+    static void *page = [] {
+        void *p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            mlock(p, 4096);
+        }
+        return p == MAP_FAILED ? nullptr : p;
+    }();
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (page != nullptr) {
+        std::lock_guard<std::mutex> lock(*mutex);
+        mprotect(page, 4096, PROT_READ | PROT_WRITE);
+        static_cast<volatile char *>(page)[0] += 1; // the page is present and dirty: the change below flushes
+        mprotect(page, 4096, PROT_READ);
+    }
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+// Every live thread's mark, registered at its first submission. Never destroyed (calls may come
 // during exit).
-std::atomic<SubmitterRecord *> g_records{nullptr};
-std::mutex &recordsMutex() {
-    static std::mutex *m = new std::mutex();
+struct Marks {
+    std::mutex mutex;
+    std::vector<std::atomic<const HandleSlot *> *> live;
+};
+Marks &marks() {
+    static Marks *m = new Marks();
     return *m;
 }
-// Gives the thread's record back when the thread ends.
-struct RecordOwner {
-    SubmitterRecord *record = nullptr;
-    ~RecordOwner() {
-        if (record != nullptr) {
-            t_submitter = nullptr;
-            record->in_use.store(false, std::memory_order_release);
+// Unregisters the thread's mark when the thread ends.
+struct MarkOwner {
+    bool owned = false;
+    ~MarkOwner() {
+        if (owned) {
+            Marks &m = marks();
+            std::lock_guard<std::mutex> lock(m.mutex);
+            for (auto &p : m.live) {
+                if (p == &t_hot.submitting) {
+                    p = m.live.back();
+                    m.live.pop_back();
+                    break;
+                }
+            }
+            t_hot.registered = false;
         }
     }
 };
-thread_local RecordOwner t_record_owner;
+thread_local MarkOwner t_mark_owner;
 } // namespace
 
-bool g_submit_fence = !g_membarrier;
-
-SubmitterRecord *registerSubmitter() {
-    std::lock_guard<std::mutex> lock(recordsMutex());
-    SubmitterRecord *r = g_records.load(std::memory_order_acquire);
-    for (; r != nullptr; r = r->next) {
-        if (!r->in_use.load(std::memory_order_acquire)) {
-            break;
-        }
-    }
-    if (r == nullptr) {
-        r = new SubmitterRecord();
-        r->next = g_records.load(std::memory_order_relaxed);
-        g_records.store(r, std::memory_order_release);
-    }
-    r->stream.store(nullptr, std::memory_order_relaxed);
-    r->in_use.store(true, std::memory_order_release);
-    t_record_owner.record = r;
-    t_submitter = r;
-    return r;
+void registerSubmitter() {
+    Marks &m = marks();
+    std::lock_guard<std::mutex> lock(m.mutex);
+    m.live.push_back(&t_hot.submitting); // may throw std::bad_alloc: the caller's guard reports it
+    t_mark_owner.owned = true;
+    t_hot.registered = true;
 }
 
 void awaitUnmarked(const HandleSlot *stream) {
-    if (g_membarrier) {
-        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
-    } else {
-        std::atomic_thread_fence(std::memory_order_seq_cst);
-    }
-    for (SubmitterRecord *r = g_records.load(std::memory_order_acquire); r != nullptr; r = r->next) {
-        while (r->stream.load(std::memory_order_acquire) == stream) {
+    processWideBarrier();
+    Marks &m = marks();
+    std::lock_guard<std::mutex> lock(m.mutex);
+    for (std::atomic<const HandleSlot *> *mark : m.live) {
+        while (mark->load(std::memory_order_acquire) == stream) {
             std::this_thread::yield();
         }
     }

@@ -90,54 +90,16 @@ private:
 //   end) every submission to it holds the capture lock shared around the plugin call, and the begin
 //   and the end of capture hold it exclusively;
 // - a submission that found the stream not capturing marks its thread as submitting to that stream
-//   (SubmitMark: two stores to a thread-local record, no atomic read-modify-write) for the length of
-//   the plugin call, and the begin of a capture, once module_refs is set, waits until no thread is
-//   marked for the stream (awaitUnmarked). The mark is stored before module_refs is read and the
-//   begin reads the marks after storing module_refs, with a process-wide barrier between
-//   (membarrier(2); a full fence on the submitting side where the kernel lacks it), so either the
-//   submission sees the capture and takes the lock, or the begin sees the mark and waits.
+//   (t_hot.submitting: two stores to thread-local memory, no atomic read-modify-write) for the
+//   length of the plugin call, and the begin of a capture, once module_refs is set, waits until no
+//   thread is marked for the stream (awaitUnmarked). The mark is stored before module_refs is read
+//   and the begin reads the marks after storing module_refs, with a process-wide barrier between
+//   (membarrier(2), or where the kernel refuses it a TLB shootdown forced with mprotect), so either
+//   the submission sees the capture and takes the lock, or the begin sees the mark and waits.
 // Streams that never capture pay one load of a field of their slot's line and the two stores.
-struct SubmitterRecord {
-    std::atomic<const HandleSlot *> stream{nullptr}; // the stream this thread is submitting to, unlocked
-    std::atomic<bool> in_use{false};                  // owned by a live thread
-    SubmitterRecord *next = nullptr;                  // immutable once published
-};
-// This thread's record, or nullptr before its first submission.
-extern __thread SubmitterRecord *t_submitter;
-// Registers the calling thread's record (its first submission).
-SubmitterRecord *registerSubmitter();
-// True where the kernel gives no process-wide barrier: submissions then fence themselves.
-extern bool g_submit_fence;
-
-class SubmitMark {
-public:
-    INFINIRT_INLINE explicit SubmitMark(const HandleSlot *slot) {
-        SubmitterRecord *r = t_submitter;
-        record_ = INFINIRT_LIKELY(r != nullptr) ? r : registerSubmitter();
-        prev_ = record_->stream.load(std::memory_order_relaxed);
-        record_->stream.store(slot, std::memory_order_relaxed);
-        if (INFINIRT_UNLIKELY(g_submit_fence)) {
-            std::atomic_thread_fence(std::memory_order_seq_cst);
-        } else {
-            std::atomic_signal_fence(std::memory_order_seq_cst); // membarrier() orders it at run time
-        }
-    }
-    INFINIRT_INLINE ~SubmitMark() { clear(); }
-    // Ends the mark early (before waiting for the capture lock, which a begin holds while it waits
-    // for marks to clear).
-    INFINIRT_INLINE void clear() {
-        if (record_ != nullptr) {
-            record_->stream.store(prev_, std::memory_order_release);
-            record_ = nullptr;
-        }
-    }
-    SubmitMark(const SubmitMark &) = delete;
-    SubmitMark &operator=(const SubmitMark &) = delete;
-
-private:
-    SubmitterRecord *record_ = nullptr;
-    const HandleSlot *prev_ = nullptr;
-};
+// Registers the calling thread's t_hot.submitting with the begin of capture (its first
+// submission), and unregisters it when the thread ends.
+void registerSubmitter();
 // Waits until no thread is marked as submitting to `stream` (run with module_refs already set).
 void awaitUnmarked(const HandleSlot *stream);
 
@@ -154,27 +116,46 @@ template <typename Call, typename Held> INFINIRT_COLD infiniStatus_t heldSubmit(
             return st;
         }
     }
+    beginPluginCall();
     return call();
 }
-// Runs `call` (a plugin call submitting to the stream of StreamRef `r`) under the protocol above;
-// `held(ModuleRefs *)` runs first when the stream captures natively.
+// Runs `call` (a plugin call submitting to the stream of StreamRef `r`, made with
+// INFINIRT_CALL_BEGUN: submitTo begins the plugin call) under the protocol above;
+// `held(ModuleRefs *)` runs first when the stream captures natively. No submission nests in
+// another (plugin calls do not call back into the loader's submissions), so the mark is one slot.
 template <typename Call, typename Held>
 INFINIRT_INLINE infiniStatus_t submitTo(const StreamRef &r, Call &&call, Held &&held) {
+    // The thread-local address, computed once: GCC would compute it again for each atomic
+    // access (one TLS descriptor call each) unless it is pinned in a register.
+    ThreadHot *pinned = &t_hot;
+#if defined(__GNUC__)
+    __asm__("" : "+r"(pinned));
+#endif
+    ThreadHot &hot = *pinned;
+    hot.plugin_detail_pending = false; // beginPluginCall
     if (r.slot == nullptr) {
         return call(); // the default stream never captures
     }
-    SubmitMark mark(r.slot);
+    if (INFINIRT_UNLIKELY(!hot.registered)) {
+        registerSubmitter();
+    }
+    hot.submitting.store(r.slot, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst); // the begin's process-wide barrier orders it
     if (INFINIRT_UNLIKELY(r.slot->module_refs.load(std::memory_order_relaxed) != nullptr)) {
-        mark.clear();
+        hot.submitting.store(nullptr, std::memory_order_release);
         return heldSubmit(r.slot, call, held);
     }
-    return call();
+    const infiniStatus_t st = call();
+    hot.submitting.store(nullptr, std::memory_order_release);
+    return st;
 }
 struct NothingToNote {
     infiniStatus_t operator()(ModuleRefs *) const { return INFINI_STATUS_SUCCESS; }
 };
 // `expr` (a plugin call submitting to the stream of StreamRef `r`), under the protocol above.
 #define INFINIRT_SUBMIT(r, expr) ::infinirt::submitTo((r), [&] { return (expr); }, ::infinirt::NothingToNote())
+// INFINIRT_CALL_BEGUN(b, entry, device, ...) submitted to the stream of StreamRef `r`.
+#define INFINIRT_SUBMIT_CALL(r, b, entry, device, ...) INFINIRT_SUBMIT((r), INFINIRT_CALL_BEGUN((b), entry, (device), __VA_ARGS__))
 
 // Notes an event that a native capture records or waits for (ModuleRefs::addEvent).
 infiniStatus_t noteCapturedEvent(ModuleRefs *refs, const HandleSlot *event, const char *function);

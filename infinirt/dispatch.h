@@ -45,6 +45,14 @@ INFINIRT_COLD inline infiniStatus_t invalidHandle(const char *function, const ch
          ? ::infinirt::checked((b), (device), #entry, INFINIRT_PLUGIN_STATUS((b), entry, __VA_ARGS__))    \
          : ::infinirt::notImplemented((b), #entry))
 
+// The same two inside submitTo (capture.h), which has begun the plugin call itself
+// (beginPluginCall, with the thread-local state it touches anyway).
+#define INFINIRT_PLUGIN_STATUS_BEGUN(b, entry, ...) ((b)->table.entry(__VA_ARGS__))
+#define INFINIRT_CALL_BEGUN(b, entry, device, ...)                                                        \
+    ((b)->table.entry != nullptr                                                                          \
+         ? ::infinirt::checked((b), (device), #entry, INFINIRT_PLUGIN_STATUS_BEGUN((b), entry, __VA_ARGS__)) \
+         : ::infinirt::notImplemented((b), #entry))
+
 #define INFINIRT_ENTER()                                        \
     do {                                                        \
         const infiniStatus_t enter_status_ = ::infinirt::ensureInit(); \

@@ -41,7 +41,7 @@ const char *levelName(infinirtLogLevel_t level) {
 // the end of the plugin call (see internal.h).
 void hostSetError(const char *message) {
     std::snprintf(t_plugin_detail, kMessageSize, "%s", message != nullptr ? message : "");
-    t_plugin_detail_pending = true;
+    t_hot.plugin_detail_pending = true;
 }
 
 void hostLog(infinirtLogLevel_t level, const char *message) {
@@ -58,13 +58,13 @@ const infinirtPluginHost_t kHost = {sizeof(infinirtPluginHost_t), INFINIRT_PLUGI
 
 } // namespace
 
-__thread bool t_plugin_detail_pending = false;
+__thread ThreadHot t_hot = {false, false, {nullptr}};
 
 const char *takePluginDetail() {
-    if (!t_plugin_detail_pending) {
+    if (!t_hot.plugin_detail_pending) {
         return nullptr;
     }
-    t_plugin_detail_pending = false;
+    t_hot.plugin_detail_pending = false;
     return t_plugin_detail;
 }
 

@@ -66,11 +66,21 @@ INFINIRT_COLD infiniStatus_t pluginFailed(const char *backend, int device, const
 // The detail the plugin gave during the call that just returned, consumed; nullptr if it gave
 // none. Valid until the thread's next plugin call. Same precondition as pluginFailed.
 const char *takePluginDetail();
-// Set by host->set_error on the calling thread; see beginPluginCall. Plain __thread (trivial, no
-// dynamic initialisation): other translation units read it without a TLS wrapper function.
-extern __thread bool t_plugin_detail_pending INFINIRT_HIDDEN;
+struct HandleSlot;
+// The state every submission touches, in one thread-local object, so that a call computes its
+// address once (one TLS descriptor call). Plain __thread (trivial, no dynamic initialisation):
+// other translation units read it without a TLS wrapper function.
+struct ThreadHot {
+    // Set by host->set_error on the calling thread; see beginPluginCall.
+    bool plugin_detail_pending;
+    // capture.h: whether this thread's `submitting` is registered for the begin of a capture to
+    // see, and the stream this thread is submitting to outside the capture lock (nullptr: none).
+    bool registered;
+    std::atomic<const HandleSlot *> submitting;
+};
+extern __thread ThreadHot t_hot INFINIRT_HIDDEN;
 // Drops any detail pending on the calling thread; called right before a plugin call.
-inline void beginPluginCall() { t_plugin_detail_pending = false; }
+inline void beginPluginCall() { t_hot.plugin_detail_pending = false; }
 // Logs at `level` when INFINIRT_LOG allows it.
 void logf(infinirtLogLevel_t level, const char *fmt, ...) INFINIRT_PRINTF(2, 3);
 // The services handed to every plugin.
@@ -121,13 +131,45 @@ const char *typeName(int type);
 
 // ---- the thread's current device --------------------------------------------------------------
 
+// The calling thread's current device (registry.cpp). Plain __thread of a trivial type: no TLS
+// wrapper function, and the library's TLS descriptors (CMakeLists.txt) keep the access a few
+// instructions while ctypes and others can still dlopen the library.
+struct CurrentDevice {
+    int type; // -1: not chosen yet on this thread (takes the process default)
+    int id;
+};
+extern __thread CurrentDevice t_current;
+
 // Makes (type, id) the calling thread's current device; the caller validated it.
-void setCurrentDevice(int type, int id);
+INFINIRT_INLINE void setCurrentDevice(int type, int id) {
+    CurrentDevice &c = t_current;
+    c.type = type;
+    c.id = id;
+}
 
 // Resolves the calling thread's current device. Fails with DEVICE_NOT_FOUND when none exists.
-infiniStatus_t currentDevice(Backend *&backend, int &type, int &id);
+INFINIRT_COLD infiniStatus_t currentDeviceSlow(Backend *&backend, int &type, int &id);
+INFINIRT_INLINE infiniStatus_t currentDevice(Backend *&backend, int &type, int &id) {
+    const CurrentDevice &c = t_current;
+    if (INFINIRT_LIKELY(c.type >= 0)) {
+        type = c.type;
+        id = c.id;
+        backend = g_registry.by_type[type];
+        return INFINI_STATUS_SUCCESS;
+    }
+    return currentDeviceSlow(backend, type, id);
+}
 
 // Validates a (type, id) pair against the loaded backends.
-infiniStatus_t checkDevice(int type, int id, Backend *&backend);
+INFINIRT_COLD infiniStatus_t refuseDevice(int type, int id);
+INFINIRT_INLINE infiniStatus_t checkDevice(int type, int id, Backend *&backend) {
+    if (INFINIRT_LIKELY(static_cast<unsigned>(type) < static_cast<unsigned>(kTypeCount))) {
+        backend = g_registry.by_type[type];
+        if (INFINIRT_LIKELY(backend != nullptr && static_cast<unsigned>(id) < static_cast<unsigned>(backend->device_count))) {
+            return INFINI_STATUS_SUCCESS;
+        }
+    }
+    return refuseDevice(type, id);
+}
 
 } // namespace infinirt

@@ -23,15 +23,6 @@ Registry g_registry;
 
 namespace {
 
-// The calling thread's current device. Kept in this file only, so that no other translation unit
-// goes through a TLS wrapper function; the library is built with TLS descriptors (see
-// CMakeLists.txt), which keep the access cheap and still let ctypes and others dlopen it.
-struct CurrentDevice {
-    int type = -1; // -1: not chosen yet on this thread (takes the process default)
-    int id = 0;
-};
-thread_local CurrentDevice t_current;
-
 const char *const kTypeNames[kTypeCount] = {"cpu",    "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
                                             "kunlun", "hygon",  "qy",        "ali",    "amd",   "opencl"};
 
@@ -283,6 +274,9 @@ void onForkChild() {
     // thread that was loading the plugins (its std::call_once would never finish in the child).
     if (g_loading_started.load(std::memory_order_relaxed)) {
         g_state.store(static_cast<int>(LoaderState::ForkedChild), std::memory_order_relaxed);
+        // The forking thread is the child's only one: its current device is forgotten, so that
+        // infinirtGetDevice's fast path (which reads only this) goes to the refusal too.
+        t_current.type = -1;
     }
 }
 
@@ -359,30 +353,28 @@ infiniStatus_t initSlow() {
                 "(exec a new program, or initialise only after fork)");
 }
 
-void setCurrentDevice(int type, int id) {
-    t_current.type = type;
-    t_current.id = id;
-}
+__thread CurrentDevice t_current = {-1, 0};
 
-infiniStatus_t currentDevice(Backend *&backend, int &type, int &id) {
-    if (INFINIRT_UNLIKELY(t_current.type < 0)) {
+infiniStatus_t currentDeviceSlow(Backend *&backend, int &type, int &id) {
+    CurrentDevice &c = t_current;
+    if (c.type < 0) {
         if (g_registry.default_type == kTypeCount) {
             return fail(INFINI_STATUS_DEVICE_NOT_FOUND, "no device: no backend plugin reported a device");
         }
-        t_current.type = g_registry.default_type;
-        t_current.id = g_registry.default_id;
+        c.type = g_registry.default_type;
+        c.id = g_registry.default_id;
     }
-    type = t_current.type;
-    id = t_current.id;
+    type = c.type;
+    id = c.id;
     backend = g_registry.by_type[type];
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t checkDevice(int type, int id, Backend *&backend) {
+infiniStatus_t refuseDevice(int type, int id) {
     if (type < 0 || type >= kTypeCount) {
         return fail(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, "device type %d is not a valid infiniDevice_t", type);
     }
-    backend = g_registry.by_type[type];
+    const Backend *backend = g_registry.by_type[type];
     if (backend == nullptr) {
         return fail(INFINI_STATUS_DEVICE_NOT_FOUND, "no backend plugin serves device type %s", kTypeNames[type]);
     }

@@ -18,11 +18,12 @@ INFINIRT_BUILD_PACKAGES=(
 # libc6-dbg: LeakSanitizer's own suppression of the dynamic linker's TLS matches only when ld-linux
 # can be symbolised; without it the ASan stage aborts while listing the tests.
 # python3-venv: the Python package's documented install into a venv (docs/python.md).
+# valgrind: the instruction gate (tests/gate, scripts/instruction-gate.py) counts with callgrind.
 INFINIRT_TEST_PACKAGES=(
   python3 python3-numpy python3-pytest python3-setuptools python3-pip python3-venv python3-wheel
   libgtest-dev libgmock-dev libbenchmark-dev
   pocl-opencl-icd clinfo
-  clang-14 libclang-rt-14-dev libc6-dbg
+  clang-14 libclang-rt-14-dev libc6-dbg valgrind
   abigail-tools python3-matplotlib
 )
 
