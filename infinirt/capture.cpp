@@ -65,6 +65,9 @@ void processWideBarrier() {
     if (g_membarrier && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) == 0) {
         return;
     }
+    // Full barriers on this thread around the change: a sequentially consistent read-modify-write
+    // (ThreadSanitizer builds refuse std::atomic_thread_fence; this is one it understands).
+    static std::atomic<unsigned> fence_word{0};
     static std::mutex *mutex = new std::mutex();
     static void *page = [] {
         void *p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -73,14 +76,14 @@ void processWideBarrier() {
         }
         return p == MAP_FAILED ? nullptr : p;
     }();
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    fence_word.fetch_add(1, std::memory_order_seq_cst);
     if (page != nullptr) {
         std::lock_guard<std::mutex> lock(*mutex);
         mprotect(page, 4096, PROT_READ | PROT_WRITE);
         static_cast<volatile char *>(page)[0] += 1; // the page is present and dirty: the change below flushes
         mprotect(page, 4096, PROT_READ);
     }
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    fence_word.fetch_add(1, std::memory_order_seq_cst);
 }
 
 // Every live thread's mark, registered at its first submission. Never destroyed (calls may come

@@ -10,8 +10,8 @@
 #   scripts/gpu-verify.sh [OUT]           (full: at most 9 minutes)
 #     builds everything, runs every ctest entry (the conformance suite then covers the cuda device
 #     and every OpenCL platform, the stress tests included), the layers on cuda, the peer tests on
-#     every pair of devices, the Python package with PyTorch, NVIDIA's OpenCL alone, and every
-#     benchmark with infinirt-bench's JSON and plot.
+#     every pair of devices, the Python package with PyTorch, NVIDIA's OpenCL alone, a 2-minute
+#     soak on nvidia:0 and cpu:0, and every benchmark with infinirt-bench's JSON and plot.
 #
 # Logs go to OUT (default ./gpu-verify-out), at most 8 files: build.log, info.txt, tests.log,
 # python.log, bench.txt, infinirt-bench.json, infinirt-bench.png and summary.txt. The pass ends by
@@ -185,6 +185,14 @@ else
   gtest_part "fault injection on cuda" "$part" $rc
   rm -f "$part"
   conformance "cuda, validation layer" INFINIRT_BACKENDS=cuda INFINIRT_EXPECT_BACKENDS=cuda INFINIRT_VALIDATION=1
+  # The soak: 16 threads for 2 minutes over nvidia:0 and cpu:0; memory flat after warm-up.
+  part=$(mktemp)
+  INFINIRT_BACKENDS=cuda,cpu INFINIRT_SOAK_SECONDS=120 timeout 200 "$build/bin/infinirt_soak" > "$part" 2>&1
+  rc=$?
+  { echo "==== soak on cuda and cpu ===="; cat "$part"; } >> "$tests"
+  gtest_part "soak (nvidia:0, cpu:0, 2 min)" "$part" $rc
+  grep '^soak:' "$part" | sed 's/^/    /' >> "$summary"
+  rm -f "$part"
   # Peers: the peer conformance tests on every ordered pair of devices found.
   conformance "device pairs (peers)" INFINIRT_CPU_DEVICE_COUNT=2 --gtest_filter='Pairs/Peer.*:Pairs/CrossDevice.*'
   # The Python package with this machine's python3 and PyTorch, on this build's library.
