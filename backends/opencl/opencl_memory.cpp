@@ -311,6 +311,10 @@ infiniStatus_t pinnedBuffer(int device, size_t size, cl_mem *buffer, void **host
     }
     Device &dev = infinirt::opencl::device(device);
     cl_int err = CL_SUCCESS;
+    // Serialised with SVM allocation and release (svmMutex), as every allocation and release of
+    // memory objects here: NVIDIA's implementation has handed out addresses of live memory with
+    // 16 threads allocating at once (svmAllocLocked).
+    std::lock_guard<std::mutex> lock(svmMutex());
     cl_mem created = api().clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, nullptr, &err);
     if (!created) {
         common::logMessage(
@@ -339,6 +343,7 @@ infiniStatus_t releaseHost(int device, void *host, cl_mem buffer) {
         return INFINI_STATUS_SUCCESS;
     }
     const Device &dev = infinirt::opencl::device(device);
+    std::lock_guard<std::mutex> lock(svmMutex()); // as pinnedBuffer
     cl_int err = api().clEnqueueUnmapMemObject(dev.service_queue, buffer, host, 0, nullptr, nullptr);
     if (err == CL_SUCCESS) {
         err = api().clFinish(dev.service_queue);
