@@ -1,5 +1,6 @@
 // Status names, the thread-local last-error detail, logging, and the services given to plugins.
 #include "internal.h"
+#include "log_level.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,16 +16,7 @@ thread_local char t_message[kMessageSize];
 thread_local char t_plugin_detail[kMessageSize];
 
 int logLevel() {
-    static const int level = [] {
-        const char *v = std::getenv("INFINIRT_LOG");
-        if (v == nullptr) {
-            return static_cast<int>(INFINIRT_LOG_WARN);
-        }
-        if (std::strcmp(v, "error") == 0) return static_cast<int>(INFINIRT_LOG_ERROR);
-        if (std::strcmp(v, "info") == 0) return static_cast<int>(INFINIRT_LOG_INFO);
-        if (std::strcmp(v, "debug") == 0) return static_cast<int>(INFINIRT_LOG_DEBUG);
-        return static_cast<int>(INFINIRT_LOG_WARN);
-    }();
+    static const int level = logLevelFromEnvironment();
     return level;
 }
 

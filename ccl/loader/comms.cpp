@@ -53,6 +53,16 @@ bool retireComm(Comm *comm) {
     return true;
 }
 
+// An int field of a live comm written to `out` (the handle checked first, then the output).
+infiniStatus_t commField(infinicclComm_t comm, int *out, int Comm::*field, const char *call, const char *name) {
+    infiniStatus_t st = INFINI_STATUS_SUCCESS;
+    Comm *c = liveComm(comm, &st, call);
+    if (c == nullptr) return st;
+    if (out == nullptr) return fail(INFINI_STATUS_NULL_POINTER, "%s: %s is NULL", call, name);
+    *out = c->*field;
+    return INFINI_STATUS_SUCCESS;
+}
+
 } // namespace infiniccl
 
 using namespace infiniccl;
@@ -157,21 +167,11 @@ __export infiniStatus_t infinicclCommGetDevice(infinicclComm_t comm, infiniDevic
 }
 
 __export infiniStatus_t infinicclCommGetRank(infinicclComm_t comm, int *rank) {
-    infiniStatus_t st = INFINI_STATUS_SUCCESS;
-    Comm *c = liveComm(comm, &st, "infinicclCommGetRank");
-    if (c == nullptr) return st;
-    if (rank == nullptr) return fail(INFINI_STATUS_NULL_POINTER, "infinicclCommGetRank: rank is NULL");
-    *rank = c->rank;
-    return INFINI_STATUS_SUCCESS;
+    return commField(comm, rank, &Comm::rank, "infinicclCommGetRank", "rank");
 }
 
 __export infiniStatus_t infinicclCommGetSize(infinicclComm_t comm, int *nranks) {
-    infiniStatus_t st = INFINI_STATUS_SUCCESS;
-    Comm *c = liveComm(comm, &st, "infinicclCommGetSize");
-    if (c == nullptr) return st;
-    if (nranks == nullptr) return fail(INFINI_STATUS_NULL_POINTER, "infinicclCommGetSize: nranks is NULL");
-    *nranks = c->nranks;
-    return INFINI_STATUS_SUCCESS;
+    return commField(comm, nranks, &Comm::nranks, "infinicclCommGetSize", "nranks");
 }
 
 } // extern "C"

@@ -1,9 +1,11 @@
 // Discovery of the collective plugins: libinfiniccl-<name>.so where infinirt finds its own
 // (INFINIRT_PLUGINS, else INFINIRT_PLUGIN_PATH's folders then <libdir>/infinirt/ beside
 // libinfinirt, in name order; the same code: common/plugin_search.h), restricted by
-// INFINIRT_BACKENDS; the first plugin for a device type serves it. Loaded once, on the first call
-// that needs one.
+// INFINIRT_BACKENDS; the first usable plugin for a device type serves it (one whose init failed
+// gives way to a later one, as infinirt prefers a plugin that found devices). Loaded once, on the
+// first call that needs one. Warnings follow INFINIRT_LOG, as infinirt's do.
 #include "internal.h"
+#include "log_level.h"
 #include "plugin_search.h"
 
 #include <dlfcn.h>
@@ -29,14 +31,20 @@ std::vector<Plugin *> &g_plugins = *new std::vector<Plugin *>;
 // "INFINIRT_BACKENDS=... excluded <files>" when it left plugins out: said when a type finds none.
 std::string &g_excluded = *new std::string;
 
+// A warning on stderr unless INFINIRT_LOG asks for errors only.
+void warn(const std::string &message) {
+    static const int level = infinirt::logLevelFromEnvironment();
+    if (level >= static_cast<int>(INFINIRT_LOG_WARN)) std::fprintf(stderr, "infiniccl [warn] %s\n", message.c_str());
+}
+
 void logLine(infinirtLogLevel_t level, const char *message) {
-    if (level <= INFINIRT_LOG_WARN) std::fprintf(stderr, "infiniccl [warn] %s\n", message);
+    if (level <= INFINIRT_LOG_WARN) warn(message);
 }
 
 void loadOne(const std::string &file) {
     void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
-        std::fprintf(stderr, "infiniccl [warn] %s: %s\n", file.c_str(), dlerror());
+        warn(file + ": " + dlerror());
         return;
     }
     auto query = reinterpret_cast<infinicclPluginQueryFn>(dlsym(handle, INFINICCL_PLUGIN_QUERY_SYMBOL));
@@ -45,12 +53,12 @@ void loadOne(const std::string &file) {
     if (query == nullptr || query(INFINICCL_PLUGIN_INTERFACE_VERSION, pluginHost(), &version, &table) !=
                                 INFINI_STATUS_SUCCESS ||
         table == nullptr || table->struct_size < offsetof(infinicclPluginTable_t, init) || table->name == nullptr) {
-        std::fprintf(stderr, "infiniccl [warn] %s: no usable %s\n", file.c_str(), INFINICCL_PLUGIN_QUERY_SYMBOL);
+        warn(file + ": no usable " + INFINICCL_PLUGIN_QUERY_SYMBOL);
         return;
     }
     for (const Plugin *p : g_plugins) {
-        if (p->table.device_type == table->device_type) {
-            return; // shadowed: an earlier plugin serves the type
+        if (p->table.device_type == table->device_type && p->usable) {
+            return; // shadowed: an earlier usable plugin serves the type
         }
     }
     auto *plugin = new Plugin;
@@ -100,14 +108,18 @@ infiniStatus_t pluginFor(infiniDevice_t type, const Plugin **plugin) {
         return fail(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, "device type %d is not an infiniDevice_t",
                     static_cast<int>(type));
     }
+    const Plugin *unusable = nullptr; // the first of the type, when none is usable
     for (const Plugin *p : g_plugins) {
         if (p->table.device_type != type) continue;
-        if (!p->usable) {
-            return fail(INFINI_STATUS_BACKEND_UNAVAILABLE, "%s: %s (%s)", p->table.name, p->reason.c_str(),
-                        p->file.c_str());
+        if (p->usable) {
+            *plugin = p;
+            return INFINI_STATUS_SUCCESS;
         }
-        *plugin = p;
-        return INFINI_STATUS_SUCCESS;
+        if (unusable == nullptr) unusable = p;
+    }
+    if (unusable != nullptr) {
+        return fail(INFINI_STATUS_BACKEND_UNAVAILABLE, "%s: %s (%s)", unusable->table.name, unusable->reason.c_str(),
+                    unusable->file.c_str());
     }
     if (!g_excluded.empty()) {
         return fail(INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, "no infiniccl plugin serves device type %d (%s)",

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace {
@@ -45,6 +46,15 @@ TEST(CclPluginEnv, PluginsNamesTheFiles) {
     infinicclComm_t c[1] = {nullptr};
     EXPECT_FAILS(infinicclCommInitAll(INFINI_DEVICE_NVIDIA, c, 1, nullptr), INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED,
                  "INFINIRT_PLUGINS");
+    expectCpuComms();
+}
+
+// INFINIRT_PLUGINS naming a cpu collective plugin whose init fails before the real one: the
+// usable one serves cpu (the loader no longer keeps the first plugin of a type, usable or not).
+TEST(CclPluginEnv, UsablePluginIsPreferred) {
+    const char *plugins = std::getenv("INFINIRT_PLUGINS");
+    if (plugins == nullptr || std::strstr(plugins, "aaunusable") == nullptr)
+        GTEST_SKIP() << "run by ctest ccl.env_usable_first (INFINIRT_PLUGINS=...aaunusable...)";
     expectCpuComms();
 }
 
