@@ -254,7 +254,13 @@ TEST(Soak, MemoryIsFlatAfterWarmUp) {
     EXPECT_GT(rounds.load(), 0);
     EXPECT_EQ(end_count, live_count) << "live allocations grew";
     EXPECT_EQ(end_bytes, live_bytes) << "live allocation bytes grew";
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    // A sanitizer's quarantine holds freed memory (256 MiB by default under ASan): resident memory
+    // is not the program's here; the live allocations above still are.
+    std::printf("soak: resident memory not judged under a sanitizer\n");
+#else
     EXPECT_LE(rss_end - rss, kRssSlackBytes) << "resident memory grew";
+#endif
     for (Device &d : devices) {
         if (d.module != nullptr) {
             EXPECT_OK(infinirtModuleUnload(d.module));
