@@ -130,11 +130,12 @@ __export infiniStatus_t infinirtInit(void);
  * InfiniCore header only, so that a program built against it, whose array has that many ints, is
  * never overrun; the infinirt extension types (AMD, OPENCL) are not written: use
  * infinirtGetAllDeviceCountSized for every type. Types without a loaded backend, or whose backend
- * found no device, get 0. NULL -> NULL_POINTER. Never fails because a driver is missing. */
+ * found no device, get 0. NULL -> NULL_POINTER. Never fails because a driver is missing. Never
+ * blocks; thread-safe. */
 __export infiniStatus_t infinirtGetAllDeviceCount(int *count_array);
 /* Writes count_array[t] for every type t < min(array_size, INFINI_DEVICE_TYPE_COUNT) and nothing
  * past array_size (pass INFINI_DEVICE_TYPE_COUNT for every type of this header). NULL ->
- * NULL_POINTER; array_size < 1 -> BAD_PARAM (nothing written). */
+ * NULL_POINTER; array_size < 1 -> BAD_PARAM (nothing written). Never blocks; thread-safe. */
 __export infiniStatus_t infinirtGetAllDeviceCountSized(int *count_array, int array_size);
 /* *count: the devices of that type; 0 (SUCCESS) when its backend is missing, failed or found
  * none. NULL count -> NULL_POINTER (checked first); a type out of range ->

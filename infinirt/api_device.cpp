@@ -16,15 +16,22 @@ extern "C" {
 
 __export infiniStatus_t infinirtInit(void) { return ensureInit(); }
 
+namespace {
+// count_array[t] for the first n device types.
+void writeCounts(int *count_array, int n) {
+    for (int t = 0; t < n; ++t) {
+        count_array[t] = g_registry.device_count[t];
+    }
+}
+} // namespace
+
 __export infiniStatus_t infinirtGetAllDeviceCount(int *count_array) {
     INFINIRT_ENTER();
     if (count_array == nullptr) {
         return nullArgument("infinirtGetAllDeviceCount", "count_array");
     }
     static_assert(INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT <= kTypeCount, "the published types are ours too");
-    for (int t = 0; t < INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT; ++t) {
-        count_array[t] = g_registry.device_count[t];
-    }
+    writeCounts(count_array, INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT);
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -37,10 +44,7 @@ __export infiniStatus_t infinirtGetAllDeviceCountSized(int *count_array, int arr
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtGetAllDeviceCountSized: array_size is %d; give at least 1",
                     array_size);
     }
-    const int n = array_size < kTypeCount ? array_size : kTypeCount;
-    for (int t = 0; t < n; ++t) {
-        count_array[t] = g_registry.device_count[t];
-    }
+    writeCounts(count_array, array_size < kTypeCount ? array_size : kTypeCount);
     return INFINI_STATUS_SUCCESS;
 }
 

@@ -60,7 +60,7 @@ __export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infini
     std::unique_ptr<ModuleRefs> refs;
     if (s.backend->table.stream_begin_capture != nullptr) {
         {
-            NativeCaptureEnding ending; // no submission to the stream is inside the plugin meanwhile
+            NativeCaptureExclusive ending; // no submission to the stream is inside the plugin meanwhile
             st = INFINIRT_CALL(s.backend, stream_end_capture, s.device, s.device, s.native, &native);
             refs.reset(ending.take(s.slot)); // the capture is over
         }

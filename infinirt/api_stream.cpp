@@ -179,7 +179,7 @@ __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infi
             // No submission to the stream is inside the plugin while the capture begins
             // (capture.h): module_refs is set first, so later submissions wait for the lock, and
             // those already past their check are waited for.
-            NativeCaptureEnding exclusive;
+            NativeCaptureExclusive exclusive;
             ModuleRefs *expected = nullptr;
             if (!s.slot->module_refs.compare_exchange_strong(expected, refs.get(), std::memory_order_acq_rel)) {
                 return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: the stream is already capturing");

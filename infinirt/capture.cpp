@@ -117,12 +117,17 @@ struct MarkOwner {
 thread_local MarkOwner t_mark_owner;
 } // namespace
 
-void registerSubmitter() {
+bool registerSubmitter() noexcept {
     Marks &m = marks();
     std::lock_guard<std::mutex> lock(m.mutex);
-    m.live.push_back(&t_hot.submitting); // may throw std::bad_alloc: the caller's guard reports it
+    try {
+        m.live.push_back(&t_hot.submitting);
+    } catch (const std::bad_alloc &) {
+        return false;
+    }
     t_mark_owner.owned = true;
     t_hot.registered = true;
+    return true;
 }
 
 void awaitUnmarked(const HandleSlot *stream) {
@@ -174,9 +179,9 @@ ModuleRefs *nativeCaptureRefsTake(HandleSlot *stream) {
     return stream->module_refs.exchange(nullptr, std::memory_order_acq_rel);
 }
 
-NativeCaptureEnding::NativeCaptureEnding() { captureLock().lock(); }
-NativeCaptureEnding::~NativeCaptureEnding() { captureLock().unlock(); }
-ModuleRefs *NativeCaptureEnding::take(HandleSlot *stream) {
+NativeCaptureExclusive::NativeCaptureExclusive() { captureLock().lock(); }
+NativeCaptureExclusive::~NativeCaptureExclusive() { captureLock().unlock(); }
+ModuleRefs *NativeCaptureExclusive::take(HandleSlot *stream) {
     return stream->module_refs.exchange(nullptr, std::memory_order_acq_rel);
 }
 

@@ -98,14 +98,12 @@ private:
 //   the submission sees the capture and takes the lock, or the begin sees the mark and waits.
 // Streams that never capture pay one load of a field of their slot's line and the two stores.
 // Registers the calling thread's t_hot.submitting with the begin of capture (its first
-// submission), and unregisters it when the thread ends.
-void registerSubmitter();
+// submission), and unregisters it when the thread ends. False when host memory ran out: the
+// submission then takes the capture lock instead of a mark (submitTo).
+bool registerSubmitter() noexcept;
 // Waits until no thread is marked as submitting to `stream` (run with module_refs already set).
 void awaitUnmarked(const HandleSlot *stream);
 
-inline bool underNativeCapture(const StreamRef &r) {
-    return r.slot != nullptr && r.slot->module_refs.load(std::memory_order_acquire) != nullptr;
-}
 // The held path of submitTo: under the capture lock, `held` sees the capture's record when the
 // stream still captures (it notes what the capture uses, or refuses the call).
 template <typename Call, typename Held> INFINIRT_COLD infiniStatus_t heldSubmit(HandleSlot *slot, Call &call, Held &held) {
@@ -136,8 +134,8 @@ INFINIRT_INLINE infiniStatus_t submitTo(const StreamRef &r, Call &&call, Held &&
     if (r.slot == nullptr) {
         return call(); // the default stream never captures
     }
-    if (INFINIRT_UNLIKELY(!hot.registered)) {
-        registerSubmitter();
+    if (INFINIRT_UNLIKELY(!hot.registered) && !registerSubmitter()) {
+        return heldSubmit(r.slot, call, held); // no mark to make: the lock excludes a begin instead
     }
     hot.submitting.store(r.slot, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst); // the begin's process-wide barrier orders it
@@ -176,12 +174,12 @@ INFINIRT_INLINE infiniStatus_t submitUncaptured(const StreamRef &r, const char *
 
 // Holds the capture lock exclusively while a native capture begins or ends (the plugin's begin or
 // end of capture runs inside it); take() clears the stream's record of modules and returns it.
-class NativeCaptureEnding {
+class NativeCaptureExclusive {
 public:
-    NativeCaptureEnding();
-    ~NativeCaptureEnding();
-    NativeCaptureEnding(const NativeCaptureEnding &) = delete;
-    NativeCaptureEnding &operator=(const NativeCaptureEnding &) = delete;
+    NativeCaptureExclusive();
+    ~NativeCaptureExclusive();
+    NativeCaptureExclusive(const NativeCaptureExclusive &) = delete;
+    NativeCaptureExclusive &operator=(const NativeCaptureExclusive &) = delete;
     ModuleRefs *take(HandleSlot *stream);
 };
 

@@ -37,16 +37,13 @@ INFINIRT_COLD inline infiniStatus_t invalidHandle(const char *function, const ch
 // pending: every plugin call whose status the loader may report (through checked or pluginFailed)
 // goes through here, so that a detail left behind by an earlier plugin call is never read. Calls
 // whose status is ignored (cleanup, the pointer probe) may use the table directly.
-#define INFINIRT_PLUGIN_STATUS(b, entry, ...) (::infinirt::beginPluginCall(), (b)->table.entry(__VA_ARGS__))
+#define INFINIRT_PLUGIN_STATUS(b, entry, ...) (::infinirt::beginPluginCall(), INFINIRT_PLUGIN_STATUS_BEGUN((b), entry, __VA_ARGS__))
 
 // Calls plugin entry `entry` of backend `b` on `device`; NOT_IMPLEMENTED if the plugin lacks it.
-#define INFINIRT_CALL(b, entry, device, ...)                                                              \
-    ((b)->table.entry != nullptr                                                                          \
-         ? ::infinirt::checked((b), (device), #entry, INFINIRT_PLUGIN_STATUS((b), entry, __VA_ARGS__))    \
-         : ::infinirt::notImplemented((b), #entry))
+#define INFINIRT_CALL(b, entry, device, ...) (::infinirt::beginPluginCall(), INFINIRT_CALL_BEGUN((b), entry, (device), __VA_ARGS__))
 
-// The same two inside submitTo (capture.h), which has begun the plugin call itself
-// (beginPluginCall, with the thread-local state it touches anyway).
+// The same two without beginPluginCall, for submitTo (capture.h), which begins the plugin call
+// itself with the thread-local state it touches anyway.
 #define INFINIRT_PLUGIN_STATUS_BEGUN(b, entry, ...) ((b)->table.entry(__VA_ARGS__))
 #define INFINIRT_CALL_BEGUN(b, entry, device, ...)                                                        \
     ((b)->table.entry != nullptr                                                                          \

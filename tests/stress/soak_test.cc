@@ -62,6 +62,22 @@ long usedBytes(const Device &d) {
     return static_cast<long>(total - free_bytes);
 }
 
+// What the soak compares: the loader's live allocations, resident memory, each device's used memory.
+struct Snapshot {
+    size_t live_count = 0;
+    size_t live_bytes = 0;
+    long rss = 0;
+    long used[2] = {-1, -1};
+    static Snapshot Take(const std::vector<Device> &devices) {
+        Snapshot s;
+        EXPECT_OK(infinirtGetLiveAllocations(&s.live_count, &s.live_bytes));
+        s.rss = residentBytes();
+        s.used[0] = usedBytes(devices[0]);
+        s.used[1] = usedBytes(devices[1]);
+        return s;
+    }
+};
+
 // Loads an empty kernel onto the device where its backend takes one of the images.
 void loadKernel(Device &d) {
     std::vector<infinirtModuleImage_t> tries;
@@ -211,12 +227,7 @@ TEST(Soak, MemoryIsFlatAfterWarmUp) {
     };
     // Warm-up: every thread once on every device (pools, caches and per-thread state exist now).
     ASSERT_TRUE(all([](Worker &w) { return w.Round(); }));
-    size_t live_count = 0;
-    size_t live_bytes = 0;
-    ASSERT_OK(infinirtGetLiveAllocations(&live_count, &live_bytes));
-    const long rss = residentBytes();
-    const long used0 = usedBytes(devices[0]);
-    const long used1 = usedBytes(devices[1]);
+    const Snapshot start = Snapshot::Take(devices);
 
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     std::atomic<long> rounds{0};
@@ -230,36 +241,30 @@ TEST(Soak, MemoryIsFlatAfterWarmUp) {
         return true;
     }));
 
-    size_t end_count = 0;
-    size_t end_bytes = 0;
-    ASSERT_OK(infinirtGetLiveAllocations(&end_count, &end_bytes));
-    const long rss_end = residentBytes();
-    const long used0_end = usedBytes(devices[0]);
-    const long used1_end = usedBytes(devices[1]);
+    const Snapshot end = Snapshot::Take(devices);
     std::printf("soak: %d threads, %d s, %ld rounds over %d:%d and %d:%d\n", kThreads, seconds, rounds.load(),
                 devices[0].type, devices[0].id, devices[1].type, devices[1].id);
-    std::printf("soak: live allocations %zu blocks / %zu bytes after warm-up, %zu / %zu at the end\n", live_count,
-                live_bytes, end_count, end_bytes);
-    std::printf("soak: resident memory %.1f MiB after warm-up, %.1f MiB at the end\n", rss / 1048576.0,
-                rss_end / 1048576.0);
+    std::printf("soak: live allocations %zu blocks / %zu bytes after warm-up, %zu / %zu at the end\n", start.live_count,
+                start.live_bytes, end.live_count, end.live_bytes);
+    std::printf("soak: resident memory %.1f MiB after warm-up, %.1f MiB at the end\n", start.rss / 1048576.0,
+                end.rss / 1048576.0);
     for (int i = 0; i < 2; ++i) {
-        const long a = i == 0 ? used0 : used1;
-        const long b = i == 0 ? used0_end : used1_end;
-        if (a >= 0) {
+        if (start.used[i] >= 0) {
             std::printf("soak: %d:%d used memory %.1f MiB after warm-up, %.1f MiB at the end\n", devices[i].type,
-                        devices[i].id, a / 1048576.0, b / 1048576.0);
-            EXPECT_LE(b - a, kDeviceSlackBytes) << "device memory grew on " << devices[i].type << ":" << devices[i].id;
+                        devices[i].id, start.used[i] / 1048576.0, end.used[i] / 1048576.0);
+            EXPECT_LE(end.used[i] - start.used[i], kDeviceSlackBytes)
+                << "device memory grew on " << devices[i].type << ":" << devices[i].id;
         }
     }
     EXPECT_GT(rounds.load(), 0);
-    EXPECT_EQ(end_count, live_count) << "live allocations grew";
-    EXPECT_EQ(end_bytes, live_bytes) << "live allocation bytes grew";
+    EXPECT_EQ(end.live_count, start.live_count) << "live allocations grew";
+    EXPECT_EQ(end.live_bytes, start.live_bytes) << "live allocation bytes grew";
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     // A sanitizer's quarantine holds freed memory (256 MiB by default under ASan): resident memory
     // is not the program's here; the live allocations above still are.
     std::printf("soak: resident memory not judged under a sanitizer\n");
 #else
-    EXPECT_LE(rss_end - rss, kRssSlackBytes) << "resident memory grew";
+    EXPECT_LE(end.rss - start.rss, kRssSlackBytes) << "resident memory grew";
 #endif
     for (Device &d : devices) {
         if (d.module != nullptr) {
