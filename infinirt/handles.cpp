@@ -71,6 +71,9 @@ void *HandleTable::create(HandleKind k, int type, int device, void *native, uint
 
 bool HandleTable::claim(const void *h, HandleSlot *slot) {
     uint32_t expected = generationOf(h);
+    if ((expected & 1u) == 0) { // only a live (odd) generation can be claimed
+        return false;
+    }
     return slot->gen.compare_exchange_strong(expected, expected + 1, std::memory_order_acq_rel);
 }
 

@@ -2,7 +2,8 @@
 //
 // A handle is not a pointer: it encodes a tag for its kind, a slot index and the slot's generation.
 // Slots live in chunks that are never freed, so validating any value -- a destroyed handle, a
-// handle of another kind, garbage -- only reads loader memory and can never crash. Destroying a
+// handle of another kind, garbage, a forged value with an even or zero generation -- only reads
+// loader memory and can never crash. Live generations are odd and only odd ones validate. Destroying a
 // handle bumps the slot's generation, so every copy of the old value stops validating at once.
 //
 // Thread safety: lookup() is lock-free; create/destroy take a mutex for the free list only.
@@ -51,7 +52,10 @@ public:
     // Validates `h` as a live handle of kind `k`; nullptr if it is not one.
     HandleSlot *lookup(const void *h, HandleKind k) const {
         const uint64_t v = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h));
-        if (INFINIRT_UNLIKELY((v >> 56) != (kTagBase | static_cast<uint64_t>(k)))) {
+        // The tag and the generation's low bit in one compare: only odd (live) generations pass,
+        // so a value forged with generation 0 never meets a slot that was never live.
+        constexpr uint64_t kTagAndLive = (uint64_t{0xff} << 56) | (uint64_t{1} << 24);
+        if (INFINIRT_UNLIKELY((v & kTagAndLive) != (((kTagBase | static_cast<uint64_t>(k)) << 56) | (uint64_t{1} << 24)))) {
             return nullptr;
         }
         const uint32_t idx = static_cast<uint32_t>(v & 0xffffffu);

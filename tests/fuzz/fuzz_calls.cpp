@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 extern "C" {
@@ -55,7 +56,13 @@ bool documented(infiniStatus_t st) {
 }
 
 // Checks one call: a documented status, a message on failure, the output untouched on failure.
+// Set when a call's arguments include a forged handle (Program::forged): no entry may accept it.
+bool g_forged_argument = false;
+
 infiniStatus_t check(const char *call, infiniStatus_t st, const void *out = nullptr, const void *sentinel = nullptr) {
+    if (std::exchange(g_forged_argument, false) && (st == INFINI_STATUS_SUCCESS || st == INFINI_STATUS_NOT_READY)) {
+        violated(call, "accepted a forged handle", st);
+    }
     if (!documented(st)) {
         violated(call, "undocumented status", st);
     }
@@ -304,8 +311,23 @@ private:
         case 1: return reinterpret_cast<void *>(static_cast<uintptr_t>(in_.u32()) << in_.below(33));
         case 2: return dead.empty() ? nullptr : dead[in_.below(dead.size())];
         case 3: return &live == &streams_ ? (events_.empty() ? nullptr : events_[0]) : (streams_.empty() ? nullptr : streams_[0]);
+        case 9: return forged(live, dead);
         default: return live.empty() ? nullptr : live[in_.below(live.size())];
         }
+    }
+
+    // A value of the list's kind (a live or dead handle's tag) with an even generation (0 included)
+    // in any slot of the first chunk: no live handle has it.
+    void *forged(const std::vector<void *> &live, const std::vector<void *> &dead) {
+        const void *model = !live.empty() ? live[0] : !dead.empty() ? dead[0] : nullptr;
+        if (model == nullptr) {
+            return nullptr;
+        }
+        const uint64_t tag = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(model)) & (uint64_t{0xff} << 56);
+        const uint64_t gen = in_.byte() & 0xfeu;
+        const uint64_t slot = 1 + ((static_cast<uint64_t>(in_.byte()) << 8 | in_.byte()) % 4096);
+        g_forged_argument = true;
+        return reinterpret_cast<void *>(static_cast<uintptr_t>(tag | gen << 24 | slot));
     }
 
     void *streamArg() { return in_.below(4) == 0 ? nullptr : handle(streams_, dead_streams_); }
