@@ -17,9 +17,8 @@ FreeList &freeList() {
     static FreeList *list = new FreeList(); // never destroyed: handles may be used during exit
     return *list;
 }
-uint32_t generationOf(const void *h) {
-    return static_cast<uint32_t>(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)) >> 24);
-}
+// The slot key a value names: its tag and generation.
+uint64_t keyOf(const void *h) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)) >> 24; }
 uint32_t indexOf(const void *h) {
     return static_cast<uint32_t>(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)) & 0xffffffu);
 }
@@ -59,26 +58,27 @@ void *HandleTable::create(HandleKind k, int type, int device, void *native, uint
     slot->capture.store(nullptr, std::memory_order_relaxed);
     slot->module_refs.store(nullptr, std::memory_order_relaxed);
     slot->record = record;
-    uint32_t gen = slot->gen.load(std::memory_order_relaxed) + 1; // even (free) -> odd (live)
+    uint32_t gen = static_cast<uint32_t>(slot->key.load(std::memory_order_relaxed)) + 1; // even (free) -> odd (live)
     if ((gen & 1u) == 0) {
         ++gen;
     }
     // Generations use 32 bits of the handle; 0xA? tag bits sit above them.
-    slot->gen.store(gen, std::memory_order_release);
-    const uint64_t v = ((kTagBase | static_cast<uint64_t>(k)) << 56) | (static_cast<uint64_t>(gen) << 24) | idx;
+    const uint64_t key = ((kTagBase | static_cast<uint64_t>(k)) << 32) | gen;
+    slot->key.store(key, std::memory_order_release);
+    const uint64_t v = (key << 24) | idx;
     return reinterpret_cast<void *>(static_cast<uintptr_t>(v));
 }
 
 bool HandleTable::claim(const void *h, HandleSlot *slot) {
-    uint32_t expected = generationOf(h);
+    uint64_t expected = keyOf(h);
     if ((expected & 1u) == 0) { // only a live (odd) generation can be claimed
         return false;
     }
-    return slot->gen.compare_exchange_strong(expected, expected + 1, std::memory_order_acq_rel);
+    return slot->key.compare_exchange_strong(expected, expected + 1, std::memory_order_acq_rel);
 }
 
 void HandleTable::restore(const void *h, HandleSlot *slot) {
-    slot->gen.store(generationOf(h), std::memory_order_release);
+    slot->key.store(keyOf(h), std::memory_order_release);
 }
 
 void HandleTable::release(const void *h) {

@@ -3,7 +3,8 @@
 // A handle is not a pointer: it encodes a tag for its kind, a slot index and the slot's generation.
 // Slots live in chunks that are never freed, so validating any value -- a destroyed handle, a
 // handle of another kind, garbage, a forged value with an even or zero generation -- only reads
-// loader memory and can never crash. Live generations are odd and only odd ones validate. Destroying a
+// loader memory and can never crash. Live generations are odd and only odd ones validate; a slot
+// also remembers its kind's tag, so only the kind it was made for validates. Destroying a
 // handle bumps the slot's generation, so every copy of the old value stops validating at once.
 //
 // Thread safety: lookup() is lock-free; create/destroy take a mutex for the free list only.
@@ -23,7 +24,10 @@ struct ModuleRefs;   // modules.h
 
 // One cache line per slot: a call validates and reads its handles with one line each.
 struct alignas(64) HandleSlot {
-    std::atomic<uint32_t> gen{0}; // odd while live
+    // The value's tag and generation (its bits 24..63): (tag << 32) | generation. The generation
+    // is odd while live; the tag names the kind the slot was last made for, so a value forged
+    // with another kind's tag over a live slot does not validate either.
+    std::atomic<uint64_t> key{0};
     int type = 0;                 // infiniDevice_t of the owning backend
     int device = 0;
     uint32_t flags = 0;           // event: creation flags; graph/exec: kGenericGraph
@@ -67,7 +71,7 @@ public:
             return nullptr;
         }
         HandleSlot *slot = &chunk[(idx - 1) & (kChunkSize - 1)];
-        if (INFINIRT_UNLIKELY(slot->gen.load(std::memory_order_acquire) != static_cast<uint32_t>(v >> 24))) {
+        if (INFINIRT_UNLIKELY(slot->key.load(std::memory_order_acquire) != (v >> 24))) {
             return nullptr;
         }
         return slot;

@@ -37,19 +37,19 @@ void ModuleRefs::add(ModuleRecord *m) {
 }
 
 void ModuleRefs::addEvent(const HandleSlot *event) {
-    const uint32_t gen = event->gen.load(std::memory_order_acquire);
+    const uint64_t key = event->key.load(std::memory_order_acquire);
     std::lock_guard<std::mutex> lock(mutex);
     for (const EventUse &e : events) {
-        if (e.slot == event && e.gen == gen) {
+        if (e.slot == event && e.key == key) {
             return;
         }
     }
-    events.push_back(EventUse{event, gen});
+    events.push_back(EventUse{event, key});
 }
 
 bool ModuleRefs::eventsAlive() const {
     for (const EventUse &e : events) {
-        if (e.slot->gen.load(std::memory_order_acquire) != e.gen) {
+        if (e.slot->key.load(std::memory_order_acquire) != e.key) {
             return false;
         }
     }

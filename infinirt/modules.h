@@ -80,11 +80,12 @@ struct ModuleRefs {
     std::mutex mutex;
     std::vector<ModuleRef> modules;
     void add(ModuleRecord *m); // once per module; may throw std::bad_alloc
-    // The events a native capture recorded or waited for, each with the generation of its handle
-    // then: a launch of the graph checks that every one is still alive (infinirtGraphLaunch).
+    // The events a native capture recorded or waited for, each with its slot's key (tag and
+    // generation) then: a launch of the graph checks that every one is still alive
+    // (infinirtGraphLaunch).
     struct EventUse {
         const HandleSlot *slot;
-        uint32_t gen;
+        uint64_t key;
     };
     std::vector<EventUse> events;
     void addEvent(const HandleSlot *event); // once per event; may throw std::bad_alloc

@@ -123,6 +123,42 @@ TEST_P(ForgedHandles, GraphsAndExecs) {
     EXPECT_OK(infinirtStreamSynchronize(s));
 }
 
+// A live handle's slot and generation under another kind's tag: the slot was made for one kind,
+// and no other kind's entry accepts it.
+TEST_P(ForgedHandles, LiveSlotsUnderAnotherKindsTag) {
+    REQUIRE_FEATURES(Feature::kStreams, Feature::kEvents);
+    ScopedStream stream;
+    ASSERT_OK(stream.Create());
+    ScopedEvent event;
+    ASSERT_OK(event.Create());
+    const auto retag = [](void *h, void *kind_of) {
+        const uint64_t mask = uint64_t{0xff} << 56;
+        const uint64_t v = (static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)) & ~mask) |
+                           (static_cast<uint64_t>(reinterpret_cast<uintptr_t>(kind_of)) & mask);
+        return reinterpret_cast<void *>(static_cast<uintptr_t>(v));
+    };
+    void *stream_as_event = retag(stream, event);
+    void *event_as_stream = retag(event, stream);
+    infinirtEventStatus_t status;
+    void *native = nullptr;
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtEventQuery(stream_as_event, &status));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtEventSynchronize(stream_as_event));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtEventRecord(stream_as_event, stream));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtEventGetNativeHandle(stream_as_event, &native));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtEventDestroy(stream_as_event));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtStreamQuery(event_as_stream));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtStreamSynchronize(event_as_stream));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtStreamGetNativeHandle(event_as_stream, &native));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtStreamDestroy(event_as_stream));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphDestroy(retag(stream, reinterpret_cast<void *>(uintptr_t{0xA3} << 56))));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphExecDestroy(retag(event, reinterpret_cast<void *>(uintptr_t{0xA4} << 56))));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtModuleUnload(retag(stream, reinterpret_cast<void *>(uintptr_t{0xA5} << 56))));
+    EXPECT_EQ(native, nullptr);
+    EXPECT_OK(infinirtEventRecord(event, stream));
+    EXPECT_OK(infinirtEventSynchronize(event));
+    EXPECT_OK(infinirtStreamQuery(stream));
+}
+
 INSTANTIATE_ON_ALL_DEVICES(ForgedHandles);
 
 class ForgedKernelHandles : public KernelTest {};
