@@ -82,6 +82,27 @@ public:
     infiniStatus_t eventSynchronize(infinirtEvent_t event) override {
         return remember(infinirtEventSynchronize(event));
     }
+    infiniStatus_t eventRecordOnStreamsDevice(infinirtEvent_t *event, infinirtStream_t stream) override {
+        infiniDevice_t type = INFINI_DEVICE_CPU;
+        int id = 0;
+        if (infiniStatus_t st = remember(infinirtStreamGetDevice(stream, &type, &id))) {
+            return st;
+        }
+        DeviceGuard guard(Device(static_cast<Device::Type>(type), static_cast<Device::Index>(id)));
+        if (guard.status() != INFINI_STATUS_SUCCESS) {
+            return remember(guard.status());
+        }
+        infinirtEvent_t made = nullptr;
+        if (infiniStatus_t st = remember(infinirtEventCreateWithFlags(&made, INFINIRT_EVENT_DISABLE_TIMING))) {
+            return st;
+        }
+        if (infiniStatus_t st = remember(infinirtEventRecord(made, stream))) {
+            (void)infinirtEventDestroy(made);
+            return st;
+        }
+        *event = made;
+        return INFINI_STATUS_SUCCESS;
+    }
     std::string lastError() const override { return t_last_error; }
 
 private:

@@ -42,6 +42,10 @@ public:
     virtual infiniStatus_t eventRecord(infinirtEvent_t event, infinirtStream_t stream) = 0;
     virtual infiniStatus_t eventQuery(infinirtEvent_t event, bool *complete) = 0;
     virtual infiniStatus_t eventSynchronize(infinirtEvent_t event) = 0;
+    // For a stream of another device, where this device's events cannot be recorded: creates an
+    // event of the stream's own device and records it on the stream. On success the caller owns
+    // the event (eventQuery, eventSynchronize and eventDestroy take it); on failure none is left.
+    virtual infiniStatus_t eventRecordOnStreamsDevice(infinirtEvent_t *event, infinirtStream_t stream) = 0;
 
     virtual std::string lastError() const = 0;
 };

@@ -34,30 +34,34 @@ public:
     StreamEventQueues &operator=(const StreamEventQueues &) = delete;
 
     // Records an event on each of `streams` and queues it there with `block`, counting it in
-    // block->pending_events. Where no event can be recorded (none can be made, or the stream is
-    // gone), waits for the whole device instead, which leaves nothing on that stream to guard.
+    // block->pending_events. A stream of another device gets an event of its own device (queued
+    // the same way, destroyed once complete): the free never waits on the host for it. Where no
+    // event can be recorded at all (none can be made, or the stream is gone), waits on the host
+    // for the stream, else for the whole device, which leaves nothing on that stream to guard.
     // Never throws.
     void recordLocked(Block *block, const std::vector<infinirtStream_t> &streams) noexcept {
         for (infinirtStream_t stream : streams) {
             infinirtEvent_t event = eventLocked();
+            bool foreign = false;
             if (event == nullptr || device_.eventRecord(event, stream) != INFINI_STATUS_SUCCESS) {
-                // No event can guard this use: the stream is another device's (an event of this
-                // device cannot be recorded on it), or it is gone (and with it its work). Wait on
-                // the host for the stream itself, which covers both, else for everything
-                // submitted to this device, instead of risking a reuse.
                 if (event != nullptr) {
                     spare_events_.push_back(event);
                 }
-                if (device_.streamSynchronize(stream) != INFINI_STATUS_SUCCESS) {
-                    (void)device_.synchronize();
+                // The stream may be another device's: an event of that device guards the block.
+                event = nullptr;
+                if (device_.eventRecordOnStreamsDevice(&event, stream) != INFINI_STATUS_SUCCESS) {
+                    if (device_.streamSynchronize(stream) != INFINI_STATUS_SUCCESS) {
+                        (void)device_.synchronize();
+                    }
+                    continue;
                 }
-                continue;
+                foreign = true;
             }
             try {
-                pending_[stream].push_back(PendingEvent{event, block});
+                pending_[stream].push_back(PendingEvent{event, block, foreign});
             } catch (...) {
                 (void)device_.eventSynchronize(event);
-                spare_events_.push_back(event);
+                retireLocked(event, foreign);
                 continue;
             }
             ++block->pending_events;
@@ -92,7 +96,7 @@ public:
                 if (!complete) {
                     break; // later events of this in-order stream cannot be complete either
                 }
-                spare_events_.push_back(pending.event);
+                retireLocked(pending.event, pending.foreign);
                 Block *block = pending.block;
                 queue.pop_front();
                 if (--block->pending_events == 0) {
@@ -110,6 +114,9 @@ public:
         for (auto &[stream, queue] : pending_) {
             for (PendingEvent &pending : queue) {
                 (void)device_.eventSynchronize(pending.event);
+                if (pending.foreign) {
+                    (void)device_.eventDestroy(pending.event);
+                }
             }
         }
         pending_.clear();
@@ -124,7 +131,17 @@ private:
     struct PendingEvent {
         infinirtEvent_t event;
         Block *block;
+        bool foreign; // an event of another device (eventRecordOnStreamsDevice), not of the pool
     };
+
+    // An event that guards nothing any more: back to the pool, or destroyed if another device's.
+    void retireLocked(infinirtEvent_t event, bool foreign) noexcept {
+        if (foreign) {
+            (void)device_.eventDestroy(event);
+        } else {
+            spare_events_.push_back(event);
+        }
+    }
 
     // A spare event, or a new one; nullptr if none can be made.
     infinirtEvent_t eventLocked() noexcept {

@@ -196,7 +196,10 @@ __export infiniStatus_t infinirtStreamSynchronize(infinirtStream_t stream);
  * hipStreamWaitEvent across contexts; cpu), else (opencl) and for an event of another backend the
  * caller blocks until the event has completed. INVALID_HANDLE for a bad stream
  * (checked first) or event. On a stream capturing under record/replay the wait is recorded and
- * looks up the event's latest recording at each launch. */
+ * looks up the event's latest recording at each launch. Under cuda's native capture, a wait on an
+ * event recorded outside the capture (on this device or another cuda device) is captured as a
+ * wait node with the same meaning (CU_EVENT_WAIT_EXTERNAL); an event recorded inside the capture
+ * joins it; the graph's launch refuses with INVALID_HANDLE once such an event is destroyed. */
 __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinirtEvent_t event);
 
 /* ---- Event ----------------------------------------------------------------------------- */
@@ -492,6 +495,12 @@ typedef struct {
  * struct_size as the caller set it. Does not block. */
 __export infiniStatus_t infinirtGetDeviceProperties(infiniDevice_t device, int device_id,
                                                     infinirtDeviceProperties_t *props);
+
+/* The device a stream belongs to (extension): a stream handle's own device whatever device is
+ * current; NULL gives the current device (its default stream's). NULL device or device_id ->
+ * NULL_POINTER (checked first), then INVALID_HANDLE for a bad handle, DEVICE_NOT_FOUND for a
+ * NULL stream on a thread without a device. Outputs are written on success only. Never blocks. */
+__export infiniStatus_t infinirtStreamGetDevice(infinirtStream_t stream, infiniDevice_t *device, int *device_id);
 
 /* Never blocks. SUCCESS if all work submitted to the stream has completed, NOT_READY otherwise
  * (an answer, not a failure: no last error is written). INVALID_HANDLE for a bad handle. On a

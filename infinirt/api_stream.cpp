@@ -21,8 +21,14 @@ infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
     }
     if (ev->type == s.type && s.backend->table.stream_wait_peer_event != nullptr) {
         // Another device of the same backend: a device-side wait (cuda: cuStreamWaitEvent across
-        // contexts; cpu: a wait task).
-        return INFINIRT_CALL(s.backend, stream_wait_peer_event, s.device, s.device, s.native, ev->device, ev->native);
+        // contexts, a wait node under native capture; cpu: a wait task).
+        return submitTo(
+            s,
+            [&] {
+                return INFINIRT_CALL_BEGUN(s.backend, stream_wait_peer_event, s.device, s.device, s.native, ev->device,
+                                           ev->native);
+            },
+            [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtStreamWaitEvent"); });
     }
     Backend *eb = g_registry.by_type[ev->type];
     return INFINIRT_CALL(eb, event_synchronize, ev->device, ev->device, ev->native);
@@ -133,6 +139,24 @@ __export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream) {
     // NOT_READY is an answer, not a failure: it writes no message (and a detail the plugin gave
     // with it is never read).
     return st == INFINI_STATUS_NOT_READY ? st : checked(s.backend, s.device, "stream_query", st);
+}
+
+__export infiniStatus_t infinirtStreamGetDevice(infinirtStream_t stream, infiniDevice_t *device, int *device_id) {
+    INFINIRT_ENTER();
+    if (device == nullptr) {
+        return nullArgument("infinirtStreamGetDevice", "device");
+    }
+    if (device_id == nullptr) {
+        return nullArgument("infinirtStreamGetDevice", "device_id");
+    }
+    StreamRef s;
+    const infiniStatus_t st = resolveStream("infinirtStreamGetDevice", stream, s);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    *device = static_cast<infiniDevice_t>(s.type);
+    *device_id = s.device;
+    return INFINI_STATUS_SUCCESS;
 }
 
 __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinirtEvent_t event) {

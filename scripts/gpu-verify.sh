@@ -7,6 +7,12 @@
 #     NVIDIA's OpenCL alone and on cpu, then the hot-path benches: dispatch (cuda_dispatch_bench,
 #     infinirt-dispatch-bench on cuda), launch (infinirt-kernels-cuda-bench) and allocation
 #     (infinicore_alloc_bench).
+#   scripts/gpu-verify.sh --pairs [OUT]   (two GPUs: at most 9 minutes; fails on fewer)
+#     builds what it runs, then what needs two devices of one type: the conformance suite's
+#     Pairs/* tests on cuda x cuda (peers, a capture waiting on the other GPU's event, ...) and on
+#     cpu x cpu, the C++ layer's device-pair tests (a block used by the other GPU's stream), the
+#     infiniccl conformance on NCCL and cpu (bad input included, NCCL checking pointers), the
+#     published-header client, the 2-rank example, and the peer and AllReduce benches.
 #   scripts/gpu-verify.sh [OUT]           (full: at most 9 minutes)
 #     builds everything, runs every ctest entry (the conformance suite then covers the cuda device
 #     and every OpenCL platform, the stress tests included), the layers on cuda, the peer tests on
@@ -20,8 +26,12 @@
 # Needs CUDA 12+ headers and a driver; NVIDIA's OpenCL is found as libnvidia-opencl.so.1.
 set -uo pipefail
 quick=0
+pairs=0
 if [ "${1:-}" = "--quick" ]; then
   quick=1
+  shift
+elif [ "${1:-}" = "--pairs" ]; then
+  pairs=1
   shift
 fi
 out="${1:-gpu-verify-out}"
@@ -79,7 +89,10 @@ bench_part() {
   fi
 }
 finish() {
-  echo "total wall time $(( $(date +%s) - started )) s ($([ $quick -eq 1 ] && echo quick || echo full) pass)" >> "$summary"
+  local pass=full
+  [ $quick -eq 1 ] && pass=quick
+  [ $pairs -eq 1 ] && pass=pairs
+  echo "total wall time $(( $(date +%s) - started )) s ($pass pass)" >> "$summary"
   echo
   echo "==== summary ($summary) ===="
   cat "$summary"
@@ -89,11 +102,16 @@ finish() {
 # ---- build -------------------------------------------------------------------------------------
 quick_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt_conformance
                cuda_dispatch_bench infinirt-dispatch-bench infinirt-kernels-cuda-bench infinicore_alloc_bench)
+pairs_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt_conformance
+               infiniccl infiniccl-cpu infiniccl-nccl ccl_conformance_test ccl_published_client infiniccl-allreduce
+               ccl_allreduce_bench infinicore_device_pair_tests infinirt-peer-bench)
 t0=$(date +%s)
 {
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFINIRT_WITH_CUDA=ON -DINFINIRT_WITH_OPENCL=ON \
     -DINFINIRT_BUILD_TESTS=ON -DINFINIRT_BUILD_BENCHMARKS=ON -DINFINIRT_SANITIZE= &&
-  if [ $quick -eq 1 ]; then
+  if [ $pairs -eq 1 ]; then
+    cmake --build "$build" --parallel "$(nproc)" --target "${pairs_targets[@]}"
+  elif [ $quick -eq 1 ]; then
     cmake --build "$build" --parallel "$(nproc)" --target "${quick_targets[@]}"
   else
     cmake --build "$build" --parallel "$(nproc)"
@@ -138,18 +156,45 @@ fi
 # ---- tests -------------------------------------------------------------------------------------
 tests="$out/tests.log"
 : > "$tests"
-# conformance LABEL ENV...: the conformance suite under ENV, its output appended to tests.log.
+# conformance LABEL ENV... [--gtest-option...]: the conformance suite under ENV, its output
+# appended to tests.log.
 conformance() {
-  local label="$1" part
+  local label="$1" part arg
+  local vars=() opts=()
   shift
+  for arg in "$@"; do
+    case "$arg" in --*) opts+=("$arg") ;; *) vars+=("$arg") ;; esac
+  done
   part=$(mktemp)
-  env "$@" timeout 240 "$build/bin/infinirt_conformance" > "$part" 2>&1
+  env "${vars[@]}" timeout 240 "$build/bin/infinirt_conformance" "${opts[@]}" > "$part" 2>&1
   local rc=$?
   { echo "==== conformance on $label ===="; cat "$part"; } >> "$tests"
   gtest_part "conformance $label" "$part" $rc
   rm -f "$part"
 }
-if [ $quick -eq 1 ]; then
+gpus=$(grep -cE '^  nvidia:[0-9]+' "$out/info.txt")
+if [ $pairs -eq 1 ]; then
+  if [ "$gpus" -lt 2 ]; then
+    note "two GPUs" FAILED "$gpus nvidia device(s) found: the pairs pass needs two"
+    finish
+  fi
+  conformance "device pairs (cuda x cuda, cpu x cpu)" INFINIRT_BACKENDS=cuda,cpu INFINIRT_CPU_DEVICE_COUNT=2 \
+    --gtest_filter='Pairs/*'
+  part=$(mktemp)
+  timeout 120 "$build/bin/infinicore_device_pair_tests" > "$part" 2>&1
+  rc=$?
+  { echo "==== C++ layer, device pairs ===="; cat "$part"; } >> "$tests"
+  gtest_part "C++ layer device pairs" "$part" $rc
+  rm -f "$part"
+  # NCCL checks its pointers itself here, so that its own refusals can be seen (CclBadInput).
+  part=$(mktemp)
+  INFINICCL_EXPECT_BACKENDS=nvidia,cpu INFINIRT_CPU_DEVICE_COUNT=2 INFINICCL_CPU_TIMEOUT=60 NCCL_CHECK_POINTERS=1 \
+    INFINICCL_TEST_LARGE=1 timeout 240 "$build/bin/ccl_conformance_test" > "$part" 2>&1
+  rc=$?
+  { echo "==== ccl conformance (nvidia, cpu) ===="; cat "$part"; } >> "$tests"
+  gtest_part "ccl conformance (nvidia, cpu)" "$part" $rc
+  rm -f "$part"
+elif [ $quick -eq 1 ]; then
   conformance cuda INFINIRT_BACKENDS=cuda INFINIRT_EXPECT_BACKENDS=cuda
   if [ -n "$nv_ocl" ]; then
     conformance "NVIDIA's OpenCL" OCL_ICD_FILENAMES="$nv_ocl" OCL_ICD_VENDORS=/nonexistent \
@@ -225,6 +270,13 @@ run_bench() {
     bench_part "$name" "$text"
   fi
 }
+if [ $pairs -eq 1 ]; then
+  run_bench "ccl published client" "$build/bin/ccl_published_client"
+  run_bench "ccl allreduce example" "$build/bin/infiniccl-allreduce" --nranks 2 --device nvidia
+  run_bench "peer bench" "$build/bin/infinirt-peer-bench"
+  run_bench "ccl allreduce bench" "$build/bin/ccl_allreduce_bench"
+  finish
+fi
 run_bench "cuda_dispatch_bench" "$build/bin/cuda_dispatch_bench"
 run_bench "dispatch bench (cuda)" env INFINIRT_BENCH_BACKEND=cuda "$build/bin/infinirt-dispatch-bench"
 run_bench "kernels bench (cuda)" "$build/bin/infinirt-kernels-cuda-bench"
@@ -240,7 +292,6 @@ if [ $quick -eq 0 ]; then
   run_bench "kernels bench (cpu)" env INFINIRT_BACKENDS=cpu "$build/bin/infinirt-kernels-cpu-bench"
   # infiniccl on the nvidia devices through NCCL (conformance, 64 MiB included) and the example:
   # NCCL puts one rank on each GPU, so these need two (ctest's ccl entries ran on one above).
-  gpus=$(grep -cE '^  nvidia:[0-9]+' "$out/info.txt")
   if [ "$gpus" -ge 2 ]; then
     run_bench "ccl conformance (nvidia)" env INFINICCL_EXPECT_BACKENDS=nvidia INFINICCL_TEST_LARGE=1 \
       "$build/bin/ccl_conformance_test"

@@ -62,6 +62,7 @@ NativeStatus streamDestroy(void *s);
 NativeStatus streamSynchronize(void *s);
 NativeStatus streamQuery(void *s);
 NativeStatus streamWaitEvent(void *s, void *e);
+NativeStatus streamWaitEventInCapture(void *s, void *e);
 NativeStatus streamIsCapturing(void *s, bool *capturing);
 
 /* cuda_event.cpp */

@@ -48,6 +48,7 @@ const gpu::VendorApi kVendor = [] {
     v.event_destroy = {eventDestroy, "cuEventDestroy_v2"};
     v.event_record = {eventRecord, "cuEventRecord"};
     v.event_record_in_capture = {eventRecordInCapture, "cuEventRecordWithFlags"};
+    v.stream_wait_event_in_capture = {streamWaitEventInCapture, "cuStreamWaitEvent"};
     v.stream_is_capturing = {streamIsCapturing, "cuStreamIsCapturing"};
     v.event_query = {eventQuery, "cuEventQuery"};
     v.event_synchronize = {eventSynchronize, "cuEventSynchronize"};

@@ -86,6 +86,9 @@ struct Event {
     void *native;
     uint32_t flags; /* infinirtEventFlags_t as created */
     std::atomic<bool> recorded{false};
+    /* Its latest record was made on a capturing stream (a node of that graph): a wait from the
+     * capture joins it. A wait from a capture on an event recorded outside is a wait node. */
+    std::atomic<bool> recorded_in_capture{false};
 };
 
 /* ---- the generic plugin entries (gpu_device/stream/event/memory/graph.cpp) -------------

@@ -62,6 +62,7 @@ infiniStatus_t eventRecord(int device, void *event, void *stream) {
     if (NativeStatus rc = record->call(e->native, nativeStream(stream))) {
         return nativeFailure(record->name, rc, "recording an event on a stream of %s:%d", api().name, device);
     }
+    e->recorded_in_capture.store(record == &api().event_record_in_capture, std::memory_order_relaxed);
     e->recorded.store(true, std::memory_order_release);
     return INFINI_STATUS_SUCCESS;
 }

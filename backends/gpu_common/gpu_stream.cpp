@@ -67,9 +67,20 @@ infiniStatus_t streamWaitEvent(int device, void *stream, void *event) {
         return bound.status();
     }
     auto *e = static_cast<Event *>(event);
-    if (NativeStatus rc = api().stream_wait_event.call(nativeStream(stream), e->native)) {
-        return nativeFailure(api().stream_wait_event.name, rc, "ordering a stream of %s:%d after an event", api().name,
-                             device);
+    const Entry<NativeStatus (*)(void *, void *)> *wait = &api().stream_wait_event;
+    if (stream && g_capturing_streams.load(std::memory_order_acquire) != 0 && api().stream_wait_event_in_capture.call &&
+        !e->recorded_in_capture.load(std::memory_order_relaxed)) {
+        bool capturing = false;
+        if (NativeStatus rc = api().stream_is_capturing.call(stream, &capturing)) {
+            return nativeFailure(api().stream_is_capturing.name, rc, "ordering a stream of %s:%d after an event",
+                                 api().name, device);
+        }
+        if (capturing) {
+            wait = &api().stream_wait_event_in_capture;
+        }
+    }
+    if (NativeStatus rc = wait->call(nativeStream(stream), e->native)) {
+        return nativeFailure(wait->name, rc, "ordering a stream of %s:%d after an event", api().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }

@@ -109,7 +109,12 @@ struct VendorApi {
      * so that every launch records it (CUDA: CU_EVENT_RECORD_EXTERNAL), which is what a
      * recording during capture means in infinirt. Without it the vendor's own semantics apply. */
     Entry<NativeStatus (*)(void *event, void *stream)> event_record_in_capture;
-    /* Optional with the entry above: whether `stream` is capturing now. */
+    /* Optional (call may be NULL). Waits from a capturing stream on an event recorded outside the
+     * capture, as a node of the graph, so that every launch waits for the event's latest record
+     * (CUDA: CU_EVENT_WAIT_EXTERNAL): what such a wait means in infinirt, whichever device
+     * recorded the event. Without it the vendor's own semantics apply. */
+    Entry<NativeStatus (*)(void *stream, void *event)> stream_wait_event_in_capture;
+    /* Optional with the entries above: whether `stream` is capturing now. */
     Entry<NativeStatus (*)(void *stream, bool *capturing)> stream_is_capturing;
     Entry<NativeStatus (*)(void *event)> event_query;
     Entry<NativeStatus (*)(void *event)> event_synchronize;

@@ -49,6 +49,7 @@ const gpu::VendorApi kVendor = [] {
     v.event_record = {eventRecord, "hipEventRecord"};
     /* HIP 5.2 has no hipEventRecordWithFlags: a recording during capture keeps HIP's meaning. */
     v.event_record_in_capture = {nullptr, "hipEventRecordWithFlags"};
+    v.stream_wait_event_in_capture = {nullptr, "hipStreamWaitEvent"};
     v.stream_is_capturing = {nullptr, "hipStreamIsCapturing"};
     v.event_query = {eventQuery, "hipEventQuery"};
     v.event_synchronize = {eventSynchronize, "hipEventSynchronize"};

@@ -355,6 +355,7 @@ FUNCTIONS = {
     "infinirtGetBackendInfo": (_st, [c_int, _p(BackendInfo)]),
     "infinirtGetDeviceProperties": (_st, [c_enum, c_int, _p(DeviceProperties)]),
     "infinirtStreamQuery": (_st, [_vp]),
+    "infinirtStreamGetDevice": (_st, [_vp, _p(c_enum), _p(c_int)]),
     "infinirtPointerGetAttributes": (_st, [_p(PointerAttributes), _vp]),
     "infinirtGetLiveAllocations": (_st, [_p(c_size_t), _p(c_size_t)]),
     "infinirtStreamGetNativeHandle": (_st, [_vp, _pvp]),

@@ -8,25 +8,32 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace ccltest;
 
 namespace {
 
-class CclBadInput : public ::testing::Test {
+// Runs on every backend under test (ccltest::backendsUnderTest: cpu, and nvidia through NCCL
+// where there are two GPUs). Every refusal comes from the loader, before the backend is called:
+// the RefusalsLeaveTheCommsPaired case proves it on NCCL, where a call reaching one rank only
+// would pair with the next collective and corrupt it.
+class CclBadInput : public ::testing::TestWithParam<infiniDevice_t> {
 protected:
+    infiniDevice_t type() const { return GetParam(); }
+    // The backend's name in messages (its plugin's table name).
+    std::string backend() const { return type() == INFINI_DEVICE_NVIDIA ? "nccl" : "cpu"; }
+    // "is memory of device T:1" and the like.
+    std::string device(int id) const { return std::to_string(static_cast<int>(type())) + ":" + std::to_string(id); }
     void SetUp() override {
-        int count = 0;
-        if (infinirtGetDeviceCount(INFINI_DEVICE_CPU, &count) != INFINI_STATUS_SUCCESS || count < 2) {
-            GTEST_SKIP() << "needs 2 cpu devices (INFINIRT_CPU_DEVICE_COUNT=2)";
-        }
-        ASSERT_EQ(infinicclCommInitAll(INFINI_DEVICE_CPU, comms_, 2, nullptr), INFINI_STATUS_SUCCESS)
+        ASSERT_EQ(infinicclCommInitAll(type(), comms_, 2, nullptr), INFINI_STATUS_SUCCESS)
             << infinirtGetLastErrorMessage();
-        ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 0), INFINI_STATUS_SUCCESS);
+        ASSERT_EQ(infinirtSetDevice(type(), 0), INFINI_STATUS_SUCCESS);
         ASSERT_EQ(infinirtMalloc(&buf0_, 4096), INFINI_STATUS_SUCCESS);
-        ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 1), INFINI_STATUS_SUCCESS);
+        ASSERT_EQ(infinirtSetDevice(type(), 1), INFINI_STATUS_SUCCESS);
         ASSERT_EQ(infinirtMalloc(&buf1_, 4096), INFINI_STATUS_SUCCESS);
-        ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 0), INFINI_STATUS_SUCCESS);
+        ASSERT_EQ(infinirtSetDevice(type(), 0), INFINI_STATUS_SUCCESS);
     }
     void TearDown() override {
         if (comms_[0] != nullptr) {
@@ -40,7 +47,7 @@ protected:
     void *buf0_ = nullptr, *buf1_ = nullptr;
 };
 
-TEST_F(CclBadInput, CountOverflow) {
+TEST_P(CclBadInput, CountOverflow) {
     EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, SIZE_MAX / 2, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
                  INFINI_STATUS_BAD_PARAM, "overflow");
     EXPECT_FAILS(infinicclAllGather(buf0_, buf0_, SIZE_MAX / 3, INFINI_DTYPE_BF16, comms_[0], nullptr),
@@ -50,12 +57,12 @@ TEST_F(CclBadInput, CountOverflow) {
                  INFINI_STATUS_BAD_PARAM, "overflow");
 }
 
-TEST_F(CclBadInput, BufferPastItsAllocation) {
+TEST_P(CclBadInput, BufferPastItsAllocation) {
     EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 1025, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
                  INFINI_STATUS_BAD_PARAM, "holds 4096 bytes");
 }
 
-TEST_F(CclBadInput, DtypesAndOps) {
+TEST_P(CclBadInput, DtypesAndOps) {
     EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_C64, INFINICCL_SUM, comms_[0], nullptr),
                  INFINI_STATUS_NOT_IMPLEMENTED, "C64");
     EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_BOOL, INFINICCL_SUM, comms_[0], nullptr),
@@ -67,9 +74,9 @@ TEST_F(CclBadInput, DtypesAndOps) {
                  INFINI_STATUS_BAD_PARAM, "op 7");
 }
 
-TEST_F(CclBadInput, DestroyedAndForeignComms) {
+TEST_P(CclBadInput, DestroyedAndForeignComms) {
     infinicclComm_t more[2];
-    ASSERT_EQ(infinicclCommInitAll(INFINI_DEVICE_CPU, more, 2, nullptr), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinicclCommInitAll(type(), more, 2, nullptr), INFINI_STATUS_SUCCESS);
     ASSERT_EQ(infinicclCommDestroy(more[0]), INFINI_STATUS_SUCCESS);
     ASSERT_EQ(infinicclCommDestroy(more[1]), INFINI_STATUS_SUCCESS);
     EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_F32, INFINICCL_SUM, more[0], nullptr),
@@ -83,13 +90,13 @@ TEST_F(CclBadInput, DestroyedAndForeignComms) {
     EXPECT_EQ(infinicclCommDestroy(nullptr), INFINI_STATUS_SUCCESS); // as published
 }
 
-TEST_F(CclBadInput, BuffersOnTheWrongDevice) {
+TEST_P(CclBadInput, BuffersOnTheWrongDevice) {
     EXPECT_FAILS(infinicclAllReduce(buf1_, buf0_, 4, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
                  INFINI_STATUS_BAD_PARAM, "sendbuf");
     EXPECT_FAILS(infinicclBroadcast(buf0_, buf1_, 4, INFINI_DTYPE_F32, 0, comms_[0], nullptr), INFINI_STATUS_BAD_PARAM,
                  "recvbuf");
     // NULL stream while another device is current.
-    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 1), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtSetDevice(type(), 1), INFINI_STATUS_SUCCESS);
     EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
                  INFINI_STATUS_BAD_PARAM, "default stream");
 }
@@ -145,20 +152,20 @@ const Entry kEntries[] = {
 
 // A stream of another device (created on cpu:1) is refused by every entry, before any rank
 // waits for another.
-TEST_F(CclBadInput, EveryCallRefusesAStreamOfAnotherDevice) {
-    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 1), INFINI_STATUS_SUCCESS);
+TEST_P(CclBadInput, EveryCallRefusesAStreamOfAnotherDevice) {
+    ASSERT_EQ(infinirtSetDevice(type(), 1), INFINI_STATUS_SUCCESS);
     infinirtStream_t other = nullptr;
     ASSERT_EQ(infinirtStreamCreate(&other), INFINI_STATUS_SUCCESS);
-    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 0), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtSetDevice(type(), 0), INFINI_STATUS_SUCCESS);
     for (const Entry &e : kEntries) {
         SCOPED_TRACE(e.name);
         EXPECT_FAILS(e.call({buf0_, buf0_, 4, INFINI_DTYPE_F32, comms_[0], other}), INFINI_STATUS_BAD_PARAM,
-                     "is a stream of device 0:1, the comm is on 0:0");
+                     "is a stream of device " + device(1) + ", the comm is on " + device(0));
     }
     // Inside a group too: refused at the call, not at GroupEnd.
     ASSERT_EQ(infinicclGroupStart(comms_[0]), INFINI_STATUS_SUCCESS);
     EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], other),
-                 INFINI_STATUS_BAD_PARAM, "is a stream of device 0:1");
+                 INFINI_STATUS_BAD_PARAM, "is a stream of device " + device(1));
     EXPECT_EQ(infinicclGroupEnd(comms_[0]), INFINI_STATUS_SUCCESS) << infinirtGetLastErrorMessage();
     EXPECT_EQ(infinirtStreamDestroy(other), INFINI_STATUS_SUCCESS);
     // A destroyed stream is no stream.
@@ -170,7 +177,7 @@ TEST_F(CclBadInput, EveryCallRefusesAStreamOfAnotherDevice) {
 }
 
 // A stream of another device type (PoCL's OpenCL device, where there is one).
-TEST_F(CclBadInput, StreamOfAnotherDeviceType) {
+TEST_P(CclBadInput, StreamOfAnotherDeviceType) {
     int count = 0;
     if (infinirtGetDeviceCount(INFINI_DEVICE_OPENCL, &count) != INFINI_STATUS_SUCCESS || count < 1) {
         GTEST_SKIP() << "no opencl device";
@@ -187,21 +194,21 @@ TEST_F(CclBadInput, StreamOfAnotherDeviceType) {
     EXPECT_FAILS(infinicclAllReduce(buf0_, buf0_, 4, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
                  INFINI_STATUS_BAD_PARAM, "default stream");
     EXPECT_EQ(infinirtStreamDestroy(other), INFINI_STATUS_SUCCESS);
-    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 0), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtSetDevice(type(), 0), INFINI_STATUS_SUCCESS);
 }
 
 // Buffers that are infinirt allocations of another device (cpu:1 for a comm on cpu:0).
-TEST_F(CclBadInput, EveryCallRefusesBuffersOfAnotherDevice) {
+TEST_P(CclBadInput, EveryCallRefusesBuffersOfAnotherDevice) {
     for (const Entry &e : kEntries) {
         SCOPED_TRACE(e.name);
         EXPECT_FAILS(e.call({buf1_, buf1_, 4, INFINI_DTYPE_F32, comms_[0], nullptr}), INFINI_STATUS_BAD_PARAM,
-                     "is memory of device 0:1");
+                     "is memory of device " + device(1));
     }
 }
 
-TEST_F(CclBadInput, EveryCallRefusesADestroyedComm) {
+TEST_P(CclBadInput, EveryCallRefusesADestroyedComm) {
     infinicclComm_t gone[2];
-    ASSERT_EQ(infinicclCommInitAll(INFINI_DEVICE_CPU, gone, 2, nullptr), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinicclCommInitAll(type(), gone, 2, nullptr), INFINI_STATUS_SUCCESS);
     ASSERT_EQ(infinicclCommDestroy(gone[0]), INFINI_STATUS_SUCCESS);
     ASSERT_EQ(infinicclCommDestroy(gone[1]), INFINI_STATUS_SUCCESS);
     for (const Entry &e : kEntries) {
@@ -220,7 +227,7 @@ TEST_F(CclBadInput, EveryCallRefusesADestroyedComm) {
 }
 
 // Counts whose byte size overflows size_t (every entry; the V variants through their counts).
-TEST_F(CclBadInput, EveryCallRefusesACountOverflow) {
+TEST_P(CclBadInput, EveryCallRefusesACountOverflow) {
     for (const Entry &e : kEntries) {
         SCOPED_TRACE(e.name);
         EXPECT_FAILS(e.call({buf0_, buf0_, SIZE_MAX / 2, INFINI_DTYPE_F32, comms_[0], nullptr}),
@@ -235,16 +242,16 @@ TEST_F(CclBadInput, EveryCallRefusesACountOverflow) {
                  INFINI_STATUS_BAD_PARAM, "sum overflows");
 }
 
-// A valid dtype the cpu backend cannot do: NOT_IMPLEMENTED naming the dtype and the backend.
-TEST_F(CclBadInput, EveryCallRefusesADtypeTheBackendCannotDo) {
+// A valid dtype the backend cannot do: NOT_IMPLEMENTED naming the dtype and the backend.
+TEST_P(CclBadInput, EveryCallRefusesADtypeTheBackendCannotDo) {
     for (const Entry &e : kEntries) {
         SCOPED_TRACE(e.name);
         EXPECT_FAILS(e.call({buf0_, buf0_, 4, INFINI_DTYPE_C64, comms_[0], nullptr}), INFINI_STATUS_NOT_IMPLEMENTED,
-                     "the cpu backend does not");
+                     "the " + backend() + " backend does not");
         EXPECT_NE(std::string(infinirtGetLastErrorMessage()).find("C64"), std::string::npos);
         if (e.reduces) {
             EXPECT_FAILS(e.call({buf0_, buf0_, 4, INFINI_DTYPE_BOOL, comms_[0], nullptr}),
-                         INFINI_STATUS_NOT_IMPLEMENTED, "the cpu backend does not reduce dtype BOOL");
+                         INFINI_STATUS_NOT_IMPLEMENTED, "the " + backend() + " backend does not reduce dtype BOOL");
         }
         // A value that is no dtype at all is BAD_PARAM, not NOT_IMPLEMENTED.
         EXPECT_FAILS(e.call({buf0_, buf0_, 4, 999, comms_[0], nullptr}),
@@ -252,7 +259,7 @@ TEST_F(CclBadInput, EveryCallRefusesADtypeTheBackendCannotDo) {
     }
 }
 
-TEST_F(CclBadInput, RanksCountsAndGroups) {
+TEST_P(CclBadInput, RanksCountsAndGroups) {
     EXPECT_FAILS(infinicclBroadcast(buf0_, buf0_, 4, INFINI_DTYPE_F32, 2, comms_[0], nullptr), INFINI_STATUS_BAD_PARAM,
                  "root 2");
     EXPECT_FAILS(infinicclSend(buf0_, 4, INFINI_DTYPE_F32, 0, comms_[0], nullptr), INFINI_STATUS_BAD_PARAM, "own rank");
@@ -265,14 +272,14 @@ TEST_F(CclBadInput, RanksCountsAndGroups) {
     EXPECT_FAILS(infinicclGroupEnd(comms_[0]), INFINI_STATUS_BAD_PARAM, "no group");
 }
 
-TEST_F(CclBadInput, CommCreation) {
+TEST_P(CclBadInput, CommCreation) {
     infinicclComm_t c[2];
     const int same[2] = {1, 1};
-    EXPECT_FAILS(infinicclCommInitAll(INFINI_DEVICE_CPU, c, 2, same), INFINI_STATUS_BAD_PARAM, "twice");
+    EXPECT_FAILS(infinicclCommInitAll(type(), c, 2, same), INFINI_STATUS_BAD_PARAM, "twice");
     const int far[2] = {0, 99};
-    EXPECT_FAILS(infinicclCommInitAll(INFINI_DEVICE_CPU, c, 2, far), INFINI_STATUS_DEVICE_NOT_FOUND, "99");
-    EXPECT_FAILS(infinicclCommInitAll(INFINI_DEVICE_CPU, c, 0, nullptr), INFINI_STATUS_BAD_PARAM, "ndevice");
-    EXPECT_FAILS(infinicclCommInitAll(INFINI_DEVICE_CPU, nullptr, 2, nullptr), INFINI_STATUS_NULL_POINTER, "comms");
+    EXPECT_FAILS(infinicclCommInitAll(type(), c, 2, far), INFINI_STATUS_DEVICE_NOT_FOUND, "99");
+    EXPECT_FAILS(infinicclCommInitAll(type(), c, 0, nullptr), INFINI_STATUS_BAD_PARAM, "ndevice");
+    EXPECT_FAILS(infinicclCommInitAll(type(), nullptr, 2, nullptr), INFINI_STATUS_NULL_POINTER, "comms");
     EXPECT_FAILS(infinicclCommInitAll(static_cast<infiniDevice_t>(77), c, 2, nullptr),
                  INFINI_STATUS_DEVICE_TYPE_NOT_SUPPORTED, "77");
     EXPECT_FAILS(infinicclGetUniqueId(nullptr), INFINI_STATUS_NULL_POINTER, "unique_id");
@@ -283,6 +290,72 @@ TEST_F(CclBadInput, CommCreation) {
     ASSERT_EQ(infinicclGetUniqueId(&id), INFINI_STATUS_SUCCESS);
     EXPECT_FAILS(infinicclCommInitRank(c, 2, id, 2), INFINI_STATUS_BAD_PARAM, "rank 2 of 2");
 }
+
+// The refusals above reach no backend: on NCCL, a call that reached rank 0 alone would pair with
+// the next collective on that comm and corrupt it (or hang). After a refusal of each kind, an
+// AllReduce on both ranks gives the right sums.
+TEST_P(CclBadInput, RefusalsLeaveTheCommsPaired) {
+    for (const Entry &e : kEntries) {
+        SCOPED_TRACE(e.name);
+        EXPECT_NE(e.call({buf1_, buf1_, 4, INFINI_DTYPE_F32, comms_[0], nullptr}), INFINI_STATUS_SUCCESS);
+        EXPECT_NE(e.call({buf0_, buf0_, SIZE_MAX / 2, INFINI_DTYPE_F32, comms_[0], nullptr}), INFINI_STATUS_SUCCESS);
+        EXPECT_NE(e.call({buf0_, buf0_, 4, INFINI_DTYPE_C64, comms_[0], nullptr}), INFINI_STATUS_SUCCESS);
+        EXPECT_NE(e.call({buf0_, buf0_, 4, 999, comms_[0], nullptr}), INFINI_STATUS_SUCCESS);
+    }
+    EXPECT_NE(infinicclAllReduce(buf0_, buf0_, 1025, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
+              INFINI_STATUS_SUCCESS);
+    EXPECT_NE(infinicclBroadcast(buf0_, buf0_, 4, INFINI_DTYPE_F32, 2, comms_[0], nullptr), INFINI_STATUS_SUCCESS);
+    constexpr size_t kCount = 1024;
+    void *bufs[2] = {buf0_, buf1_};
+    for (int r = 0; r < 2; ++r) {
+        const std::vector<float> host(kCount, static_cast<float>(r + 1));
+        ASSERT_EQ(infinirtSetDevice(type(), r), INFINI_STATUS_SUCCESS);
+        ASSERT_EQ(infinirtMemcpy(bufs[r], host.data(), kCount * sizeof(float), INFINIRT_MEMCPY_H2D), INFINI_STATUS_SUCCESS);
+    }
+    infiniStatus_t st[2] = {INFINI_STATUS_INTERNAL_ERROR, INFINI_STATUS_INTERNAL_ERROR};
+    std::vector<std::thread> ranks;
+    for (int r = 0; r < 2; ++r) {
+        ranks.emplace_back([&, r] {
+            infinirtSetDevice(type(), r);
+            st[r] = infinicclAllReduce(bufs[r], bufs[r], kCount, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[r], nullptr);
+            if (st[r] == INFINI_STATUS_SUCCESS) {
+                st[r] = infinirtDeviceSynchronize();
+            }
+        });
+    }
+    for (std::thread &t : ranks) t.join();
+    for (int r = 0; r < 2; ++r) {
+        ASSERT_EQ(st[r], INFINI_STATUS_SUCCESS) << "rank " << r;
+        std::vector<float> got(kCount, 0.0f);
+        ASSERT_EQ(infinirtSetDevice(type(), r), INFINI_STATUS_SUCCESS);
+        ASSERT_EQ(infinirtMemcpy(got.data(), bufs[r], kCount * sizeof(float), INFINIRT_MEMCPY_D2H), INFINI_STATUS_SUCCESS);
+        EXPECT_EQ(got.front(), 3.0f) << "rank " << r;
+        EXPECT_EQ(got.back(), 3.0f) << "rank " << r;
+    }
+    ASSERT_EQ(infinirtSetDevice(type(), 0), INFINI_STATUS_SUCCESS);
+}
+
+// What the loader cannot know (a pointer infinirt never made) reaches the backend; NCCL's own
+// refusal comes back as BAD_PARAM with NCCL's words (ncclGetErrorString and ncclGetLastError).
+// NCCL checks pointers only under NCCL_CHECK_POINTERS=1 (scripts/gpu-verify.sh sets it).
+TEST_P(CclBadInput, NcclsOwnRefusalCarriesNcclsMessage) {
+    if (type() != INFINI_DEVICE_NVIDIA) {
+        GTEST_SKIP() << "NCCL's refusals: nvidia only";
+    }
+    const char *check = std::getenv("NCCL_CHECK_POINTERS");
+    if (check == nullptr || std::string(check) != "1") {
+        GTEST_SKIP() << "NCCL checks pointers only under NCCL_CHECK_POINTERS=1";
+    }
+    void *unknown = reinterpret_cast<void *>(uintptr_t{0x1000});
+    EXPECT_FAILS(infinicclAllReduce(unknown, unknown, 4, INFINI_DTYPE_F32, INFINICCL_SUM, comms_[0], nullptr),
+                 INFINI_STATUS_BAD_PARAM, "ncclResult_t");
+    const std::string message = infinirtGetLastErrorMessage();
+    EXPECT_NE(message.find("not a valid pointer"), std::string::npos) << message;
+}
+
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CclBadInput);
+INSTANTIATE_TEST_SUITE_P(Backends, CclBadInput, ::testing::ValuesIn(backendsUnderTest()),
+                         [](const ::testing::TestParamInfo<infiniDevice_t> &info) { return std::string(typeName(info.param)); });
 
 // Without NCCL (or without the nccl plugin), nvidia comms are refused with the reason.
 TEST(CclNccl, ReasonWhenUnavailable) {

@@ -5,6 +5,8 @@
 #include "resources.h"
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace infinirt_test {
 namespace {
@@ -63,6 +65,11 @@ TEST_P(CrossDevice, HandlesWorkWhileAnotherDeviceIsCurrent) {
     EXPECT_EQ(status, INFINIRT_EVENT_COMPLETE);
     EXPECT_OK(infinirtStreamQuery(s));
     EXPECT_OK(infinirtStreamSynchronize(s));
+    infiniDevice_t stream_type = INFINI_DEVICE_TYPE_COUNT;
+    int stream_id = -1;
+    EXPECT_OK(infinirtStreamGetDevice(s, &stream_type, &stream_id));
+    EXPECT_EQ(stream_type, owner().type);
+    EXPECT_EQ(stream_id, owner().id);
     std::vector<uint8_t> back(kSize, 0);
     EXPECT_OK(infinirtMemcpy(back.data(), d, kSize, INFINIRT_MEMCPY_D2H));
     EXPECT_EQ(back, src);
@@ -161,6 +168,69 @@ TEST_P(CrossDevice, ExplicitDeviceQueriesIgnoreTheCurrentDevice) {
     props.struct_size = sizeof(props);
     EXPECT_OK(infinirtGetDeviceProperties(owner().type, owner().id, &props));
     EXPECT_TRUE(CurrentIs(other()));
+}
+
+// A capturing stream waits on an event the other device records outside the capture: the wait is
+// part of the graph (cuda: a wait node; record/replay: a recorded wait), and every launch waits
+// for the event's latest recording then. The other device copies a fresh pattern into pinned
+// memory and records the event; the graph, launched right after, copies that memory to the
+// owner's device: it must see the whole pattern, launch after launch. Once the event is
+// destroyed the graph's launch is refused and runs nothing.
+TEST_P(CrossDevice, CaptureWaitsOnAnotherDevicesEvent) {
+    REQUIRE_FEATURES_OF(owner(), Feature::kMemory, Feature::kStreams, Feature::kEvents, Feature::kStreamCapture);
+    REQUIRE_FEATURES_OF(other(), Feature::kMemory, Feature::kStreams, Feature::kEvents);
+    constexpr size_t kBytes = 16 << 20;
+    void *pinned = nullptr;
+    ASSERT_OK(infinirtMallocHost(&pinned, kBytes));
+    std::memset(pinned, 0, kBytes);
+    DeviceBuffer mine;
+    ASSERT_OK(mine.Malloc(kBytes));
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+
+    ASSERT_OK(infinirtSetDevice(other().type, other().id));
+    ScopedStream theirs;
+    ASSERT_OK(theirs.Create());
+    DeviceBuffer staged;
+    ASSERT_OK(staged.Malloc(kBytes));
+    infinirtEvent_t done = nullptr;
+    ASSERT_OK(infinirtEventCreate(&done));
+    ASSERT_OK(infinirtEventRecord(done, theirs));
+    ASSERT_OK(infinirtStreamSynchronize(theirs));
+
+    ASSERT_OK(infinirtSetDevice(owner().type, owner().id));
+    ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
+    ASSERT_OK(infinirtStreamWaitEvent(s, done));
+    ASSERT_OK(infinirtMemcpyAsync(mine, pinned, kBytes, INFINIRT_MEMCPY_H2D, s));
+    ScopedGraph graph;
+    ASSERT_OK(graph.EndCapture(s)) << "the wait on another device's event ended the capture";
+    ScopedGraphExec exec;
+    ASSERT_OK(exec.Instantiate(graph));
+
+    for (uint8_t round = 1; round <= 3; ++round) {
+        SCOPED_TRACE("launch " + std::to_string(round));
+        const std::vector<uint8_t> pattern = Pattern(kBytes, static_cast<uint8_t>(40 + round));
+        ASSERT_OK(infinirtSetDevice(other().type, other().id));
+        ASSERT_OK(infinirtMemcpyAsync(staged, pattern.data(), kBytes, INFINIRT_MEMCPY_H2D, theirs));
+        ASSERT_OK(infinirtMemcpyAsync(pinned, staged, kBytes, INFINIRT_MEMCPY_D2H, theirs));
+        ASSERT_OK(infinirtEventRecord(done, theirs));
+        ASSERT_OK(infinirtSetDevice(owner().type, owner().id));
+        ASSERT_OK(infinirtGraphLaunch(exec, s));
+        ASSERT_OK(infinirtStreamSynchronize(s));
+        std::vector<uint8_t> back(kBytes, 0);
+        ASSERT_OK(infinirtMemcpy(back.data(), mine, kBytes, INFINIRT_MEMCPY_D2H));
+        EXPECT_TRUE(back == pattern) << "the graph ran before the other device's recorded work";
+        ASSERT_OK(infinirtStreamSynchronize(theirs));
+    }
+
+    ASSERT_OK(infinirtEventDestroy(done));
+    ASSERT_OK(infinirtMemset(mine, 0x5a, kBytes));
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphLaunch(exec, s));
+    ASSERT_OK(infinirtStreamSynchronize(s));
+    std::vector<uint8_t> back(64, 0);
+    ASSERT_OK(infinirtMemcpy(back.data(), mine, 64, INFINIRT_MEMCPY_D2H));
+    EXPECT_EQ(back, std::vector<uint8_t>(64, 0x5a)) << "a refused launch ran part of the graph";
+    EXPECT_OK(infinirtFreeHost(pinned));
 }
 
 INSTANTIATE_TEST_SUITE_P(Pairs, CrossDevice, ::testing::ValuesIn(DevicePairs()),

@@ -27,6 +27,30 @@ TEST_P(Stream, CreateSynchronizeDestroy) {
 
 // Declared: an idle stream, created or default, is SUCCESS. Not declared: NOT_IMPLEMENTED with a
 // message for both, and the test skips with the reason.
+// A stream names its own device; NULL names the current device; bad input is refused.
+TEST_P(Stream, GetDevice) {
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    infiniDevice_t type = INFINI_DEVICE_TYPE_COUNT;
+    int id = -1;
+    ASSERT_OK(infinirtStreamGetDevice(s, &type, &id));
+    EXPECT_EQ(type, this->type());
+    EXPECT_EQ(id, this->id());
+    type = INFINI_DEVICE_TYPE_COUNT;
+    id = -1;
+    ASSERT_OK(infinirtStreamGetDevice(nullptr, &type, &id));
+    EXPECT_EQ(type, this->type());
+    EXPECT_EQ(id, this->id());
+    EXPECT_STATUS(INFINI_STATUS_NULL_POINTER, infinirtStreamGetDevice(s, nullptr, &id));
+    EXPECT_STATUS(INFINI_STATUS_NULL_POINTER, infinirtStreamGetDevice(s, &type, nullptr));
+    type = INFINI_DEVICE_TYPE_COUNT;
+    id = -7;
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE,
+                  infinirtStreamGetDevice(reinterpret_cast<infinirtStream_t>(uintptr_t{0x1234}), &type, &id));
+    EXPECT_EQ(type, INFINI_DEVICE_TYPE_COUNT);
+    EXPECT_EQ(id, -7);
+}
+
 TEST_P(Stream, QueryOfIdleStreams) {
     ScopedStream s;
     ASSERT_OK(s.Create());

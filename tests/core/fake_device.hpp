@@ -115,6 +115,19 @@ public:
         events_[event].complete = true; // waiting lets the work finish
         return INFINI_STATUS_SUCCESS;
     }
+    // An event "of the stream's device" for a foreign stream; refused for a broken stream and
+    // for this device's own streams (the allocators only ask after a refused eventRecord).
+    infiniStatus_t eventRecordOnStreamsDevice(infinirtEvent_t *event, infinirtStream_t stream) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (broken_streams_.count(stream) != 0 || foreign_streams_.count(stream) == 0) {
+            error_ = "fake foreign record: no such stream of another device";
+            return INFINI_STATUS_INVALID_HANDLE;
+        }
+        *event = new char;
+        events_[*event] = State{stream, false};
+        ++foreign_records_;
+        return INFINI_STATUS_SUCCESS;
+    }
     std::string lastError() const override { return error_; }
 
     // Completes every event recorded on `stream` so far.
@@ -151,6 +164,12 @@ public:
     size_t mallocs() const { return mallocs_; }
     size_t frees() const { return frees_; }
     size_t records() const { return records_; }
+    size_t foreignRecords() const { return foreign_records_; }
+    // Events that exist now (created and not destroyed).
+    size_t liveEvents() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return events_.size();
+    }
     size_t used() const { return used_; }
 
 private:
@@ -161,7 +180,7 @@ private:
     std::mutex mutex_;
     size_t capacity_;
     size_t used_ = 0;
-    size_t mallocs_ = 0, frees_ = 0, records_ = 0;
+    size_t mallocs_ = 0, frees_ = 0, records_ = 0, foreign_records_ = 0;
     std::map<void *, size_t> sizes_;
     std::map<void *, State> events_;
     std::set<infinirtStream_t> broken_streams_;

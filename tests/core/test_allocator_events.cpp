@@ -111,29 +111,78 @@ TEST(CachingAllocatorEvents, AStreamThatCannotBeRecordedOnMakesTheFreeWaitForThe
     EXPECT_EQ(stateOf(alloc, p), State::Free); // after a device-wide wait, nothing to guard
 }
 
-// Issue 16, item 4: recordStream with another device's stream. No event of this device can be
-// recorded there, and this device's synchronisation does not cover it: the free waits on the
-// host for that stream itself before the block can be reused.
-TEST(CachingAllocatorEvents, AnotherDevicesStreamIsWaitedForBeforeReuse) {
+// recordStream with another device's stream. No event of this device can be recorded there, and
+// this device's synchronisation does not cover it: an event of the stream's own device guards the
+// block, so the free does not wait on the host and the block is not reused before that event
+// completes; the event is destroyed then (it is not this device's, so not pooled).
+TEST(CachingAllocatorEvents, AnotherDevicesStreamGuardsTheBlockWithItsOwnEvent) {
+    auto fake = std::make_shared<FakeDevice>();
+    DeviceCachingAllocator alloc(fake, AllocatorConfig{});
+    const auto s1 = fakeStream(1), other = fakeStream(7);
+    auto *a = alloc.allocate(64 * KiB, s1);
+    void *p = DeviceCachingAllocator::data(a);
+    fake->makeForeign(other);
+    alloc.recordStream(a, other);
+    alloc.deallocate(a);
+    EXPECT_EQ(fake->streamSyncs(other), 0u) << "the free waited on the host";
+    EXPECT_EQ(fake->foreignRecords(), 1u);
+    EXPECT_EQ(stateOf(alloc, p), State::PendingEvents);
+    auto *b = alloc.allocate(64 * KiB, s1);
+    EXPECT_NE(DeviceCachingAllocator::data(b), p) << "reused before the other device's stream caught up";
+    const size_t events_before = fake->liveEvents();
+    fake->complete(other);
+    auto *c = alloc.allocate(64 * KiB, s1);
+    EXPECT_EQ(DeviceCachingAllocator::data(c), p);
+    EXPECT_EQ(fake->liveEvents(), events_before - 1) << "the other device's event was not destroyed";
+    alloc.deallocate(b);
+    alloc.deallocate(c);
+}
+
+// A destroyed allocator waits for and destroys the other device's events it still holds.
+TEST(CachingAllocatorEvents, AnotherDevicesEventsAreDestroyedWithTheAllocator) {
+    auto fake = std::make_shared<FakeDevice>();
+    {
+        DeviceCachingAllocator alloc(fake, AllocatorConfig{});
+        auto *a = alloc.allocate(KiB, fakeStream(1));
+        fake->makeForeign(fakeStream(7));
+        alloc.recordStream(a, fakeStream(7));
+        alloc.deallocate(a);
+        EXPECT_EQ(fake->foreignRecords(), 1u);
+    }
+    EXPECT_EQ(fake->liveEvents(), 0u);
+}
+
+// Where not even an event of the stream's device can be recorded (the stream is gone), the free
+// waits on the host for the stream before the block can be reused.
+TEST(CachingAllocatorEvents, AStreamNoEventCanGuardIsWaitedForOnTheHost) {
     auto fake = std::make_shared<FakeDevice>();
     DeviceCachingAllocator alloc(fake, AllocatorConfig{});
     auto *a = alloc.allocate(KiB, fakeStream(1));
     void *p = DeviceCachingAllocator::data(a);
     fake->makeForeign(fakeStream(7));
+    fake->breakStream(fakeStream(7));
     alloc.recordStream(a, fakeStream(7));
     alloc.deallocate(a);
-    EXPECT_EQ(fake->streamSyncs(fakeStream(7)), 1u) << "the other device's stream was not waited for";
     EXPECT_EQ(stateOf(alloc, p), State::Free);
 }
 
-TEST(PinnedAllocatorEvents, AnotherDevicesStreamIsWaitedForBeforeReuse) {
+TEST(PinnedAllocatorEvents, AnotherDevicesStreamGuardsTheBlockWithItsOwnEvent) {
     auto fake = std::make_shared<FakeDevice>();
     DevicePinnedHostAllocator alloc(fake);
     auto *a = alloc.allocate(KiB);
+    void *p = a->ptr;
     fake->makeForeign(fakeStream(7));
     alloc.recordStream(a, fakeStream(7));
     alloc.deallocate(a);
-    EXPECT_EQ(fake->streamSyncs(fakeStream(7)), 1u) << "the other device's stream was not waited for";
+    EXPECT_EQ(fake->streamSyncs(fakeStream(7)), 0u) << "the free waited on the host";
+    EXPECT_EQ(fake->foreignRecords(), 1u);
+    auto *b = alloc.allocate(KiB);
+    EXPECT_NE(b->ptr, p) << "reused before the other device's stream caught up";
+    fake->complete(fakeStream(7));
+    auto *c = alloc.allocate(KiB);
+    EXPECT_EQ(c->ptr, p);
+    alloc.deallocate(b);
+    alloc.deallocate(c);
 }
 
 TEST(CachingAllocatorEvents, OutOfMemoryDrainsCachesReleasesSegmentsAndRetriesOnce) {
