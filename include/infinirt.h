@@ -7,6 +7,13 @@
  * Rules for every function (a declaration's own comment states only what differs or adds):
  *  - Status: every function but the three error-text ones returns an infiniStatus_t (meanings in
  *    infinicore.h). Outputs are written only on SUCCESS; on failure they keep their values.
+ *  - Order of checks: with several faults in one call, the first of these is reported: (1) a
+ *    NULL output parameter (where a result is written) -> NULL_POINTER; (2) handles (streams,
+ *    events, graphs, execs, modules, kernels) in parameter order -> INVALID_HANDLE; (3) values:
+ *    device types and ids, data pointers (NULL -> NULL_POINTER), sizes, enums and flags, in the
+ *    order a declaration's comment gives. A NULL stream is the default stream, a valid handle:
+ *    where it cannot serve (StreamDestroy, StreamBeginCapture) it is refused as a value
+ *    (BAD_PARAM); NULL for any other handle kind is INVALID_HANDLE.
  *  - Last error: a call that returns a failure status sets the calling thread's last-error
  *    message; nothing else does (see infinirtGetLastErrorMessage).
  *  - Threads: every function may be called from any thread, concurrently, also on the same
@@ -232,7 +239,7 @@ __export infiniStatus_t infinirtEventCreateWithFlags(infinirtEvent_t *event_ptr,
 __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStream_t stream);
 /* Never blocks. *status_ptr = COMPLETE once the latest recording's work has completed (or if
  * never recorded), else NOT_READY; both are SUCCESS and NOT_READY writes no last error.
- * INVALID_HANDLE for a bad event; NULL status_ptr -> NULL_POINTER (checked after the handle). */
+ * NULL status_ptr -> NULL_POINTER (checked first); INVALID_HANDLE for a bad event. */
 __export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventStatus_t *status_ptr);
 /* Blocks until the work of the event's latest recording has completed; returns at once if the
  * event was never recorded. INVALID_HANDLE for a bad event. */
@@ -305,7 +312,7 @@ __export infiniStatus_t infinirtFreeHost(void *ptr);
  * reported after waiting), so dst and src may be freed once it returns. */
 __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
 /* Enqueues on `stream`, on the stream's device whatever the pointers' owners; INVALID_HANDLE for
- * a bad stream (checked before the size-0 no-op). Kind D2D or DEFAULT with both pointers device
+ * a bad stream (checked first: before the kind, the NULL pointers and the size-0 no-op). Kind D2D or DEFAULT with both pointers device
  * memory infinirt allocated on two different devices: infinirtMemcpyPeerAsync between them on
  * `stream`, which must belong to one of the two (else BAD_PARAM); a capturing record/replay
  * stream records the copy as it is. Returns without waiting, except that a copy between two
@@ -319,8 +326,8 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
 /* Stream-ordered allocation on the stream's device (NULL: the current device's default stream):
  * usable by work submitted to `stream` after the call (on other streams, order with an event).
  * Waits only as infinirtMalloc does; cpu, opencl allocate at once, cuda/hip from the pool.
- * NULL p_ptr -> NULL_POINTER; size 0 -> BAD_PARAM (both before the stream); bad stream ->
- * INVALID_HANDLE; OUT_OF_MEMORY as for infinirtMalloc. infinirtFree also frees the block. On a
+ * NULL p_ptr -> NULL_POINTER; bad stream -> INVALID_HANDLE; size 0 -> BAD_PARAM; OUT_OF_MEMORY
+ * as for infinirtMalloc. infinirtFree also frees the block. On a
  * capturing stream: BAD_PARAM on every backend (no capture records an allocation); nothing is
  * allocated, *p_ptr is untouched and the capture stays valid. */
 __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtStream_t stream);
@@ -341,7 +348,7 @@ __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream);
  * failed or not, it returns only after the work it queued has completed or ended. */
 __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count);
 /* Enqueues on `stream`'s device and returns without waiting; INVALID_HANDLE for a bad stream
- * (checked before the count-0 no-op). Recorded when the stream captures. */
+ * (checked first: before the NULL ptr and the count-0 no-op). Recorded when the stream captures. */
 __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, infinirtStream_t stream);
 
 /* ---- Graph ----------------------------------------------------------------------------- */
@@ -358,9 +365,9 @@ typedef enum {
  * without telling them apart, and refuses StreamSynchronize and StreamQuery on the stream with
  * BAD_PARAM, invalidating the capture. On every backend alike, MallocAsync, FreeAsync,
  * GraphLaunch and StreamDestroy on a capturing stream are refused with BAD_PARAM and the capture
- * stays valid. Synchronous Memcpy/Memset are not captured (they use the default stream). BeginCapture: NULL stream or a mode out of
- * range -> BAD_PARAM (before the handle check); bad handle -> INVALID_HANDLE; already capturing
- * -> BAD_PARAM. */
+ * stays valid. Synchronous Memcpy/Memset are not captured (they use the default stream). BeginCapture: bad handle ->
+ * INVALID_HANDLE; then NULL stream or a mode out of range -> BAD_PARAM; already capturing ->
+ * BAD_PARAM. */
 __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infinirtStreamCaptureMode_t mode);
 /* Ends the capture and returns its graph. NULL graph_ptr -> NULL_POINTER (the capture goes on);
  * NULL stream -> BAD_PARAM; bad handle -> INVALID_HANDLE; a stream not capturing, or a capture
@@ -619,13 +626,13 @@ __export infiniStatus_t infinirtModuleLoadFile(infinirtModule_t *module, infiniD
  * the code is deferred until the last of them is destroyed (the handles die now; the graph stays
  * valid). INVALID_HANDLE for a bad handle. */
 __export infiniStatus_t infinirtModuleUnload(infinirtModule_t module);
-/* The kernel `name` of the module (the same handle each time for one name). NULL kernel or name
- * -> NULL_POINTER; INVALID_HANDLE; SYMBOL_NOT_FOUND naming it (and some names that exist where
+/* The kernel `name` of the module (the same handle each time for one name). NULL kernel ->
+ * NULL_POINTER; INVALID_HANDLE; NULL name -> NULL_POINTER; SYMBOL_NOT_FOUND naming it (and some names that exist where
  * the backend can list them). */
 __export infiniStatus_t infinirtModuleGetKernel(infinirtKernel_t *kernel, infinirtModule_t module, const char *name);
 /* The device address and size of the module-scope variable `name`; infinirtMemcpy reads and
- * writes it (kind DEFAULT, or H2D/D2H). NULL ptr or name -> NULL_POINTER (size may be NULL);
- * INVALID_HANDLE; SYMBOL_NOT_FOUND; NOT_IMPLEMENTED where the backend has no host-visible
+ * writes it (kind DEFAULT, or H2D/D2H). NULL ptr -> NULL_POINTER (size may be NULL);
+ * INVALID_HANDLE; NULL name -> NULL_POINTER; SYMBOL_NOT_FOUND; NOT_IMPLEMENTED where the backend has no host-visible
  * address for module variables (opencl without cl_intel_global_variable_pointers). */
 __export infiniStatus_t infinirtModuleGetGlobal(void **ptr, size_t *size, infinirtModule_t module, const char *name);
 

@@ -80,12 +80,12 @@ __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStrea
 
 __export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventStatus_t *status_ptr) {
     INFINIRT_ENTER();
+    if (INFINIRT_UNLIKELY(status_ptr == nullptr)) {
+        return nullArgument("infinirtEventQuery", "status_ptr");
+    }
     HandleSlot *ev = eventSlot(event);
     if (INFINIRT_UNLIKELY(ev == nullptr)) {
         return invalidHandle("infinirtEventQuery", "event", event);
-    }
-    if (INFINIRT_UNLIKELY(status_ptr == nullptr)) {
-        return nullArgument("infinirtEventQuery", "status_ptr");
     }
     Backend *b = g_registry.by_type[ev->type];
     if (INFINIRT_UNLIKELY(b->table.event_query == nullptr)) {

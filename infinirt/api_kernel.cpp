@@ -334,12 +334,12 @@ __export infiniStatus_t infinirtModuleGetKernel(infinirtKernel_t *kernel, infini
     if (kernel == nullptr) {
         return nullArgument("infinirtModuleGetKernel", "kernel");
     }
-    if (name == nullptr) {
-        return nullArgument("infinirtModuleGetKernel", "name");
-    }
     HandleSlot *slot = handles().lookup(module, HandleKind::Module);
     if (slot == nullptr) {
         return invalidHandle("infinirtModuleGetKernel", "module", module);
+    }
+    if (name == nullptr) {
+        return nullArgument("infinirtModuleGetKernel", "name");
     }
     ModuleRecord *m = moduleOf(slot);
     Backend *b = m->backend;
@@ -391,12 +391,12 @@ __export infiniStatus_t infinirtModuleGetGlobal(void **ptr, size_t *size, infini
     if (ptr == nullptr) {
         return nullArgument("infinirtModuleGetGlobal", "ptr");
     }
-    if (name == nullptr) {
-        return nullArgument("infinirtModuleGetGlobal", "name");
-    }
     HandleSlot *slot = handles().lookup(module, HandleKind::Module);
     if (slot == nullptr) {
         return invalidHandle("infinirtModuleGetGlobal", "module", module);
+    }
+    if (name == nullptr) {
+        return nullArgument("infinirtModuleGetGlobal", "name");
     }
     ModuleRecord *m = moduleOf(slot);
     void *p = nullptr;

@@ -329,12 +329,12 @@ __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, 
 __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
                                             infinirtStream_t stream) {
     INFINIRT_ENTER();
-    infiniStatus_t st = checkCopy("infinirtMemcpyAsync", dst, src, enumInt(kind));
+    StreamRef r;
+    infiniStatus_t st = resolveStream("infinirtMemcpyAsync", stream, r);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return st;
     }
-    StreamRef r;
-    st = resolveStream("infinirtMemcpyAsync", stream, r);
+    st = checkCopy("infinirtMemcpyAsync", dst, src, enumInt(kind));
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS) || size == 0) {
         return st;
     }
@@ -402,12 +402,15 @@ __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count) {
 
 __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, infinirtStream_t stream) {
     INFINIRT_ENTER();
+    StreamRef r;
+    infiniStatus_t st = resolveStream("infinirtMemsetAsync", stream, r);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return st;
+    }
     if (INFINIRT_UNLIKELY(ptr == nullptr)) {
         return nullArgument("infinirtMemsetAsync", "ptr");
     }
-    StreamRef r;
-    infiniStatus_t st = resolveStream("infinirtMemsetAsync", stream, r);
-    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS) || count == 0) {
+    if (count == 0) {
         return st;
     }
     const Side s = sideOf(ptr);
@@ -434,12 +437,12 @@ __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtS
     if (p_ptr == nullptr) {
         return nullArgument("infinirtMallocAsync", "p_ptr");
     }
-    infiniStatus_t st = checkSize("infinirtMallocAsync", size);
+    StreamRef r;
+    infiniStatus_t st = resolveStream("infinirtMallocAsync", stream, r);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    StreamRef r;
-    st = resolveStream("infinirtMallocAsync", stream, r);
+    st = checkSize("infinirtMallocAsync", size);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }

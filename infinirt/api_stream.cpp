@@ -183,17 +183,17 @@ __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinir
 
 __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infinirtStreamCaptureMode_t mode) {
     INFINIRT_ENTER();
+    StreamRef s;
+    infiniStatus_t st = resolveStream("infinirtStreamBeginCapture", stream, s);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
     if (stream == nullptr) {
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: the default (NULL) stream cannot capture");
     }
     const int mode_value = enumInt(mode);
     if (mode_value < INFINIRT_STREAM_CAPTURE_MODE_GLOBAL || mode_value > INFINIRT_STREAM_CAPTURE_MODE_RELAXED) {
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: capture mode %d is not valid", mode_value);
-    }
-    StreamRef s;
-    infiniStatus_t st = resolveStream("infinirtStreamBeginCapture", stream, s);
-    if (st != INFINI_STATUS_SUCCESS) {
-        return st;
     }
     INFINIRT_GUARD_BEGIN
     if (s.backend->table.stream_begin_capture != nullptr) {
