@@ -242,7 +242,9 @@ __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStrea
  * NULL status_ptr -> NULL_POINTER (checked first); INVALID_HANDLE for a bad event. */
 __export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventStatus_t *status_ptr);
 /* Blocks until the work of the event's latest recording has completed; returns at once if the
- * event was never recorded. INVALID_HANDLE for a bad event. */
+ * event was never recorded. INVALID_HANDLE for a bad event. A wait that fails in the backend is
+ * reported only once that work has ended (opencl: a failed clWaitForEvents is followed by
+ * reading the command's status until it has), so buffers may be freed after it either way. */
 __export infiniStatus_t infinirtEventSynchronize(infinirtEvent_t event);
 /* Does not wait: an event whose recording is still pending may be destroyed; the recorded work
  * and StreamWaitEvent calls already made on it are unaffected. NULL, destroyed, garbage or

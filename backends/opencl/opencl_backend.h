@@ -219,8 +219,15 @@ infiniStatus_t flushStream(const Stream &stream, const char *after);
 // Commands 1..n of the stream owning `progress` are done.
 void finishedThrough(Progress &progress, uint64_t n);
 
+// Returns once `event`'s command has completed or terminated, reading its status until it has:
+// for when clWaitForEvents failed for a reason of its own (resources, host memory) and the
+// command may still be queued, so that a caller never frees what the command still uses. Stops
+// early only when the status cannot be read.
+void awaitEnded(cl_event event);
+
 // Waits for `done` (command number n of `stream`), releases it and records the progress. For
-// the synchronous calls, which enqueue without blocking and wait here.
+// the synchronous calls, which enqueue without blocking and wait here. Failed or not, it returns
+// only once the command has completed or terminated (awaitEnded).
 infiniStatus_t waitCommand(Stream &stream, cl_event done, uint64_t n, const char *after);
 
 // clFinish, then every command numbered before it is known done.

@@ -4,7 +4,9 @@
 
 #include "opencl_native_api.h"
 
+#include <chrono>
 #include <new>
+#include <thread>
 
 namespace infinirt::opencl {
 namespace {
@@ -149,6 +151,18 @@ infiniStatus_t eventQuery(int device, void *handle, infinirtEventStatus_t *out) 
     return INFINI_STATUS_SUCCESS;
 }
 
+void awaitEnded(cl_event event) {
+    for (;;) {
+        cl_int status = CL_QUEUED;
+        if (api().clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) !=
+                CL_SUCCESS ||
+            status <= CL_COMPLETE) { // complete, or terminated (a negative error code)
+            return;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+}
+
 infiniStatus_t eventSynchronize(int device, void *handle) {
     Recorded marker;
     snapshot(*static_cast<Event *>(handle), &marker);
@@ -157,6 +171,8 @@ infiniStatus_t eventSynchronize(int device, void *handle) {
     }
     cl_int err = api().clWaitForEvents(1, &marker.event);
     if (err != CL_SUCCESS) {
+        // Failed or not, the synchronize returns once the recorded work has ended.
+        awaitEnded(marker.event);
         return nativeFailure("clWaitForEvents", err, "on opencl:%d", device);
     }
     marker.completed();

@@ -54,15 +54,14 @@ void finishedThrough(Progress &progress, uint64_t n) {
 
 infiniStatus_t waitCommand(Stream &stream, cl_event done, uint64_t n, const char *after) {
     cl_int err = api().clWaitForEvents(1, &done);
-    api().clReleaseEvent(done);
     if (err != CL_SUCCESS) {
         // A synchronous call returns only once its command has completed or terminated: the
-        // caller frees its buffers after it, failed or not. clWaitForEvents may fail for its own
-        // reasons (resources, host memory) with the command still queued: the queue is finished
-        // first, best effort (its own failure is not the one reported).
-        api().clFinish(stream.queue);
+        // caller frees its buffers after it, failed or not.
+        awaitEnded(done);
+        api().clReleaseEvent(done);
         return nativeFailure("clWaitForEvents", err, "after %s on opencl:%d", after, stream.device);
     }
+    api().clReleaseEvent(done);
     finishedThrough(*stream.finished, n);
     return INFINI_STATUS_SUCCESS;
 }

@@ -142,6 +142,7 @@ public:
 
 private:
     void step() {
+        g_forged_argument = false; // a forged handle of an earlier step whose call was never made
         switch (in_.below(26)) {
         case 0: allocate(false); break;
         case 1: allocate(true); break;
