@@ -1,13 +1,17 @@
 // cpu_backend.h - the cpu collective backend: ranks are threads of one process or processes of
 // one host; they meet in a region (heap for CommInitAll, POSIX shared memory named by the unique
-// id for CommInitRank) holding a barrier, one staging slot per rank and one ring per ordered
-// pair of ranks. Collectives run on the calling thread, in chunks of one slot: stage, barrier,
-// combine, barrier.
+// id for CommInitRank) holding a barrier, one post per rank, one staging slot per rank and one
+// ring per ordered pair of ranks. Collectives run on the calling thread. AllReduce on a heap
+// region is direct: every rank posts its buffers, a barrier, each rank reduces its slice of every
+// rank's send buffer into every rank's recv buffer, a drain (a last barrier). The other
+// collectives, and AllReduce across processes, go through the slots in chunks of one slot:
+// stage, barrier, combine, barrier.
 #pragma once
 
 #include "../common/ccl_plugin_support.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -29,11 +33,29 @@ struct alignas(64) Ring {
     char pad1[56];
 };
 
+// A rank's part of a direct call, written before the call's first barrier and read by the other
+// ranks after it. `epoch` is the number of that barrier (from 1), so that a post left by an
+// earlier call never passes for one of this call.
+struct alignas(64) Post {
+    uint64_t epoch;
+    const void *send;
+    void *recv;
+    size_t count;
+    int32_t dtype;
+    int32_t op;
+};
+
+// The barrier counter's top bit: set once a rank gave up on the comm (a timeout, or ranks that
+// called different collectives); every barrier fails from then on.
+constexpr uint64_t kAbandoned = uint64_t{1} << 63;
+
 struct alignas(64) Header {
     std::atomic<int32_t> nranks;
     std::atomic<int32_t> joined;
     std::atomic<uint32_t> present[kMaxRanks];
-    alignas(64) std::atomic<uint64_t> barrier;
+    alignas(64) std::atomic<uint64_t> barrier; // arrivals, ever, and kAbandoned
+    alignas(64) std::atomic<int32_t> cpus[kMaxRanks]; // 1 + the cpu each rank last arrived on (0: unknown)
+    Post posts[kMaxRanks];
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared-memory atomics must be lock-free");
 
@@ -59,6 +81,9 @@ struct Comm {
     int device = 0;
     uint64_t barriers = 0; // barriers this rank has passed
     Layout layout{1};
+    // Every rank is a thread of this process (the region is on the heap): ranks may read and
+    // write each other's buffers.
+    bool direct() const { return !region->shared; }
     char *slot(int r) const { return region->base + layout.slots + static_cast<size_t>(r) * kSlotBytes; }
     Ring *ring(int from, int to) const {
         return reinterpret_cast<Ring *>(region->base + layout.rings) + (from * nranks + to);
@@ -86,13 +111,43 @@ struct Op {
 // cpu_region.cpp
 infiniStatus_t createHeapRegion(int nranks, std::shared_ptr<Region> *out);
 infiniStatus_t joinSharedRegion(const unsigned char *id, int nranks, int rank, std::shared_ptr<Region> *out);
-// Waits until value >= target; false after the timeout (INFINICCL_CPU_TIMEOUT seconds, default 120).
-bool waitUntil(const std::atomic<uint64_t> &value, uint64_t target);
-double timeoutSeconds();
-infiniStatus_t barrier(Comm &c, const char *what);
+double timeoutSeconds(); // INFINICCL_CPU_TIMEOUT seconds, default 120
 
-// cpu_reduce.cpp: out[i] = op over r < n of in[r][i] (AVG: divided by n).
-void reduceInto(void *out, const void *const *in, int n, size_t count, infiniDtype_t dtype, infinicclReduceOp_t op);
+// Paces one wait for another rank: polls first, then yields the cpu, then sleeps in short steps.
+// It polls only if `poll` and this process may run on several cpus: polling on the cpu that the
+// rank waited for needs only delays it. pause() returns false once the wait has lasted
+// timeoutSeconds() (and still paces the steps after that).
+class Backoff {
+public:
+    explicit Backoff(bool poll) : poll_(poll) {}
+    bool pause();
+
+private:
+    bool poll_;
+    unsigned steps_ = 0;
+    bool polling_ = false;
+    std::chrono::steady_clock::time_point start_{};
+};
+
+// Waits until every rank of the comm has entered this barrier. Fails (DRIVER_ERROR) at once on a
+// comm a rank gave up on, and after timeoutSeconds(), when this rank gives up on it itself (unless
+// the last rank came meanwhile). Once a rank gave up, every barrier of every rank fails, so no
+// rank passes a barrier that another gave up on. `what` names the call in the message.
+infiniStatus_t barrier(Comm &c, const char *what);
+// The last barrier of a call whose ranks all passed its previous barrier and then only work (no
+// wait): every rank will come, so it waits for them however long that takes, even on a comm
+// given up on. A rank leaves a direct call through it: none returns while another may still
+// touch its buffers.
+void drain(Comm &c);
+// Fails (DRIVER_ERROR) if a rank gave up on the comm.
+infiniStatus_t usable(const Comm &c, const char *what);
+// Gives up on the comm: every rank's next barrier fails, and so does every later one.
+void abandon(Comm &c);
+
+// cpu_reduce.cpp: out[o][i] = op over r < n of in[r][i] for every o < nout (AVG: divided by n).
+// An output may be one of the inputs (the same elements: in place); no other overlap.
+void reduceInto(void *const *out, int nout, const void *const *in, int n, size_t count, infiniDtype_t dtype,
+                infinicclReduceOp_t op);
 bool dtypeSupported(infiniDtype_t dtype, int reduction);
 size_t elementSize(infiniDtype_t dtype);
 

@@ -1,13 +1,13 @@
-// One rank's part of each call, on the calling thread, in chunks of one staging slot: each rank
-// copies its chunk into its slot, a barrier, each rank combines the slots it needs into its
-// output, a barrier (so slots are free again). Inputs are always staged, so in-place calls are
-// safe. Send/Recv stream bytes through the ring of their ordered pair of ranks.
+// One rank's part of each call, on the calling thread. AllReduce among the threads of one process
+// is direct (directAllReduce). The other calls, and AllReduce across processes, go in chunks of
+// one staging slot: each rank copies its chunk into its slot, a barrier, each rank combines the
+// slots it needs into its output, a barrier (so slots are free again); inputs are always staged,
+// so in-place calls are safe. Send/Recv stream bytes through the ring of their ordered pair of
+// ranks.
 #include "cpu_backend.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
-#include <thread>
 
 namespace infiniccl::cpu {
 
@@ -29,9 +29,67 @@ infiniStatus_t reduceChunks(Comm &c, const char *what, const char *send, char *r
         const size_t n = std::min(per, count - off);
         std::memcpy(c.slot(c.rank), send + off * esize, n * esize);
         if (infiniStatus_t st = barrier(c, what)) return st;
-        if (root < 0 || root == c.rank) reduceInto(recv + off * esize, in, c.nranks, n, dtype, op);
+        void *out = recv + off * esize;
+        if (root < 0 || root == c.rank) reduceInto(&out, 1, in, c.nranks, n, dtype, op);
         if (infiniStatus_t st = barrier(c, what)) return st;
     }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Rank c.rank's slice of `count` elements (begin and end in elements): the slices split the
+// elements evenly among the ranks, in whole cache lines so that no two ranks write one line.
+void sliceOf(const Comm &c, size_t count, size_t esize, size_t *begin, size_t *end) {
+    const size_t line = 64 / esize;
+    const size_t n = static_cast<size_t>(c.nranks);
+    const size_t per = ((count + n - 1) / n + line - 1) / line * line;
+    *begin = std::min(count, per * static_cast<size_t>(c.rank));
+    *end = std::min(count, *begin + per);
+}
+
+// AllReduce among the threads of one process: every rank posts its buffers and arguments, a
+// barrier, each rank checks that every post belongs to this call and matches its own, then
+// reduces its slice of every rank's send buffer straight into every rank's recv buffer (only this
+// rank touches that slice of any buffer, so in place is safe), a drain (every recv buffer is
+// complete, and no rank reads a send buffer any more). Ranks that disagree abandon the comm
+// before touching any buffer: the check is the same on every rank, so all of them see it.
+infiniStatus_t directAllReduce(Comm &c, const Op &op) {
+    if (op.count == 0) return INFINI_STATUS_SUCCESS;
+    // A rank that gave up may have left its peers reading the posts: post nothing then.
+    if (infiniStatus_t st = usable(c, "AllReduce")) return st;
+    Post *posts = c.region->header()->posts;
+    const Post mine{c.barriers + 1, op.send, op.recv, op.count, static_cast<int32_t>(op.dtype),
+                    static_cast<int32_t>(op.op)};
+    posts[c.rank] = mine;
+    if (infiniStatus_t st = barrier(c, "AllReduce")) return st;
+    for (int r = 0; r < c.nranks; ++r) {
+        const Post &p = posts[r];
+        if (p.epoch != mine.epoch || p.count != mine.count || p.dtype != mine.dtype || p.op != mine.op) {
+            abandon(c);
+            if (p.epoch != mine.epoch) {
+                return fail(INFINI_STATUS_DRIVER_ERROR,
+                            "rank %d of %d in AllReduce: rank %d called another collective; the comm can no longer "
+                            "be used",
+                            c.rank, c.nranks, r);
+            }
+            return fail(INFINI_STATUS_DRIVER_ERROR,
+                        "rank %d of %d: AllReduce of %zu elements of dtype %d, op %d; rank %d called it with %zu, "
+                        "dtype %d, op %d; the comm can no longer be used",
+                        c.rank, c.nranks, mine.count, mine.dtype, mine.op, r, p.count, p.dtype, p.op);
+        }
+    }
+    const size_t esize = elementSize(op.dtype);
+    size_t begin = 0, end = 0;
+    sliceOf(c, op.count, esize, &begin, &end);
+    if (begin < end) {
+        const void *in[kMaxRanks];
+        void *out[kMaxRanks];
+        for (int r = 0; r < c.nranks; ++r) {
+            in[r] = static_cast<const char *>(posts[r].send) + begin * esize;
+            out[r] = static_cast<char *>(posts[r].recv) + begin * esize;
+        }
+        reduceInto(out, c.nranks, in, c.nranks, end - begin, op.dtype, op.op);
+    }
+    drain(c);
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -88,8 +146,8 @@ bool progress(Comm &c, Transfer &t) {
 }
 
 infiniStatus_t runTransfers(Comm &c, std::vector<Transfer> &transfers) {
-    const auto start = std::chrono::steady_clock::now();
-    for (unsigned round = 0;; ++round) {
+    Backoff backoff(false);
+    for (;;) {
         bool all = true;
         for (size_t i = 0; i < transfers.size(); ++i) {
             // Messages on one ring go in call order: a transfer waits for the earlier ones on its ring.
@@ -101,13 +159,7 @@ infiniStatus_t runTransfers(Comm &c, std::vector<Transfer> &transfers) {
             all = (!earlier_pending && progress(c, transfers[i])) && all;
         }
         if (all) return INFINI_STATUS_SUCCESS;
-        if (round < 256) {
-            std::this_thread::yield();
-            continue;
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-        if ((round & 255) == 0 &&
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeoutSeconds()) {
+        if (!backoff.pause()) {
             const Transfer *stuck = nullptr;
             for (const Transfer &t : transfers) {
                 if (t.done < t.bytes) stuck = &t;
@@ -129,22 +181,23 @@ infiniStatus_t runCollective(const Op &op) {
     const char *send = static_cast<const char *>(op.send);
     char *recv = static_cast<char *>(op.recv);
     const int n = c.nranks;
-    std::vector<size_t> counts(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
+    size_t counts[kMaxRanks] = {}, displs[kMaxRanks] = {};
     switch (op.kind) {
     case OpKind::AllReduce:
+        if (c.direct()) return directAllReduce(c, op);
         return reduceChunks(c, what, send, recv, op.count, esize, op.dtype, op.op, -1);
     case OpKind::Reduce:
         return reduceChunks(c, what, send, recv, op.count, esize, op.dtype, op.op, op.root);
     case OpKind::Broadcast:
-        counts[static_cast<size_t>(op.root)] = op.count;
-        return gatherChunks(c, what, send, recv, counts.data(), displs.data(), esize);
+        counts[op.root] = op.count;
+        return gatherChunks(c, what, send, recv, counts, displs, esize);
     case OpKind::AllGather:
     case OpKind::AllGatherV:
         for (int r = 0; r < n; ++r) {
             counts[r] = op.kind == OpKind::AllGather ? op.count : op.counts[r];
             displs[r] = r == 0 ? 0 : displs[r - 1] + counts[r - 1];
         }
-        return gatherChunks(c, what, send, recv, counts.data(), displs.data(), esize);
+        return gatherChunks(c, what, send, recv, counts, displs, esize);
     case OpKind::ReduceScatter:
     case OpKind::ReduceScatterV: {
         // Block t of every rank's send is reduced into rank t's recv.

@@ -1,9 +1,11 @@
 // The element-wise reductions of the cpu backend, per dtype: out[i] = op over ranks of in[r][i],
 // accumulated in float for F16/BF16 and in the type itself otherwise (integers wrap, as in
-// NCCL); AVG divides the sum by the number of ranks.
+// NCCL); AVG divides the sum by the number of ranks. Blocks of elements at a time, written to
+// one or more outputs.
 #include "cpu_backend.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace infiniccl::cpu {
 
@@ -72,25 +74,39 @@ uint16_t floatToBf16(float f) {
     return static_cast<uint16_t>(x >> 16);
 }
 
-// Storage type T, accumulator A, with load/store between them.
+// Storage type T, accumulator A, with load/store between them; average() is AVG's last step.
 template <typename T, typename A>
 struct Plain {
     using Store = T;
     using Acc = A;
     static A load(T v) { return static_cast<A>(v); }
     static T store(A v) { return static_cast<T>(v); }
+    static T average(A v, int n) { return static_cast<T>(v / static_cast<A>(n)); }
 };
 struct Half {
     using Store = uint16_t;
     using Acc = float;
     static float load(uint16_t v) { return halfToFloat(v); }
     static uint16_t store(float v) { return floatToHalf(v); }
+    static uint16_t average(float v, int n) { return floatToHalf(v / static_cast<float>(n)); }
 };
 struct BHalf {
     using Store = uint16_t;
     using Acc = float;
     static float load(uint16_t v) { return bf16ToFloat(v); }
     static uint16_t store(float v) { return floatToBf16(v); }
+    static uint16_t average(float v, int n) { return floatToBf16(v / static_cast<float>(n)); }
+};
+// Integer SUM, PROD and AVG: accumulated unsigned, at least as wide as unsigned int (so that no
+// product is promoted to a signed int), cut to the type: they wrap, with no undefined overflow.
+// AVG divides the wrapped sum in the type itself.
+template <typename T>
+struct Wrap {
+    using Store = T;
+    using Acc = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+    static Acc load(T v) { return static_cast<Acc>(v); }
+    static T store(Acc v) { return static_cast<T>(v); }
+    static T average(Acc v, int n) { return static_cast<T>(static_cast<T>(v) / static_cast<T>(n)); }
 };
 
 struct Sum { template <typename A> static A apply(A a, A b) { return static_cast<A>(a + b); } };
@@ -98,47 +114,55 @@ struct Prod { template <typename A> static A apply(A a, A b) { return static_cas
 struct Max { template <typename A> static A apply(A a, A b) { return a > b ? a : b; } };
 struct Min { template <typename A> static A apply(A a, A b) { return a < b ? a : b; } };
 
-// The op is a template argument so that the element loop has no branch on it.
-template <typename Conv, typename Fn>
-void reduceLoop(void *out, const void *const *in, int n, size_t count, bool average) {
+// Elements [i, i + len) of every output, len <= the block size B: every input is loaded before
+// any output is stored, so an output that is one of the inputs is read before it is written.
+// Inlined with len == B, the loops have a constant trip count and the compiler vectorises them.
+template <typename Conv, typename Fn, bool Average, size_t B>
+__attribute__((always_inline)) inline void reduceBlock(void *const *out, int nout, const void *const *in, int n,
+                                                       size_t i, size_t len) {
     using T = typename Conv::Store;
     using A = typename Conv::Acc;
-    T *o = static_cast<T *>(out);
-    for (size_t i = 0; i < count; ++i) {
-        A acc = Conv::load(static_cast<const T *>(in[0])[i]);
-        for (int r = 1; r < n; ++r) acc = Fn::apply(acc, Conv::load(static_cast<const T *>(in[r])[i]));
-        if (average) acc = static_cast<A>(acc / static_cast<A>(n));
-        o[i] = Conv::store(acc);
+    A acc[B];
+    const T *first = static_cast<const T *>(in[0]) + i;
+    for (size_t k = 0; k < len; ++k) acc[k] = Conv::load(first[k]);
+    for (int r = 1; r < n; ++r) {
+        const T *p = static_cast<const T *>(in[r]) + i;
+        for (size_t k = 0; k < len; ++k) acc[k] = Fn::apply(acc[k], Conv::load(p[k]));
     }
+    T result[B];
+    for (size_t k = 0; k < len; ++k) result[k] = Average ? Conv::average(acc[k], n) : Conv::store(acc[k]);
+    for (int o = 0; o < nout; ++o) std::memcpy(static_cast<T *>(out[o]) + i, result, len * sizeof(T));
+}
+
+// The op is a template argument so that the element loop has no branch on it.
+template <typename Conv, typename Fn, bool Average = false>
+void reduceLoop(void *const *out, int nout, const void *const *in, int n, size_t count) {
+    constexpr size_t B = 256 / sizeof(typename Conv::Store);
+    size_t i = 0;
+    for (; i + B <= count; i += B) reduceBlock<Conv, Fn, Average, B>(out, nout, in, n, i, B);
+    if (i < count) reduceBlock<Conv, Fn, Average, B>(out, nout, in, n, i, count - i);
 }
 
 template <typename Conv>
-void reduceTyped(void *out, const void *const *in, int n, size_t count, infinicclReduceOp_t op) {
+void reduceTyped(void *const *out, int nout, const void *const *in, int n, size_t count, infinicclReduceOp_t op) {
     switch (op) {
-    case INFINICCL_PROD: reduceLoop<Conv, Prod>(out, in, n, count, false); break;
-    case INFINICCL_MAX: reduceLoop<Conv, Max>(out, in, n, count, false); break;
-    case INFINICCL_MIN: reduceLoop<Conv, Min>(out, in, n, count, false); break;
-    default: reduceLoop<Conv, Sum>(out, in, n, count, op == INFINICCL_AVG); break;
+    case INFINICCL_PROD: reduceLoop<Conv, Prod>(out, nout, in, n, count); break;
+    case INFINICCL_MAX: reduceLoop<Conv, Max>(out, nout, in, n, count); break;
+    case INFINICCL_MIN: reduceLoop<Conv, Min>(out, nout, in, n, count); break;
+    case INFINICCL_AVG: reduceLoop<Conv, Sum, true>(out, nout, in, n, count); break;
+    default: reduceLoop<Conv, Sum>(out, nout, in, n, count); break;
     }
 }
 
-// Integers: SUM and PROD in uint64_t, cut to the type (wrap, no undefined overflow), MIN/MAX and AVG's
-// division in the type itself.
+// Integers: MIN and MAX in the type itself, the others wrapping (Wrap).
 template <typename T>
-void reduceInt(void *out, const void *const *in, int n, size_t count, infinicclReduceOp_t op) {
-    using U = uint64_t; // wide enough that no product is promoted to a signed int
-    if (op == INFINICCL_MAX || op == INFINICCL_MIN) {
-        reduceTyped<Plain<T, T>>(out, in, n, count, op);
-        return;
-    }
-    T *o = static_cast<T *>(out);
-    for (size_t i = 0; i < count; ++i) {
-        U acc = static_cast<U>(static_cast<const T *>(in[0])[i]);
-        for (int r = 1; r < n; ++r) {
-            const U v = static_cast<U>(static_cast<const T *>(in[r])[i]);
-            acc = op == INFINICCL_PROD ? static_cast<U>(acc * v) : static_cast<U>(acc + v);
-        }
-        o[i] = op == INFINICCL_AVG ? static_cast<T>(static_cast<T>(acc) / static_cast<T>(n)) : static_cast<T>(acc);
+void reduceInt(void *const *out, int nout, const void *const *in, int n, size_t count, infinicclReduceOp_t op) {
+    switch (op) {
+    case INFINICCL_PROD: reduceLoop<Wrap<T>, Prod>(out, nout, in, n, count); break;
+    case INFINICCL_MAX: reduceLoop<Plain<T, T>, Max>(out, nout, in, n, count); break;
+    case INFINICCL_MIN: reduceLoop<Plain<T, T>, Min>(out, nout, in, n, count); break;
+    case INFINICCL_AVG: reduceLoop<Wrap<T>, Sum, true>(out, nout, in, n, count); break;
+    default: reduceLoop<Wrap<T>, Sum>(out, nout, in, n, count); break;
     }
 }
 
@@ -159,20 +183,21 @@ bool dtypeSupported(infiniDtype_t dtype, int reduction) {
     return reduction == 0 || (dtype != INFINI_DTYPE_BYTE && dtype != INFINI_DTYPE_BOOL);
 }
 
-void reduceInto(void *out, const void *const *in, int n, size_t count, infiniDtype_t dtype, infinicclReduceOp_t op) {
+void reduceInto(void *const *out, int nout, const void *const *in, int n, size_t count, infiniDtype_t dtype,
+                infinicclReduceOp_t op) {
     switch (dtype) {
-    case INFINI_DTYPE_I8: reduceInt<int8_t>(out, in, n, count, op); break;
-    case INFINI_DTYPE_U8: reduceInt<uint8_t>(out, in, n, count, op); break;
-    case INFINI_DTYPE_I16: reduceInt<int16_t>(out, in, n, count, op); break;
-    case INFINI_DTYPE_U16: reduceInt<uint16_t>(out, in, n, count, op); break;
-    case INFINI_DTYPE_I32: reduceInt<int32_t>(out, in, n, count, op); break;
-    case INFINI_DTYPE_U32: reduceInt<uint32_t>(out, in, n, count, op); break;
-    case INFINI_DTYPE_I64: reduceInt<int64_t>(out, in, n, count, op); break;
-    case INFINI_DTYPE_U64: reduceInt<uint64_t>(out, in, n, count, op); break;
-    case INFINI_DTYPE_F16: reduceTyped<Half>(out, in, n, count, op); break;
-    case INFINI_DTYPE_BF16: reduceTyped<BHalf>(out, in, n, count, op); break;
-    case INFINI_DTYPE_F32: reduceTyped<Plain<float, float>>(out, in, n, count, op); break;
-    case INFINI_DTYPE_F64: reduceTyped<Plain<double, double>>(out, in, n, count, op); break;
+    case INFINI_DTYPE_I8: reduceInt<int8_t>(out, nout, in, n, count, op); break;
+    case INFINI_DTYPE_U8: reduceInt<uint8_t>(out, nout, in, n, count, op); break;
+    case INFINI_DTYPE_I16: reduceInt<int16_t>(out, nout, in, n, count, op); break;
+    case INFINI_DTYPE_U16: reduceInt<uint16_t>(out, nout, in, n, count, op); break;
+    case INFINI_DTYPE_I32: reduceInt<int32_t>(out, nout, in, n, count, op); break;
+    case INFINI_DTYPE_U32: reduceInt<uint32_t>(out, nout, in, n, count, op); break;
+    case INFINI_DTYPE_I64: reduceInt<int64_t>(out, nout, in, n, count, op); break;
+    case INFINI_DTYPE_U64: reduceInt<uint64_t>(out, nout, in, n, count, op); break;
+    case INFINI_DTYPE_F16: reduceTyped<Half>(out, nout, in, n, count, op); break;
+    case INFINI_DTYPE_BF16: reduceTyped<BHalf>(out, nout, in, n, count, op); break;
+    case INFINI_DTYPE_F32: reduceTyped<Plain<float, float>>(out, nout, in, n, count, op); break;
+    case INFINI_DTYPE_F64: reduceTyped<Plain<double, double>>(out, nout, in, n, count, op); break;
     default: break; // refused by supports()
     }
 }

@@ -1,6 +1,6 @@
 // The region ranks meet in: heap memory for the comms of one CommInitAll, POSIX shared memory
 // named by the unique id for CommInitRank (threads or processes of one host); the barrier and
-// the waits with their timeout.
+// the pacing of waits, with their timeout.
 #include "cpu_backend.h"
 
 #include <fcntl.h>
@@ -43,38 +43,127 @@ double timeoutSeconds() {
     return seconds;
 }
 
-bool waitUntil(const std::atomic<uint64_t> &value, uint64_t target) {
-    for (int i = 0; i < 64; ++i) {
-        if (value.load(std::memory_order_acquire) >= target) return true;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long a wait polls, then how long it yields, before it sleeps.
+constexpr double kPollSeconds = 20e-6;
+constexpr double kYieldSeconds = 1e-3;
+
+// Polling helps only where the rank waited for can run meanwhile on another cpu.
+bool mayPoll() {
+    static const bool several = [] {
+        cpu_set_t set;
+        return sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) > 1;
+    }();
+    return several;
+}
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
+// Records the cpu `rank` runs on (a store only when it moved, so the line stays shared).
+void noteCpu(Header &h, int rank) {
+    const int cpu = sched_getcpu();
+    if (cpu >= 0 && h.cpus[rank].load(std::memory_order_relaxed) != cpu + 1) {
+        h.cpus[rank].store(cpu + 1, std::memory_order_relaxed);
     }
-    const auto start = std::chrono::steady_clock::now();
-    for (unsigned spins = 0;; ++spins) {
-        if (value.load(std::memory_order_acquire) >= target) return true;
-        if (spins < 256) {
-            sched_yield();
-            continue;
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-        if ((spins & 255) == 0 &&
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeoutSeconds()) {
-            return value.load(std::memory_order_acquire) >= target;
+}
+
+// Whether another rank was last seen on the cpu this one runs on.
+bool sharesCpu(const Header &h, int rank, int nranks) {
+    const int mine = h.cpus[rank].load(std::memory_order_relaxed);
+    for (int r = 0; mine != 0 && r < nranks; ++r) {
+        if (r != rank && h.cpus[r].load(std::memory_order_relaxed) == mine) return true;
+    }
+    return false;
+}
+
+enum class Arrival { Passed, TimedOut, Abandoned };
+
+// Counts `rank` in at the region's barrier and waits until the count reaches `target`. Bounded:
+// fails at once on an abandoned comm, and after the timeout abandons it (unless the last rank
+// came meanwhile). Otherwise (a drain) it waits for the count alone, however long that takes.
+Arrival arriveAndWait(Header &h, int rank, int nranks, uint64_t target, bool bounded) {
+    noteCpu(h, rank);
+    std::atomic<uint64_t> &counter = h.barrier;
+    uint64_t seen = counter.fetch_add(1, std::memory_order_acq_rel) + 1;
+    if ((seen & kAbandoned) == 0 && seen >= target) return Arrival::Passed;
+    Backoff backoff(!sharesCpu(h, rank, nranks));
+    for (;;) {
+        if (bounded && (seen & kAbandoned) != 0) return Arrival::Abandoned;
+        if ((seen & ~kAbandoned) >= target) return Arrival::Passed;
+        if (backoff.pause() || !bounded) {
+            seen = counter.load(std::memory_order_acquire);
+        } else if (counter.compare_exchange_strong(seen, seen | kAbandoned, std::memory_order_acq_rel,
+                                                   std::memory_order_acquire)) {
+            return Arrival::TimedOut;
         }
     }
 }
 
+const char *const kGaveUp = "another rank gave up on this comm (it timed out, or the ranks called different "
+                            "collectives); the comm can no longer be used";
+
+} // namespace
+
+bool Backoff::pause() {
+    if (steps_++ == 0) {
+        start_ = Clock::now();
+        polling_ = poll_ && mayPoll();
+    }
+    if (polling_) {
+        // The clock is read every 32 polls only.
+        if ((steps_ & 31) != 0 || std::chrono::duration<double>(Clock::now() - start_).count() < kPollSeconds) {
+            cpuRelax();
+            return true;
+        }
+        polling_ = false;
+    }
+    const double waited = std::chrono::duration<double>(Clock::now() - start_).count();
+    if (waited < kYieldSeconds) {
+        sched_yield();
+    } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+    return waited < timeoutSeconds();
+}
+
 infiniStatus_t barrier(Comm &c, const char *what) {
-    std::atomic<uint64_t> &counter = c.region->header()->barrier;
     const uint64_t target = (c.barriers + 1) * static_cast<uint64_t>(c.nranks);
-    counter.fetch_add(1, std::memory_order_acq_rel);
-    if (!waitUntil(counter, target)) {
+    switch (arriveAndWait(*c.region->header(), c.rank, c.nranks, target, true)) {
+    case Arrival::Passed:
+        ++c.barriers;
+        return INFINI_STATUS_SUCCESS;
+    case Arrival::TimedOut:
         return fail(INFINI_STATUS_DRIVER_ERROR,
                     "rank %d of %d waited %.0f s for the other ranks in %s (INFINICCL_CPU_TIMEOUT): a rank exited, or "
-                    "the ranks called different collectives",
+                    "the ranks called different collectives; the comm can no longer be used",
                     c.rank, c.nranks, timeoutSeconds(), what);
+    case Arrival::Abandoned:
+        break;
     }
-    ++c.barriers;
-    return INFINI_STATUS_SUCCESS;
+    return fail(INFINI_STATUS_DRIVER_ERROR, "rank %d of %d in %s: %s", c.rank, c.nranks, what, kGaveUp);
 }
+
+void drain(Comm &c) {
+    const uint64_t target = (c.barriers + 1) * static_cast<uint64_t>(c.nranks);
+    arriveAndWait(*c.region->header(), c.rank, c.nranks, target, false);
+    ++c.barriers;
+}
+
+infiniStatus_t usable(const Comm &c, const char *what) {
+    if ((c.region->header()->barrier.load(std::memory_order_acquire) & kAbandoned) == 0) return INFINI_STATUS_SUCCESS;
+    return fail(INFINI_STATUS_DRIVER_ERROR, "rank %d of %d in %s: %s", c.rank, c.nranks, what, kGaveUp);
+}
+
+void abandon(Comm &c) { c.region->header()->barrier.fetch_or(kAbandoned, std::memory_order_acq_rel); }
 
 infiniStatus_t createHeapRegion(int nranks, std::shared_ptr<Region> *out) {
     const Layout layout(nranks);
@@ -147,12 +236,13 @@ infiniStatus_t joinSharedRegion(const unsigned char *id, int nranks, int rank, s
         return fail(INFINI_STATUS_BAD_PARAM, "rank %d of this id has joined already", rank);
     }
     h->joined.fetch_add(1);
-    // Wait for every rank (the barrier counter doubles as the join count's mirror).
-    h->barrier.fetch_add(1, std::memory_order_acq_rel);
-    if (!waitUntil(h->barrier, static_cast<uint64_t>(nranks))) {
+    // Wait for every rank: the join is the region's first barrier.
+    const Arrival arrival = arriveAndWait(*h, rank, nranks, static_cast<uint64_t>(nranks), true);
+    if (arrival != Arrival::Passed) {
         shm_unlink(name);
-        return fail(INFINI_STATUS_DRIVER_ERROR, "rank %d: %d of %d ranks joined within %.0f s (INFINICCL_CPU_TIMEOUT)",
-                    rank, h->joined.load(), nranks, timeoutSeconds());
+        return fail(INFINI_STATUS_DRIVER_ERROR,
+                    "rank %d: %d of %d ranks joined within %.0f s (INFINICCL_CPU_TIMEOUT)%s", rank, h->joined.load(),
+                    nranks, timeoutSeconds(), arrival == Arrival::Abandoned ? ": another rank gave up waiting" : "");
     }
     shm_unlink(name); // every rank has it mapped: the name is no longer needed (ENOENT after the first)
     *out = std::move(region);

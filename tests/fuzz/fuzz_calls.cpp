@@ -555,7 +555,9 @@ private:
             mustSucceed("FreeAsync", infinirtFreeAsync(p, nullptr));
         }
         mustSucceed("SetDevice", fzSetDevice(static_cast<int>(t), id));
-        quiesce();
+        if (!async_.empty()) {
+            quiesce(); // the stream-ordered frees have run (destroys and frees below wait for their own work)
+        }
         for (void *s : streams_) {
             mustSucceed("StreamDestroy", infinirtStreamDestroy(s));
         }
