@@ -206,7 +206,10 @@ __export infiniStatus_t infinirtStreamSynchronize(infinirtStream_t stream);
  * looks up the event's latest recording at each launch. Under cuda's native capture, a wait on an
  * event recorded outside the capture (on this device or another cuda device) is captured as a
  * wait node with the same meaning (CU_EVENT_WAIT_EXTERNAL); an event recorded inside the capture
- * joins it; the graph's launch refuses with INVALID_HANDLE once such an event is destroyed. */
+ * joins it; the graph's launch refuses with INVALID_HANDLE once such an event is destroyed. An
+ * event of another backend cannot be waited on under native capture: BAD_PARAM, nothing is
+ * captured and the capture stays valid (record/replay records it and waits on the host at each
+ * launch). */
 __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinirtEvent_t event);
 
 /* ---- Event ----------------------------------------------------------------------------- */

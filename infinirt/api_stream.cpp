@@ -178,6 +178,15 @@ __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinir
             return captureAppend(capture.graph(), op);
         }
     }
+    if (INFINIRT_UNLIKELY(ev->type != s.type) && s.slot != nullptr &&
+        s.slot->module_refs.load(std::memory_order_acquire) != nullptr) {
+        // Another backend's event cannot be a node of this backend's graph, and a wait on the
+        // host now would order nothing at the graph's launches.
+        return fail(INFINI_STATUS_BAD_PARAM,
+                    "infinirtStreamWaitEvent: a stream of %d:%d under native capture cannot wait on an event of "
+                    "another backend (%d:%d); nothing was captured and the capture stays valid",
+                    s.type, s.device, ev->type, ev->device);
+    }
     return streamWaitEventOn(s, ev);
 }
 

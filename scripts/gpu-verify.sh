@@ -172,7 +172,7 @@ conformance() {
   gtest_part "conformance $label" "$part" $rc
   rm -f "$part"
 }
-gpus=$(grep -cE '^  nvidia:[0-9]+' "$out/info.txt")
+gpus=$(grep -oE '^  nvidia:[0-9]+' "$out/info.txt" | sort -u | wc -l)
 if [ $pairs -eq 1 ]; then
   if [ "$gpus" -lt 2 ]; then
     note "two GPUs" FAILED "$gpus nvidia device(s) found: the pairs pass needs two"
@@ -245,7 +245,9 @@ else
   py_env=(INFINIRT_LIBRARY="$build/lib/libinfinirt.so.0" PYTHONPATH="$PWD/python" PYTHONDONTWRITEBYTECODE=1
           INFINIRT_TEST_INCLUDE="$PWD/include" INFINIRT_TEST_BUILD_DIR="$build" INFINIRT_TEST_CMAKE=cmake)
   if python3 -c 'import pytest' 2>/dev/null; then
-    env "${py_env[@]}" timeout 240 python3 -m pytest -q -rs -p no:cacheprovider tests/python > "$out/python.log" 2>&1
+    # faulthandler_timeout: a test that hangs prints every thread's stack before the timeout kills it.
+    env "${py_env[@]}" timeout 240 python3 -m pytest -q -rs -p no:cacheprovider -o faulthandler_timeout=60 tests/python \
+      > "$out/python.log" 2>&1
   else
     env "${py_env[@]}" timeout 240 python3 tests/python/test_gpu.py > "$out/python.log" 2>&1
   fi

@@ -63,7 +63,9 @@ TEST_F(FailingWaits, EventSynchronizeReturnsOnlyOnceTheWorkEnded) {
     failWaits(true);
     EXPECT_NE(infinirtEventSynchronize(done), INFINI_STATUS_SUCCESS) << "the shim's failure was not reported";
     failWaits(false);
-    EXPECT_EQ(infinirtStreamQuery(stream_), INFINI_STATUS_SUCCESS) << "the failed synchronize returned before the work ended";
+    infinirtEventStatus_t status = INFINIRT_EVENT_NOT_READY;
+    ASSERT_EQ(infinirtEventQuery(done, &status), INFINI_STATUS_SUCCESS) << infinirtGetLastErrorMessage();
+    EXPECT_EQ(status, INFINIRT_EVENT_COMPLETE) << "the failed synchronize returned before the work ended";
     EXPECT_EQ(infinirtEventDestroy(done), INFINI_STATUS_SUCCESS);
 }
 
