@@ -243,7 +243,7 @@ else
   conformance "device pairs (peers)" INFINIRT_CPU_DEVICE_COUNT=2 --gtest_filter='Pairs/Peer.*:Pairs/CrossDevice.*'
   # The Python package with this machine's python3 and PyTorch, on this build's library.
   py_env=(INFINIRT_LIBRARY="$build/lib/libinfinirt.so.0" PYTHONPATH="$PWD/python" PYTHONDONTWRITEBYTECODE=1
-          INFINIRT_TEST_INCLUDE="$PWD/include" INFINIRT_TEST_BUILD_DIR="$build" INFINIRT_TEST_CMAKE=cmake)
+          INFINIRT_TEST_INCLUDE="$PWD/include" INFINIRT_TEST_BUILD_DIR="$build" INFINIRT_TEST_CMAKE="$(command -v cmake)")
   if python3 -c 'import pytest' 2>/dev/null; then
     # faulthandler_timeout: a test that hangs prints every thread's stack before the timeout kills it.
     env "${py_env[@]}" timeout 240 python3 -m pytest -q -rs -p no:cacheprovider -o faulthandler_timeout=60 tests/python \

@@ -55,9 +55,12 @@ def test_documented_venv_install(tmp_path):
     tests), this build as build/, a fresh HOME and no network, INFINIRT_LIBRARY or PYTHONPATH; then
     the venv's python moves data through device memory with NumPy."""
     build = os.environ.get("INFINIRT_TEST_BUILD_DIR")
-    cmake = os.environ.get("INFINIRT_TEST_CMAKE") or shutil.which("cmake")
+    # An absolute path: the shim below is itself named cmake, and one that ran "cmake" would run itself.
+    cmake = shutil.which(os.environ.get("INFINIRT_TEST_CMAKE") or "cmake")
     if not build:
         pytest.skip("INFINIRT_TEST_BUILD_DIR is not set (ctest sets it)")
+    if cmake is None:
+        pytest.skip("no cmake found (INFINIRT_TEST_CMAKE or PATH)")
     r = subprocess.run([sys.executable, "-c", "import venv, ensurepip"], capture_output=True, text=True)
     if r.returncode != 0:
         pytest.skip("python3 -m venv is unavailable for %s (Debian: apt-get install python3-venv): %s"
