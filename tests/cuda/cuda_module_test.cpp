@@ -11,6 +11,7 @@
 #include "cuda_test_support.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -24,6 +25,11 @@ extern const unsigned char module_test_fatbin[];
 extern const size_t module_test_fatbin_size;
 
 namespace {
+
+// The driver's JIT cache (~/.nv/ComputeCache) would serve a PTX image built by an earlier run
+// without compiling it, and so without an info log: every run here compiles (set before main,
+// so before the driver reads its environment).
+[[maybe_unused]] const int kJitCacheOff = setenv("CUDA_CACHE_DISABLE", "1", 1);
 
 using cuda_test::driver;
 
