@@ -2,6 +2,8 @@
 # Runs the libFuzzer target over the whole C ABI (tests/fuzz/fuzz_calls.cpp) for a bounded time on
 # cpu (two devices) and PoCL's OpenCL device, under AddressSanitizer + UndefinedBehaviorSanitizer.
 #   scripts/fuzz.sh [seconds] [extra libFuzzer flags...]     (default 90 seconds)
+#   scripts/fuzz.sh 7000 -jobs=2 -workers=2 -runs=5000000    (the 10-million run, both cores;
+#                                                              each worker logs to fuzz-N.log)
 # Needs clang 14 and libclang-rt-14-dev (scripts/deps.sh installs them). Builds build-fuzz/ with
 # only the targets the fuzzer needs, the loader and plugins instrumented for coverage too
 # (INFINIRT_FUZZ=ON adds -fsanitize=fuzzer-no-link, see CMakeLists.txt). Starts from the
