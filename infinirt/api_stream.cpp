@@ -30,8 +30,17 @@ infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
             },
             [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtStreamWaitEvent"); });
     }
+    // A wait on the host: under native capture it would order nothing at the graph's launches,
+    // and no graph node can stand for it.
     Backend *eb = g_registry.by_type[ev->type];
-    return INFINIRT_CALL(eb, event_synchronize, ev->device, ev->device, ev->native);
+    return submitTo(
+        s, [&] { return INFINIRT_CALL_BEGUN(eb, event_synchronize, ev->device, ev->device, ev->native); },
+        [&](ModuleRefs *) {
+            return fail(INFINI_STATUS_BAD_PARAM,
+                        "infinirtStreamWaitEvent: a stream of %d:%d under native capture cannot wait on an event "
+                        "of %d:%d (another backend); nothing was captured and the capture stays valid",
+                        s.type, s.device, ev->type, ev->device);
+        });
 }
 
 } // namespace infinirt
@@ -177,15 +186,6 @@ __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinir
             op.event = event;
             return captureAppend(capture.graph(), op);
         }
-    }
-    if (INFINIRT_UNLIKELY(ev->type != s.type) && s.slot != nullptr &&
-        s.slot->module_refs.load(std::memory_order_acquire) != nullptr) {
-        // Another backend's event cannot be a node of this backend's graph, and a wait on the
-        // host now would order nothing at the graph's launches.
-        return fail(INFINI_STATUS_BAD_PARAM,
-                    "infinirtStreamWaitEvent: a stream of %d:%d under native capture cannot wait on an event of "
-                    "another backend (%d:%d); nothing was captured and the capture stays valid",
-                    s.type, s.device, ev->type, ev->device);
     }
     return streamWaitEventOn(s, ev);
 }

@@ -74,9 +74,26 @@ inline void *nativeStream(void *stream) { return stream ? stream : api().default
 
 /* ---- captures in progress (gpu_graph.cpp) ---- */
 
-/* How many of this plugin's streams are capturing; lets eventRecord skip asking the driver
- * whether its stream captures while nothing does. */
+/* How many of this plugin's streams are capturing; lets eventRecord and streamWaitEvent skip
+ * asking the driver whether their stream captures while nothing does. */
 extern std::atomic<int> g_capturing_streams;
+/* The entry for a call submitted to `stream`: `in_capture` while the stream captures (where the
+ * vendor has that entry), else `plain`. Returns 0, or the native status of the capture query
+ * (api().stream_is_capturing names it). */
+template <typename Fn>
+NativeStatus entryFor(void *stream, const Entry<Fn> &plain, const Entry<Fn> &in_capture, const Entry<Fn> **out) {
+    *out = &plain;
+    if (stream && g_capturing_streams.load(std::memory_order_acquire) != 0 && in_capture.call) {
+        bool capturing = false;
+        if (NativeStatus rc = api().stream_is_capturing.call(stream, &capturing)) {
+            return rc;
+        }
+        if (capturing) {
+            *out = &in_capture;
+        }
+    }
+    return 0;
+}
 /* Bookkeeping of begin/end capture and of destroyed streams (which end any capture). */
 void captureStarted(void *stream);
 void captureEnded(void *stream);

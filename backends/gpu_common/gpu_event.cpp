@@ -49,15 +49,9 @@ infiniStatus_t eventRecord(int device, void *event, void *stream) {
         return bound.status();
     }
     auto *e = static_cast<Event *>(event);
-    const Entry<NativeStatus (*)(void *, void *)> *record = &api().event_record;
-    if (stream && g_capturing_streams.load(std::memory_order_acquire) != 0 && api().event_record_in_capture.call) {
-        bool capturing = false;
-        if (NativeStatus rc = api().stream_is_capturing.call(stream, &capturing)) {
-            return nativeFailure(api().stream_is_capturing.name, rc, "recording an event on %s:%d", api().name, device);
-        }
-        if (capturing) {
-            record = &api().event_record_in_capture;
-        }
+    const Entry<NativeStatus (*)(void *, void *)> *record = nullptr;
+    if (NativeStatus rc = entryFor(stream, api().event_record, api().event_record_in_capture, &record)) {
+        return nativeFailure(api().stream_is_capturing.name, rc, "recording an event on %s:%d", api().name, device);
     }
     if (NativeStatus rc = record->call(e->native, nativeStream(stream))) {
         return nativeFailure(record->name, rc, "recording an event on a stream of %s:%d", api().name, device);

@@ -67,16 +67,12 @@ infiniStatus_t streamWaitEvent(int device, void *stream, void *event) {
         return bound.status();
     }
     auto *e = static_cast<Event *>(event);
+    // An event recorded inside the capture joins it with the plain wait.
     const Entry<NativeStatus (*)(void *, void *)> *wait = &api().stream_wait_event;
-    if (stream && g_capturing_streams.load(std::memory_order_acquire) != 0 && api().stream_wait_event_in_capture.call &&
-        !e->recorded_in_capture.load(std::memory_order_relaxed)) {
-        bool capturing = false;
-        if (NativeStatus rc = api().stream_is_capturing.call(stream, &capturing)) {
+    if (!e->recorded_in_capture.load(std::memory_order_relaxed)) {
+        if (NativeStatus rc = entryFor(stream, api().stream_wait_event, api().stream_wait_event_in_capture, &wait)) {
             return nativeFailure(api().stream_is_capturing.name, rc, "ordering a stream of %s:%d after an event",
                                  api().name, device);
-        }
-        if (capturing) {
-            wait = &api().stream_wait_event_in_capture;
         }
     }
     if (NativeStatus rc = wait->call(nativeStream(stream), e->native)) {

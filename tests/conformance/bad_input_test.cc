@@ -243,12 +243,9 @@ TEST_P(BadInput, GraphAndExecHandlesOfTheWrongKind) {
     ASSERT_OK(s.Create());
     DeviceBuffer d;
     ASSERT_OK(d.Malloc(64));
-    ASSERT_OK(infinirtStreamBeginCapture(s, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL));
-    ASSERT_OK(infinirtMemsetAsync(d, 1, 64, s));
     ScopedGraph graph;
-    ASSERT_OK(graph.EndCapture(s));
     ScopedGraphExec exec;
-    ASSERT_OK(exec.Instantiate(graph));
+    ASSERT_OK(CaptureMemsetGraph(s, d, 64, graph, exec));
     infinirtGraphExec_t other = nullptr;
     EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphLaunch(graph, s));
     EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtGraphExecDestroy(graph));

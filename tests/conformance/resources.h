@@ -94,6 +94,19 @@ public:
     }
 };
 
+// A graph holding one MemsetAsync of `bytes` at `ptr`, captured on `stream`, and its exec: the
+// first failing call's status, or SUCCESS.
+inline infiniStatus_t CaptureMemsetGraph(infinirtStream_t stream, void *ptr, size_t bytes, ScopedGraph &graph,
+                                         ScopedGraphExec &exec) {
+    infiniStatus_t st = infinirtStreamBeginCapture(stream, INFINIRT_STREAM_CAPTURE_MODE_GLOBAL);
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = infinirtMemsetAsync(ptr, 1, bytes, stream);
+        const infiniStatus_t ended = graph.EndCapture(stream);
+        st = st != INFINI_STATUS_SUCCESS ? st : ended;
+    }
+    return st != INFINI_STATUS_SUCCESS ? st : exec.Instantiate(graph);
+}
+
 // Busy work (see EnqueueBusyWork) enqueued on `stream`. When the scope ends, `stream` and then
 // each of `also_synchronize` is synchronized, and the scratch buffers are freed.
 class ScopedBusyWork {
