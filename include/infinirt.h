@@ -449,6 +449,11 @@ typedef struct {
     int device_count;         /* 0 unless LOADED */
     infinirtBackendState_t state;
     char reason[512];         /* why it is not LOADED; "" otherwise */
+    /* How well its devices copy from its own pinned host memory when infinirt stages a copy
+     * between two devices through host memory: the bounce buffers come from the side ranked
+     * higher (the source on a tie). 0: ordinary memory (cpu); 1: memory the device maps; 2:
+     * page-locked memory reached by DMA. The plugin reports it (0 if it does not). */
+    int host_staging_rank;
 } infinirtBackendInfo_t;
 
 /* Every plugin file found, in search order, whatever its state; fixed once loaded. Files that

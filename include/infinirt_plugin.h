@@ -59,213 +59,291 @@ typedef struct infinirtPluginHost {
     void (*log)(infinirtLogLevel_t level, const char *message);
 } infinirtPluginHost_t;
 
-/* ---- entry types ------------------------------------------------------------------------
- * One function type per table entry (function types, not pointers), so a plugin declares its
- * entries with them instead of retyping each signature:
- *     infinirtPluginStreamCreateFn streamCreate;      (declares: infiniStatus_t streamCreate(int, void **))
- * The contract of each entry is at its field in infinirtPluginTable_t below. */
-typedef infiniStatus_t infinirtPluginInitFn(void);
-typedef infiniStatus_t infinirtPluginGetDeviceCountFn(int *count, char *reason, size_t reason_size);
-typedef infiniStatus_t infinirtPluginGetDevicePropertiesFn(int device, infinirtDeviceProperties_t *props);
-typedef infiniStatus_t infinirtPluginSetDeviceFn(int device);
-typedef infiniStatus_t infinirtPluginDeviceSynchronizeFn(int device);
-typedef infiniStatus_t infinirtPluginGetMemInfoFn(int device, size_t *free_bytes, size_t *total_bytes);
-typedef infiniStatus_t infinirtPluginGetResourceSnapshotFn(int device, infinirtDeviceResourceSnapshot_t *snapshot);
-typedef infiniStatus_t infinirtPluginStreamCreateFn(int device, void **stream);
-typedef infiniStatus_t infinirtPluginStreamDestroyFn(int device, void *stream);
-typedef infiniStatus_t infinirtPluginStreamSynchronizeFn(int device, void *stream);
-typedef infiniStatus_t infinirtPluginStreamQueryFn(int device, void *stream);
-typedef infiniStatus_t infinirtPluginStreamWaitEventFn(int device, void *stream, void *event);
-typedef infiniStatus_t infinirtPluginEventCreateFn(int device, uint32_t flags, void **event);
-typedef infiniStatus_t infinirtPluginEventDestroyFn(int device, void *event);
-typedef infiniStatus_t infinirtPluginEventRecordFn(int device, void *event, void *stream);
-typedef infiniStatus_t infinirtPluginEventQueryFn(int device, void *event, infinirtEventStatus_t *status);
-typedef infiniStatus_t infinirtPluginEventSynchronizeFn(int device, void *event);
-typedef infiniStatus_t infinirtPluginEventElapsedTimeFn(int device, float *ms, void *start, void *end);
-typedef infiniStatus_t infinirtPluginMallocDeviceFn(int device, void **ptr, size_t size);
-typedef infiniStatus_t infinirtPluginFreeDeviceFn(int device, void *ptr);
-typedef infiniStatus_t infinirtPluginMallocHostFn(int device, void **ptr, size_t size);
-typedef infiniStatus_t infinirtPluginFreeHostFn(int device, void *ptr);
-typedef infiniStatus_t infinirtPluginMemcpySyncFn(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
-typedef infiniStatus_t infinirtPluginMemcpyAsyncFn(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, void *stream);
-typedef infiniStatus_t infinirtPluginMemsetSyncFn(int device, void *ptr, int value, size_t count);
-typedef infiniStatus_t infinirtPluginMemsetAsyncFn(int device, void *ptr, int value, size_t count, void *stream);
-typedef infiniStatus_t infinirtPluginMallocAsyncFn(int device, void **ptr, size_t size, void *stream);
-typedef infiniStatus_t infinirtPluginFreeAsyncFn(int device, void *ptr, void *stream);
-typedef infiniStatus_t infinirtPluginStreamBeginCaptureFn(int device, void *stream, infinirtStreamCaptureMode_t mode);
-typedef infiniStatus_t infinirtPluginStreamEndCaptureFn(int device, void *stream, void **graph);
-typedef infiniStatus_t infinirtPluginGraphDestroyFn(int device, void *graph);
-typedef infiniStatus_t infinirtPluginGraphInstantiateFn(int device, void **exec, void *graph, char *log, size_t log_size);
-typedef infiniStatus_t infinirtPluginGraphExecDestroyFn(int device, void *exec);
-typedef infiniStatus_t infinirtPluginGraphLaunchFn(int device, void *exec, void *stream);
-typedef infiniStatus_t infinirtPluginStreamGetNativeFn(int device, void *stream, void **native);
-typedef infiniStatus_t infinirtPluginEventGetNativeFn(int device, void *event, void **native);
-typedef infiniStatus_t infinirtPluginDeviceGetNativeContextFn(int device, void **native);
-typedef infiniStatus_t infinirtPluginPointerGetAttributesFn(const void *ptr, infinirtPointerAttributes_t *attributes);
-/* version 2 */
-typedef infiniStatus_t infinirtPluginModuleLoadFn(int device, const infinirtModuleImage_t *images, size_t count,
-                                                  char *log, size_t log_size, void **module);
-typedef infiniStatus_t infinirtPluginModuleUnloadFn(int device, void *module);
-typedef infiniStatus_t infinirtPluginModuleGetKernelFn(int device, void *module, const char *name, void **kernel);
-typedef infiniStatus_t infinirtPluginModuleGetGlobalFn(int device, void *module, const char *name, void **ptr,
-                                                       size_t *size);
-typedef infiniStatus_t infinirtPluginKernelGetAttributeFn(int device, void *kernel, infinirtKernelAttribute_t attr,
-                                                          int64_t *value);
-typedef infiniStatus_t infinirtPluginKernelSetAttributeFn(int device, void *kernel, infinirtKernelAttribute_t attr,
-                                                          int64_t value);
-typedef infiniStatus_t infinirtPluginLaunchKernelFn(int device, void *kernel, const infinirtLaunchConfig_t *config,
-                                                    const infinirtKernelArg_t *args, uint32_t num_args, void *stream);
-/* appended without a version change (struct_size tells): peers (issue 11) */
-typedef infiniStatus_t infinirtPluginDeviceCanAccessPeerFn(int device, int peer, int *can_access);
-typedef infiniStatus_t infinirtPluginDeviceGetPeerAttributeFn(int device, int peer, infinirtPeerAttribute_t attr,
-                                                              int *value);
-typedef infiniStatus_t infinirtPluginDeviceEnablePeerAccessFn(int device, int peer);
-typedef infiniStatus_t infinirtPluginDeviceDisablePeerAccessFn(int device, int peer);
-typedef infiniStatus_t infinirtPluginMemcpyPeerAsyncFn(int dst_device, void *dst, int src_device, const void *src,
-                                                       size_t size, int stream_device, void *stream);
-typedef infiniStatus_t infinirtPluginStreamWaitPeerEventFn(int device, void *stream, int event_device, void *event);
+/* Backend-wide facts the loader asks once, after init (get_plugin_traits). The loader sets
+ * struct_size and the defaults below before the call; the plugin overwrites what it knows. */
+typedef struct infinirtPluginTraits {
+    size_t struct_size;
+    /* How well the backend's devices copy from its own pinned host memory (malloc_host), when the
+     * loader stages a copy between two devices that cannot copy to each other: the bounce buffers
+     * come from the side with the higher rank (the source on a tie). 0 (default): ordinary host
+     * memory, no gain; 1: host memory the device maps; 2: page-locked memory the device reaches by
+     * DMA. */
+    int host_staging_rank;
+    /* The native error the backend reports when it runs out of memory, and a generic native
+     * failure, each as the plugin's error details print it ("CUDA_ERROR_OUT_OF_MEMORY (2)"),
+     * static storage. The loader's fault injection writes them into the failures it fakes. NULL
+     * (default): "ENOMEM" and "EIO". */
+    const char *native_out_of_memory_error;
+    const char *native_failure_error;
+} infinirtPluginTraits_t;
+
+/* ---- the entries -------------------------------------------------------------------------
+ * INFINIRT_PLUGIN_ENTRIES(X, P, c) is the one list of the table's entries, in table order. It
+ * expands X(c, field, Type, impl, api, kind, params) once per entry:
+ *   field   the member of infinirtPluginTable_t;
+ *   Type    its function type is infinirtPlugin<Type>Fn (a function type, so an implementation
+ *           is declared as `infinirtPluginStreamCreateFn streamCreate;`);
+ *   impl    the conventional name of an implementation (the project's backends use it);
+ *   api     the C API function whose calls reach the entry (what the loader's layers report);
+ *   kind    LOADER: asked by the loader itself while loading or choosing (never wrapped by the
+ *           layers); COLD; HOT: called once per enqueue or poll (the fast paths);
+ *   params  the parameter list, `(void)` or `(P(role, type, name), ...)`;
+ *   c       passed through unchanged (a context for X).
+ * A parameter's role tells the loader's layers (validation, trace, fault injection) what it is:
+ *   Skip (not recorded), Device (the device index), Value (an integer, enum or flags), Size (a
+ *   byte count), Dst / Src (the range a call writes / reads, its size the Size argument),
+ *   FreePtr (memory released), OutMem (void **: memory created), OutGlobal / OutGlobalSize (a
+ *   module global's address and size), Stream, Event, Graph, Exec, Module, Kernel (an object
+ *   used), Out<Object> (void **: an object created), Destroy<Object> (an object destroyed),
+ *   KernelArgs (const infinirtKernelArg_t *, its count the next Value).
+ * The groups below can also be expanded alone. Entries are only ever appended to the last one.
+ *
+ * The contract of each entry follows, group by group.
+ *
+ * ---- lifetime and devices
+ * init: called once, before anything else. A failure marks the plugin FAILED (reason from
+ *   set_error). A missing vendor library is NOT a failure: init succeeds and get_device_count
+ *   reports 0 with the reason.
+ * get_device_count: never fails for a missing driver: *count = 0 and `reason` (size
+ *   reason_size) says why; `reason` is "" when devices were found.
+ * get_device_properties: props->struct_size is sizeof(infinirtDeviceProperties_t) of this
+ *   header; the loader pre-fills unknown fields (-1 / 0 / ""). Set device_kind: the loader reads
+ *   it to choose the process default device (a CPU-kind device never wins over cpu:0);
+ *   graphs_native is the loader's (overwritten).
+ * set_device: optional. Called when a thread makes this device current (infinirtSetDevice), so
+ *   that native per-thread state (e.g. the CUDA current context) can follow. Failure leaves the
+ *   thread's current device unchanged.
+ * get_resource_snapshot: optional; without it the loader fills the memory fields from
+ *   get_mem_info. */
+#define INFINIRT_PLUGIN_ENTRIES_DEVICES(X, P, c)                                                                \
+    X(c, init, Init, init, infinirtGetDeviceCount, LOADER, (void))                                               \
+    X(c, get_device_count, GetDeviceCount, getDeviceCount, infinirtGetDeviceCount, LOADER,                       \
+      (P(Skip, int *, count), P(Skip, char *, reason), P(Skip, size_t, reason_size)))                           \
+    X(c, get_device_properties, GetDeviceProperties, getDeviceProperties, infinirtGetDeviceProperties, COLD,     \
+      (P(Device, int, device), P(Skip, infinirtDeviceProperties_t *, props)))                                    \
+    X(c, set_device, SetDevice, setDevice, infinirtSetDevice, COLD, (P(Device, int, device)))                    \
+    X(c, device_synchronize, DeviceSynchronize, deviceSynchronize, infinirtDeviceSynchronize, COLD,             \
+      (P(Device, int, device)))                                                                                  \
+    X(c, get_mem_info, GetMemInfo, getMemInfo, infinirtGetMemInfo, COLD,                                         \
+      (P(Device, int, device), P(Skip, size_t *, free_bytes), P(Skip, size_t *, total_bytes)))                   \
+    X(c, get_resource_snapshot, GetResourceSnapshot, getResourceSnapshot, infinirtGetDeviceResourceSnapshot,     \
+      COLD, (P(Device, int, device), P(Skip, infinirtDeviceResourceSnapshot_t *, snapshot)))
+
+/* ---- streams
+ * stream_destroy: waits for pending work, then destroys. A failure leaves the stream as it was,
+ *   usable (the loader keeps its handle); SUCCESS means it is gone.
+ * stream_query: SUCCESS when idle, INFINI_STATUS_NOT_READY when work is pending.
+ * ---- events
+ * event_elapsed_time: both events belong to `device`. Same error rules as
+ *   infinirtEventElapsedTime. */
+#define INFINIRT_PLUGIN_ENTRIES_STREAMS_EVENTS(X, P, c)                                                        \
+    X(c, stream_create, StreamCreate, streamCreate, infinirtStreamCreate, COLD,                                  \
+      (P(Device, int, device), P(OutStream, void **, stream)))                                                   \
+    X(c, stream_destroy, StreamDestroy, streamDestroy, infinirtStreamDestroy, COLD,                              \
+      (P(Device, int, device), P(DestroyStream, void *, stream)))                                                \
+    X(c, stream_synchronize, StreamSynchronize, streamSynchronize, infinirtStreamSynchronize, COLD,              \
+      (P(Device, int, device), P(Stream, void *, stream)))                                                       \
+    X(c, stream_query, StreamQuery, streamQuery, infinirtStreamQuery, HOT,                                       \
+      (P(Device, int, device), P(Stream, void *, stream)))                                                       \
+    X(c, stream_wait_event, StreamWaitEvent, streamWaitEvent, infinirtStreamWaitEvent, HOT,                      \
+      (P(Device, int, device), P(Stream, void *, stream), P(Event, void *, event)))                              \
+    X(c, event_create, EventCreate, eventCreate, infinirtEventCreate, COLD,                                      \
+      (P(Device, int, device), P(Value, uint32_t, flags), P(OutEvent, void **, event)))                          \
+    X(c, event_destroy, EventDestroy, eventDestroy, infinirtEventDestroy, COLD,                                  \
+      (P(Device, int, device), P(DestroyEvent, void *, event)))                                                  \
+    X(c, event_record, EventRecord, eventRecord, infinirtEventRecord, HOT,                                       \
+      (P(Device, int, device), P(Event, void *, event), P(Stream, void *, stream)))                              \
+    X(c, event_query, EventQuery, eventQuery, infinirtEventQuery, HOT,                                           \
+      (P(Device, int, device), P(Event, void *, event), P(Skip, infinirtEventStatus_t *, status)))               \
+    X(c, event_synchronize, EventSynchronize, eventSynchronize, infinirtEventSynchronize, COLD,                  \
+      (P(Device, int, device), P(Event, void *, event)))                                                         \
+    X(c, event_elapsed_time, EventElapsedTime, eventElapsedTime, infinirtEventElapsedTime, COLD,                 \
+      (P(Device, int, device), P(Skip, float *, ms), P(Event, void *, start), P(Event, void *, end)))
+
+/* ---- memory
+ * malloc_device: size > 0 (the loader refuses 0). Failure to allocate is
+ *   INFINI_STATUS_OUT_OF_MEMORY.
+ * free_device: like cudaFree, waits for the device's pending work first, so memory still in use
+ *   by queued work is never released under it.
+ * memcpy_sync, memcpy_async: kind is H2H/H2D/D2H/D2D, or DEFAULT when the loader could not tell
+ *   a pointer's side (memory infinirt did not allocate); size > 0. Synchronous copies are
+ *   ordered after work already submitted to the device's default stream and complete before
+ *   returning. */
+#define INFINIRT_PLUGIN_ENTRIES_MEMORY(X, P, c)                                                                \
+    X(c, malloc_device, MallocDevice, mallocDevice, infinirtMalloc, COLD,                                        \
+      (P(Device, int, device), P(OutMem, void **, ptr), P(Size, size_t, size)))                                  \
+    X(c, free_device, FreeDevice, freeDevice, infinirtFree, COLD, (P(Device, int, device), P(FreePtr, void *, ptr))) \
+    X(c, malloc_host, MallocHost, mallocHost, infinirtMallocHost, COLD,                                          \
+      (P(Device, int, device), P(OutMem, void **, ptr), P(Size, size_t, size)))                                  \
+    X(c, free_host, FreeHost, freeHost, infinirtFreeHost, COLD, (P(Device, int, device), P(FreePtr, void *, ptr))) \
+    X(c, memcpy_sync, MemcpySync, memcpySync, infinirtMemcpy, COLD,                                              \
+      (P(Device, int, device), P(Dst, void *, dst), P(Src, const void *, src), P(Size, size_t, size),            \
+       P(Value, infinirtMemcpyKind_t, kind)))                                                                    \
+    X(c, memcpy_async, MemcpyAsync, memcpyAsync, infinirtMemcpyAsync, HOT,                                       \
+      (P(Device, int, device), P(Dst, void *, dst), P(Src, const void *, src), P(Size, size_t, size),            \
+       P(Value, infinirtMemcpyKind_t, kind), P(Stream, void *, stream)))                                         \
+    X(c, memset_sync, MemsetSync, memsetSync, infinirtMemset, COLD,                                              \
+      (P(Device, int, device), P(Dst, void *, ptr), P(Value, int, value), P(Size, size_t, size)))               \
+    X(c, memset_async, MemsetAsync, memsetAsync, infinirtMemsetAsync, HOT,                                       \
+      (P(Device, int, device), P(Dst, void *, ptr), P(Value, int, value), P(Size, size_t, size),                \
+       P(Stream, void *, stream)))                                                                               \
+    X(c, malloc_async, MallocAsync, mallocAsync, infinirtMallocAsync, COLD,                                      \
+      (P(Device, int, device), P(OutMem, void **, ptr), P(Size, size_t, size), P(Stream, void *, stream)))       \
+    X(c, free_async, FreeAsync, freeAsync, infinirtFreeAsync, COLD,                                              \
+      (P(Device, int, device), P(FreePtr, void *, ptr), P(Stream, void *, stream)))
+
+/* ---- graphs (all optional, together: when stream_begin_capture is NULL the loader records the
+ * calls made on a capturing stream and replays them through the entries above) */
+#define INFINIRT_PLUGIN_ENTRIES_GRAPHS(X, P, c)                                                                \
+    X(c, stream_begin_capture, StreamBeginCapture, streamBeginCapture, infinirtStreamBeginCapture, COLD,         \
+      (P(Device, int, device), P(Stream, void *, stream), P(Value, infinirtStreamCaptureMode_t, mode)))          \
+    X(c, stream_end_capture, StreamEndCapture, streamEndCapture, infinirtStreamEndCapture, COLD,                 \
+      (P(Device, int, device), P(Stream, void *, stream), P(OutGraph, void **, graph)))                          \
+    X(c, graph_destroy, GraphDestroy, graphDestroy, infinirtGraphDestroy, COLD,                                  \
+      (P(Device, int, device), P(DestroyGraph, void *, graph)))                                                  \
+    X(c, graph_instantiate, GraphInstantiate, graphInstantiate, infinirtGraphInstantiate, COLD,                  \
+      (P(Device, int, device), P(OutExec, void **, exec), P(Graph, void *, graph), P(Skip, char *, log),         \
+       P(Skip, size_t, log_size)))                                                                               \
+    X(c, graph_exec_destroy, GraphExecDestroy, graphExecDestroy, infinirtGraphExecDestroy, COLD,                 \
+      (P(Device, int, device), P(DestroyExec, void *, exec)))                                                    \
+    X(c, graph_launch, GraphLaunch, graphLaunch, infinirtGraphLaunch, COLD,                                      \
+      (P(Device, int, device), P(Exec, void *, exec), P(Stream, void *, stream)))
+
+/* ---- native interop (optional)
+ * pointer_get_attributes: for pointers infinirt did not allocate: SUCCESS and attributes filled
+ *   if the backend recognises the pointer (e.g. cuPointerGetAttributes), anything else
+ *   otherwise. */
+#define INFINIRT_PLUGIN_ENTRIES_NATIVE(X, P, c)                                                                \
+    X(c, stream_get_native, StreamGetNative, streamGetNative, infinirtStreamGetNativeHandle, COLD,               \
+      (P(Device, int, device), P(Stream, void *, stream), P(Skip, void **, native)))                             \
+    X(c, event_get_native, EventGetNative, eventGetNative, infinirtEventGetNativeHandle, COLD,                   \
+      (P(Device, int, device), P(Event, void *, event), P(Skip, void **, native)))                               \
+    X(c, device_get_native_context, DeviceGetNativeContext, deviceGetNativeContext,                              \
+      infinirtDeviceGetNativeContext, COLD, (P(Device, int, device), P(Skip, void **, native)))                  \
+    X(c, pointer_get_attributes, PointerGetAttributes, pointerGetAttributes, infinirtPointerGetAttributes, COLD, \
+      (P(Src, const void *, ptr), P(Skip, infinirtPointerAttributes_t *, attributes)))
+
+/* ---- modules and kernels (interface version 2; all optional, together)
+ * Modules and kernels are the plugin's own objects; the loader wraps them in handles and
+ * validates them before every call. A kernel belongs to its module and is never used after
+ * module_unload.
+ * module_load: `images` (count >= 1) are validated: struct_size == sizeof(infinirtModuleImage_t),
+ *   data non-NULL, size > 0, format resolved (never AUTO). The plugin copies what it keeps. `log`
+ *   may be NULL (log_size 0); when not, the plugin writes the build/JIT log there, truncated and
+ *   NUL-terminated, on success and on failure ("" when there is none). A format it does not
+ *   load: BAD_PARAM naming those it does; a build failure: BUILD_FAILED with the log's first
+ *   lines through set_error.
+ * module_unload: releases the module and its kernels. Launches already queued must still run
+ *   correctly (keep references, or wait for them). The loader calls it once, when no handle or
+ *   graph refers to the module any more.
+ * module_get_kernel: SYMBOL_NOT_FOUND naming `name` (and some names that exist, where the plugin
+ *   can list them). The loader asks once per name and keeps the answer.
+ * module_get_global: optional even when the others exist (NOT_IMPLEMENTED). `size` may be NULL.
+ * kernel_get_attribute: attr is in range. The loader asks MAX_THREADS_PER_BLOCK,
+ *   MAX_DYNAMIC_SHARED_BYTES and NUM_PARAMS once per kernel and validates launches against them:
+ *   they must be finite (NUM_PARAMS may be -1).
+ * kernel_set_attribute: only MAX_DYNAMIC_SHARED_BYTES reaches it, with a value >= 0.
+ * launch_kernel: everything the loader can check is checked (infinirtLaunchKernel's list): config
+ *   is whole (struct_size == sizeof), each dimension >= 1, the block within
+ *   MAX_THREADS_PER_BLOCK, dynamic_shared_bytes + LOCAL sizes within MAX_DYNAMIC_SHARED_BYTES,
+ *   kinds and sizes valid, num_args == NUM_PARAMS where known, the stream on `device`. Argument
+ *   bytes must be consumed (copied) before returning. Hot path: no allocation, no context call
+ *   when the stream is explicit. */
+#define INFINIRT_PLUGIN_ENTRIES_MODULES(X, P, c)                                                               \
+    X(c, module_load, ModuleLoad, moduleLoad, infinirtModuleLoad, COLD,                                          \
+      (P(Device, int, device), P(Skip, const infinirtModuleImage_t *, images), P(Value, size_t, count),          \
+       P(Skip, char *, log), P(Skip, size_t, log_size), P(OutModule, void **, module)))                          \
+    X(c, module_unload, ModuleUnload, moduleUnload, infinirtModuleUnload, COLD,                                  \
+      (P(Device, int, device), P(DestroyModule, void *, module)))                                                \
+    X(c, module_get_kernel, ModuleGetKernel, moduleGetKernel, infinirtModuleGetKernel, COLD,                     \
+      (P(Device, int, device), P(Module, void *, module), P(Skip, const char *, name),                           \
+       P(OutKernel, void **, kernel)))                                                                           \
+    X(c, module_get_global, ModuleGetGlobal, moduleGetGlobal, infinirtModuleGetGlobal, COLD,                     \
+      (P(Device, int, device), P(Module, void *, module), P(Skip, const char *, name), P(OutGlobal, void **, ptr), \
+       P(OutGlobalSize, size_t *, size)))                                                                        \
+    X(c, kernel_get_attribute, KernelGetAttribute, kernelGetAttribute, infinirtKernelGetAttribute, COLD,         \
+      (P(Device, int, device), P(Kernel, void *, kernel), P(Value, infinirtKernelAttribute_t, attr),             \
+       P(Skip, int64_t *, value)))                                                                               \
+    X(c, kernel_set_attribute, KernelSetAttribute, kernelSetAttribute, infinirtKernelSetAttribute, COLD,         \
+      (P(Device, int, device), P(Kernel, void *, kernel), P(Value, infinirtKernelAttribute_t, attr),             \
+       P(Value, int64_t, value)))                                                                                \
+    X(c, launch_kernel, LaunchKernel, launchKernel, infinirtLaunchKernel, HOT,                                   \
+      (P(Device, int, device), P(Kernel, void *, kernel), P(Skip, const infinirtLaunchConfig_t *, config),      \
+       P(KernelArgs, const infinirtKernelArg_t *, args), P(Value, uint32_t, num_args), P(Stream, void *, stream)))
+
+/* ---- peers (all optional)
+ * Two devices of this plugin: `device` != `peer` (or dst_device != src_device), both valid; the
+ * loader answers pairs of a device with itself and pairs of two backends itself.
+ * device_can_access_peer: whether access can be enabled. NULL entry: the loader answers 0.
+ * device_get_peer_attribute: attr is in range. NULL entry: the loader answers ACCESS_SUPPORTED
+ *   from device_can_access_peer, COPY_WITHOUT_STAGING from memcpy_peer_async being set, the
+ *   others 0.
+ * device_enable_peer_access, device_disable_peer_access: one direction. Enabling what is enabled
+ *   is SUCCESS; disabling what is not enabled is BAD_PARAM; a pair without support is BAD_PARAM.
+ *   NULL entries: the loader answers BAD_PARAM (no pair of such a plugin can access the other).
+ * memcpy_peer_async: enqueues a copy of `size` (> 0) bytes from src_device's memory to
+ *   dst_device's on `stream`, a stream of `stream_device` (dst_device or src_device; NULL: its
+ *   default stream), whether or not access is enabled. Returns without waiting for the copy.
+ *   NULL entry: the loader stages the copy through host memory with memcpy_async on each device.
+ * stream_wait_peer_event: like stream_wait_event, for an event of another device of this plugin
+ *   (event_device != device): a device-side wait. NULL entry: the loader blocks the caller until
+ *   the event has completed. */
+#define INFINIRT_PLUGIN_ENTRIES_PEERS(X, P, c)                                                                 \
+    X(c, device_can_access_peer, DeviceCanAccessPeer, deviceCanAccessPeer, infinirtDeviceCanAccessPeer, COLD,    \
+      (P(Device, int, device), P(Value, int, peer), P(Skip, int *, can_access)))                                 \
+    X(c, device_get_peer_attribute, DeviceGetPeerAttribute, deviceGetPeerAttribute, infinirtDeviceGetPeerAttribute, \
+      COLD, (P(Device, int, device), P(Value, int, peer), P(Value, infinirtPeerAttribute_t, attr),               \
+             P(Skip, int *, value)))                                                                             \
+    X(c, device_enable_peer_access, DeviceEnablePeerAccess, deviceEnablePeerAccess, infinirtDeviceEnablePeerAccess, \
+      COLD, (P(Device, int, device), P(Value, int, peer)))                                                       \
+    X(c, device_disable_peer_access, DeviceDisablePeerAccess, deviceDisablePeerAccess,                           \
+      infinirtDeviceDisablePeerAccess, COLD, (P(Device, int, device), P(Value, int, peer)))                      \
+    X(c, memcpy_peer_async, MemcpyPeerAsync, memcpyPeerAsync, infinirtMemcpyPeerAsync, COLD,                     \
+      (P(Device, int, dst_device), P(Skip, void *, dst), P(Value, int, src_device), P(Skip, const void *, src),  \
+       P(Size, size_t, size), P(Value, int, stream_device), P(Stream, void *, stream)))                         \
+    X(c, stream_wait_peer_event, StreamWaitPeerEvent, streamWaitPeerEvent, infinirtStreamWaitEvent, COLD,        \
+      (P(Device, int, device), P(Stream, void *, stream), P(Value, int, event_device), P(Event, void *, event)))
+
+/* ---- what the loader asks of the backend (optional)
+ * get_plugin_traits: see infinirtPluginTraits_t. NULL entry: the defaults.
+ * module_rank_image: how well an image of `format` built for `arch` ("any": for no particular
+ *   device) suits `device`, for infinirtModuleLoadFile choosing among a module file's images of
+ *   this backend: *rank > 0 when it may load, the highest tried first; *rank = 0 when it cannot,
+ *   with `why` (size why_size, NUL-terminated, may be cut) saying why for the caller's log.
+ *   format is a known format other than AUTO. NULL entry: an image for "any" or for the device's
+ *   architecture property ranks 1, others 0. */
+#define INFINIRT_PLUGIN_ENTRIES_LOADER(X, P, c)                                                                \
+    X(c, get_plugin_traits, GetPluginTraits, getPluginTraits, infinirtGetBackendInfo, LOADER,                    \
+      (P(Skip, infinirtPluginTraits_t *, traits)))                                                               \
+    X(c, module_rank_image, ModuleRankImage, moduleRankImage, infinirtModuleLoadFile, LOADER,                    \
+      (P(Device, int, device), P(Value, infinirtModuleFormat_t, format), P(Skip, const char *, arch),            \
+       P(Skip, int *, rank), P(Skip, char *, why), P(Skip, size_t, why_size)))
+
+#define INFINIRT_PLUGIN_ENTRIES(X, P, c)                                                                       \
+    INFINIRT_PLUGIN_ENTRIES_DEVICES(X, P, c)                                                                     \
+    INFINIRT_PLUGIN_ENTRIES_STREAMS_EVENTS(X, P, c)                                                              \
+    INFINIRT_PLUGIN_ENTRIES_MEMORY(X, P, c)                                                                      \
+    INFINIRT_PLUGIN_ENTRIES_GRAPHS(X, P, c)                                                                      \
+    INFINIRT_PLUGIN_ENTRIES_NATIVE(X, P, c)                                                                      \
+    INFINIRT_PLUGIN_ENTRIES_MODULES(X, P, c)                                                                     \
+    INFINIRT_PLUGIN_ENTRIES_PEERS(X, P, c)                                                                       \
+    INFINIRT_PLUGIN_ENTRIES_LOADER(X, P, c)
+
+/* The function types, infinirtPlugin<Type>Fn, and the table. */
+#define INFINIRT_PLUGIN_PARAM_DECL_(role, type, name) type name
+#define INFINIRT_PLUGIN_TYPEDEF_(c, field, Type, impl, api, kind, params) \
+    typedef infiniStatus_t infinirtPlugin##Type##Fn params;
+INFINIRT_PLUGIN_ENTRIES(INFINIRT_PLUGIN_TYPEDEF_, INFINIRT_PLUGIN_PARAM_DECL_, ~)
+#undef INFINIRT_PLUGIN_TYPEDEF_
 
 typedef struct infinirtPluginTable {
     size_t struct_size;      /* sizeof(infinirtPluginTable_t) as the plugin was built */
     uint32_t version;        /* interface version the table follows */
     const char *name;        /* short backend name: "cpu", "cuda", ... (static storage) */
     infiniDevice_t device_type;
-
-    /* ---- lifetime and devices -------------------------------------------------------- */
-
-    /* Called once, before anything else. A failure marks the plugin FAILED (reason from
-     * set_error). A missing vendor library is NOT a failure: init succeeds and
-     * get_device_count reports 0 with the reason. */
-    infinirtPluginInitFn *init;
-    /* Never fails for a missing driver: *count = 0 and `reason` (size reason_size) says why.
-     * `reason` is "" when devices were found. */
-    infinirtPluginGetDeviceCountFn *get_device_count;
-    /* props->struct_size is sizeof(infinirtDeviceProperties_t) of this header; the loader
-     * pre-fills unknown fields (-1 / 0 / ""). Set device_kind: the loader reads it to choose the
-     * process default device (a CPU-kind device never wins over cpu:0); graphs_native is the
-     * loader's (overwritten). */
-    infinirtPluginGetDevicePropertiesFn *get_device_properties;
-    /* Optional. Called when a thread makes this device current (infinirtSetDevice), so that
-     * native per-thread state (e.g. the CUDA current context) can follow. Failure leaves the
-     * thread's current device unchanged. */
-    infinirtPluginSetDeviceFn *set_device;
-    infinirtPluginDeviceSynchronizeFn *device_synchronize;
-    infinirtPluginGetMemInfoFn *get_mem_info;
-    /* Optional; without it the loader fills the memory fields from get_mem_info. */
-    infinirtPluginGetResourceSnapshotFn *get_resource_snapshot;
-
-    /* ---- streams ------------------------------------------------------------------------ */
-    infinirtPluginStreamCreateFn *stream_create;
-    /* Waits for pending work, then destroys. A failure leaves the stream as it was, usable (the
-     * loader keeps its handle); SUCCESS means it is gone. */
-    infinirtPluginStreamDestroyFn *stream_destroy;
-    infinirtPluginStreamSynchronizeFn *stream_synchronize;
-    /* SUCCESS when idle, INFINI_STATUS_NOT_READY when work is pending. */
-    infinirtPluginStreamQueryFn *stream_query;
-    infinirtPluginStreamWaitEventFn *stream_wait_event;
-
-    /* ---- events ------------------------------------------------------------------------- */
-    infinirtPluginEventCreateFn *event_create;
-    infinirtPluginEventDestroyFn *event_destroy;
-    infinirtPluginEventRecordFn *event_record;
-    infinirtPluginEventQueryFn *event_query;
-    infinirtPluginEventSynchronizeFn *event_synchronize;
-    /* Both events belong to `device`. Same error rules as infinirtEventElapsedTime. */
-    infinirtPluginEventElapsedTimeFn *event_elapsed_time;
-
-    /* ---- memory ------------------------------------------------------------------------- */
-    /* size > 0 (the loader refuses 0). Failure to allocate is INFINI_STATUS_OUT_OF_MEMORY. */
-    infinirtPluginMallocDeviceFn *malloc_device;
-    /* Like cudaFree: waits for the device's pending work first, so memory still in use by queued
-     * work is never released under it. */
-    infinirtPluginFreeDeviceFn *free_device;
-    infinirtPluginMallocHostFn *malloc_host;
-    infinirtPluginFreeHostFn *free_host;
-    /* kind is H2H/H2D/D2H/D2D, or DEFAULT when the loader could not tell a pointer's side
-     * (memory infinirt did not allocate); size > 0. Synchronous copies are ordered after work
-     * already submitted to the device's default stream and complete before returning. */
-    infinirtPluginMemcpySyncFn *memcpy_sync;
-    infinirtPluginMemcpyAsyncFn *memcpy_async;
-    infinirtPluginMemsetSyncFn *memset_sync;
-    infinirtPluginMemsetAsyncFn *memset_async;
-    infinirtPluginMallocAsyncFn *malloc_async;
-    infinirtPluginFreeAsyncFn *free_async;
-
-    /* ---- graphs (all optional: when stream_begin_capture is NULL the loader records the calls
-     * made on a capturing stream and replays them through the entries above) ------------- */
-    infinirtPluginStreamBeginCaptureFn *stream_begin_capture;
-    infinirtPluginStreamEndCaptureFn *stream_end_capture;
-    infinirtPluginGraphDestroyFn *graph_destroy;
-    infinirtPluginGraphInstantiateFn *graph_instantiate;
-    infinirtPluginGraphExecDestroyFn *graph_exec_destroy;
-    infinirtPluginGraphLaunchFn *graph_launch;
-
-    /* ---- native interop (optional) ------------------------------------------------------ */
-    infinirtPluginStreamGetNativeFn *stream_get_native;
-    infinirtPluginEventGetNativeFn *event_get_native;
-    infinirtPluginDeviceGetNativeContextFn *device_get_native_context;
-    /* For pointers infinirt did not allocate: SUCCESS and attributes filled if the backend
-     * recognises the pointer (e.g. cuPointerGetAttributes), anything else otherwise. */
-    infinirtPluginPointerGetAttributesFn *pointer_get_attributes;
-
-    /* ---- modules and kernels (version 2; all optional, together) ------------------------
-     * Modules and kernels are the plugin's own objects; the loader wraps them in handles and
-     * validates them before every call. A kernel belongs to its module and is never used after
-     * module_unload. */
-
-    /* `images` (count >= 1) are validated: struct_size == sizeof(infinirtModuleImage_t), data
-     * non-NULL, size > 0, format resolved (never AUTO). The plugin copies what it keeps. `log`
-     * may be NULL (log_size 0); when not, the plugin writes the build/JIT log there, truncated
-     * and NUL-terminated, on success and on failure ("" when there is none). A format it does not
-     * load: BAD_PARAM naming those it does; a build failure: BUILD_FAILED with the log's first
-     * lines through set_error. */
-    infinirtPluginModuleLoadFn *module_load;
-    /* Releases the module and its kernels. Launches already queued must still run correctly
-     * (keep references, or wait for them). The loader calls it once, when no handle or graph
-     * refers to the module any more. */
-    infinirtPluginModuleUnloadFn *module_unload;
-    /* SYMBOL_NOT_FOUND naming `name` (and some names that exist, where the plugin can list
-     * them). The loader asks once per name and keeps the answer. */
-    infinirtPluginModuleGetKernelFn *module_get_kernel;
-    /* Optional even when the others exist (NOT_IMPLEMENTED). `size` may be NULL. */
-    infinirtPluginModuleGetGlobalFn *module_get_global;
-    /* attr is in range. The loader asks MAX_THREADS_PER_BLOCK, MAX_DYNAMIC_SHARED_BYTES and
-     * NUM_PARAMS once per kernel and validates launches against them: they must be finite
-     * (NUM_PARAMS may be -1). */
-    infinirtPluginKernelGetAttributeFn *kernel_get_attribute;
-    /* Only MAX_DYNAMIC_SHARED_BYTES reaches it, with a value >= 0. */
-    infinirtPluginKernelSetAttributeFn *kernel_set_attribute;
-    /* Everything the loader can check is checked (infinirtLaunchKernel's list): config is whole
-     * (struct_size == sizeof), each dimension >= 1, the block within MAX_THREADS_PER_BLOCK,
-     * dynamic_shared_bytes + LOCAL sizes within MAX_DYNAMIC_SHARED_BYTES, kinds and sizes valid,
-     * num_args == NUM_PARAMS where known, the stream on `device`. Argument bytes must be
-     * consumed (copied) before returning. Hot path: no allocation, no context call when the
-     * stream is explicit. */
-    infinirtPluginLaunchKernelFn *launch_kernel;
-
-    /* ---- peers (appended; all optional) -------------------------------------------------
-     * Two devices of this plugin: `device` != `peer` (or dst_device != src_device), both valid;
-     * the loader answers pairs of a device with itself and pairs of two backends itself. */
-
-    /* Whether access can be enabled. NULL entry: the loader answers 0. */
-    infinirtPluginDeviceCanAccessPeerFn *device_can_access_peer;
-    /* attr is in range. NULL entry: the loader answers ACCESS_SUPPORTED from
-     * device_can_access_peer, COPY_WITHOUT_STAGING from memcpy_peer_async being set, the others 0. */
-    infinirtPluginDeviceGetPeerAttributeFn *device_get_peer_attribute;
-    /* One direction. Enabling what is enabled is SUCCESS; disabling what is not enabled is
-     * BAD_PARAM; a pair without support is BAD_PARAM. NULL entries: the loader answers BAD_PARAM
-     * (no pair of such a plugin can access the other). */
-    infinirtPluginDeviceEnablePeerAccessFn *device_enable_peer_access;
-    infinirtPluginDeviceDisablePeerAccessFn *device_disable_peer_access;
-    /* Enqueues a copy of `size` (> 0) bytes from src_device's memory to dst_device's on `stream`,
-     * a stream of `stream_device` (dst_device or src_device; NULL: its default stream), whether
-     * or not access is enabled. Returns without waiting for the copy. NULL entry: the loader
-     * stages the copy through host memory with memcpy_async on each device. */
-    infinirtPluginMemcpyPeerAsyncFn *memcpy_peer_async;
-    /* Like stream_wait_event, for an event of another device of this plugin (event_device !=
-     * device): a device-side wait. NULL entry: the loader blocks the caller until the event has
-     * completed. */
-    infinirtPluginStreamWaitPeerEventFn *stream_wait_peer_event;
+#define INFINIRT_PLUGIN_FIELD_(c, field, Type, impl, api, kind, params) infinirtPlugin##Type##Fn *field;
+    INFINIRT_PLUGIN_ENTRIES(INFINIRT_PLUGIN_FIELD_, INFINIRT_PLUGIN_PARAM_DECL_, ~)
+#undef INFINIRT_PLUGIN_FIELD_
 } infinirtPluginTable_t;
 
 /* The entry point. `loader_version` is the newest version the loader speaks; the plugin writes

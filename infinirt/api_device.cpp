@@ -243,6 +243,7 @@ __export infiniStatus_t infinirtGetBackendInfo(int index, infinirtBackendInfo_t 
     out.device_count = b.state == INFINIRT_BACKEND_LOADED ? b.device_count : 0;
     out.state = b.state;
     copyString(out.reason, sizeof out.reason, b.reason);
+    out.host_staging_rank = b.traits.host_staging_rank;
     copyOut(info, out);
     return INFINI_STATUS_SUCCESS;
 }

@@ -53,145 +53,56 @@ INFINIRT_COLD infiniStatus_t readFile(const char *path, std::vector<unsigned cha
     return INFINI_STATUS_SUCCESS;
 }
 
-// What the device is, for choosing.
+// The device images are chosen for.
 struct Target {
-    std::string backend;  // the plugin's name
-    std::string arch;     // the device's architecture property ("" if unknown)
-    std::string name;     // the device's name property
-    int cc = -1;          // compute capability as major * 10 + minor; -1 if none
+    Backend *backend = nullptr;
+    int id = 0;
+    std::string arch; // the device's architecture property ("" if unknown)
 };
 
 // Whether an entry fits and how much it is preferred (higher first).
 struct Fit {
     bool fits = false;
     int rank = 0;
-    int sub = 0;
     std::string why; // why it does not fit
 };
 
-std::string strip(const std::string &arch) {
-    // sm_90a / sm_100f: architecture-specific variants of sm_90 / sm_100.
-    if (arch.size() > 3 && (arch.back() == 'a' || arch.back() == 'f') && arch.compare(0, 3, "sm_") == 0) {
-        return arch.substr(0, arch.size() - 1);
-    }
-    return arch;
-}
-
-// "compute_80" or "sm_80" -> 80; -1 otherwise.
-int smNumber(const std::string &arch) {
-    const std::string a = strip(arch);
-    size_t p = 0;
-    if (a.compare(0, 8, "compute_") == 0) {
-        p = 8;
-    } else if (a.compare(0, 3, "sm_") == 0) {
-        p = 3;
-    } else {
-        return -1;
-    }
-    if (p == a.size() || a.size() - p > 4) {
-        return -1;
-    }
-    int n = 0;
-    for (size_t i = p; i < a.size(); ++i) {
-        if (a[i] < '0' || a[i] > '9') {
-            return -1;
-        }
-        n = n * 10 + (a[i] - '0');
-    }
-    return n;
-}
-
-Fit fits(int rank, int sub = 0) {
-    Fit f;
-    f.fits = true;
-    f.rank = rank;
-    f.sub = sub;
-    return f;
-}
 Fit unfit(std::string why) {
     Fit f;
     f.why = std::move(why);
     return f;
 }
 
+// The backend ranks each image of its own (module_rank_image); without that entry, any image
+// for it that names no architecture or the device's, in file order.
 Fit judge(const modfile::Entry &e, const Target &t) {
     const uint32_t fmt = e.format;
-    const char *fname = modfile::formatText(fmt);
-    if (e.backend != t.backend) {
-        return unfit("an image for backend " + e.backend + ", the device's is " + t.backend);
+    if (e.backend != t.backend->name) {
+        return unfit("an image for backend " + e.backend + ", the device's is " + t.backend->name);
     }
     if (fmt == INFINIRT_MODULE_FORMAT_AUTO || fmt > INFINIRT_MODULE_FORMAT_HOST_SO) {
         return unfit("format " + std::to_string(fmt) + " is unknown to this infinirt");
     }
-    const bool any = e.arch == "any";
     const std::string dev_arch = t.arch.empty() ? std::string("unknown") : t.arch;
-    if (t.backend == "cuda") {
-        if (fmt == INFINIRT_MODULE_FORMAT_CUBIN) {
-            if (any) {
-                return fits(3, -1); // after a fatbin: nothing says it was built for this device
-            }
-            if (!t.arch.empty() && strip(e.arch) == t.arch) {
-                return fits(4);
-            }
-            return unfit("a cubin for " + e.arch + "; the device is " + dev_arch +
-                         " (a cubin loads only on its own architecture)");
-        }
-        if (fmt == INFINIRT_MODULE_FORMAT_FATBIN) {
-            return any || strip(e.arch) == t.arch ? fits(3) : unfit("a fatbin for " + e.arch + "; the device is " + dev_arch);
-        }
-        if (fmt == INFINIRT_MODULE_FORMAT_PTX) {
-            if (any) {
-                return fits(2, 0);
-            }
-            const int n = smNumber(e.arch);
-            if (n < 0) {
-                return unfit("PTX for \"" + e.arch + "\", which is no compute_XY or sm_XY");
-            }
-            if (t.cc >= 0 && n > t.cc) {
-                return unfit("PTX for " + e.arch + " needs compute capability " + std::to_string(n / 10) + "." +
-                             std::to_string(n % 10) + "; the device has " + std::to_string(t.cc / 10) + "." +
-                             std::to_string(t.cc % 10));
-            }
-            return fits(2, n);
-        }
-        return unfit(std::string("the cuda backend loads PTX, CUBIN and FATBIN, not ") + fname);
+    if (t.backend->table.module_rank_image == nullptr) {
+        Fit f = e.arch == "any" || e.arch == t.arch ? Fit{true, 1, {}}
+                                                   : unfit("an image for " + e.arch + "; the device is " + dev_arch);
+        return f;
     }
-    if (t.backend == "hip") {
-        if (fmt == INFINIRT_MODULE_FORMAT_HSACO) {
-            if (any || t.arch.empty() || e.arch == t.arch) {
-                return fits(4, e.arch == t.arch ? 1 : 0);
-            }
-            return unfit("a code object for " + e.arch + "; the device is " + t.arch);
-        }
-        if (fmt == INFINIRT_MODULE_FORMAT_FATBIN) {
-            return fits(3);
-        }
-        return unfit(std::string("the hip backend loads HSACO and FATBIN, not ") + fname);
+    int rank = 0;
+    char why[256] = "";
+    const infiniStatus_t st = INFINIRT_CALL(t.backend, module_rank_image, t.id, t.id,
+                                            static_cast<infinirtModuleFormat_t>(fmt), e.arch.c_str(), &rank, why,
+                                            sizeof why);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return unfit(std::string("the backend could not judge it: ") + infinirtGetErrorName(st) + ": " +
+                     infinirtGetLastErrorMessage());
     }
-    if (t.backend == "opencl") {
-        const bool mine = (!t.arch.empty() && e.arch == t.arch) || e.arch == t.name;
-        if (fmt == INFINIRT_MODULE_FORMAT_DEVICE_BINARY) {
-            return mine ? fits(4)
-                        : unfit("a device binary for \"" + e.arch + "\"; the device is \"" + t.name + "\"" +
-                                (t.arch.empty() ? std::string() : " (" + t.arch + ")"));
-        }
-        if (fmt == INFINIRT_MODULE_FORMAT_SPIRV || fmt == INFINIRT_MODULE_FORMAT_OPENCL_C) {
-            if (!any && !mine) {
-                return unfit("an image for \"" + e.arch + "\"; the device is \"" + t.name + "\"");
-            }
-            return fits(fmt == INFINIRT_MODULE_FORMAT_SPIRV ? 3 : 2);
-        }
-        return unfit(std::string("the opencl backend loads OPENCL_C, SPIRV and DEVICE_BINARY, not ") + fname);
+    if (rank <= 0) {
+        why[sizeof why - 1] = '\0'; // the plugin's text: bounded
+        return unfit(why[0] != '\0' ? why : "the backend does not load it");
     }
-    if (t.backend == "cpu") {
-        if (fmt != INFINIRT_MODULE_FORMAT_HOST_SO) {
-            return unfit(std::string("the cpu backend loads HOST_SO, not ") + fname);
-        }
-        return any || e.arch == t.arch ? fits(4)
-                                       : unfit("a shared object for " + e.arch + "; the host is " + dev_arch);
-    }
-    // Another plugin: any image for it, in file order.
-    return any || e.arch == t.arch ? fits(1) : unfit("an image for " + e.arch + "; the device is " + dev_arch);
+    return Fit{true, rank, {}};
 }
 
 std::string describe(const modfile::Entry &e, size_t index) {
@@ -256,15 +167,12 @@ __export infiniStatus_t infinirtModuleLoadFile(infinirtModule_t *module, infiniD
         return st;
     }
     Target t;
-    t.backend = b->name;
+    t.backend = b;
+    t.id = device_id;
     t.arch = props.architecture;
-    t.name = props.name;
-    if (props.compute_capability_major >= 0 && props.compute_capability_minor >= 0) {
-        t.cc = props.compute_capability_major * 10 + props.compute_capability_minor;
-    }
     char device_text[160];
     std::snprintf(device_text, sizeof device_text, "%s:%d (backend %s, architecture %s)", typeName(device), device_id,
-                  t.backend.c_str(), t.arch.empty() ? "unknown" : t.arch.c_str());
+                  b->name.c_str(), t.arch.empty() ? "unknown" : t.arch.c_str());
 
     struct Candidate {
         size_t index;
@@ -277,7 +185,7 @@ __export infiniStatus_t infinirtModuleLoadFile(infinirtModule_t *module, infiniD
     std::vector<Candidate> order;
     std::copy_if(all.begin(), all.end(), std::back_inserter(order), [](const Candidate &c) { return c.fit.fits; });
     std::stable_sort(order.begin(), order.end(), [](const Candidate &a, const Candidate &c) {
-        return a.fit.rank != c.fit.rank ? a.fit.rank > c.fit.rank : a.fit.sub > c.fit.sub;
+        return a.fit.rank > c.fit.rank;
     });
 
     std::string text;

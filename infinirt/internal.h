@@ -99,6 +99,9 @@ struct Backend {
     uint32_t version = 0;
     int device_count = 0;
     infinirtBackendState_t state = INFINIRT_BACKEND_FAILED;
+    // What the plugin says of itself (get_plugin_traits; the defaults where it has none), asked
+    // once after init. The strings are the plugin's (static storage), never NULL.
+    infinirtPluginTraits_t traits{};
 };
 
 struct Registry {

@@ -49,20 +49,15 @@ bool creates(Entry e) {
     }
 }
 
-// The native error a backend of `type` reports for such a failure, as its error table names it.
+// The native error the backend serving `type` reports for such a failure (its traits).
 const char *nativeName(int type, bool out_of_memory) {
-    switch (type) {
-    case INFINI_DEVICE_NVIDIA: return out_of_memory ? "CUDA_ERROR_OUT_OF_MEMORY (2)" : "CUDA_ERROR_LAUNCH_FAILED (719)";
-    case INFINI_DEVICE_AMD: return out_of_memory ? "hipErrorOutOfMemory (2)" : "hipErrorLaunchFailure (719)";
-    case INFINI_DEVICE_OPENCL:
-        return out_of_memory ? "CL_MEM_OBJECT_ALLOCATION_FAILURE (-4)" : "CL_OUT_OF_RESOURCES (-5)";
-    default: return out_of_memory ? "ENOMEM" : "EIO";
-    }
+    const infinirtPluginTraits_t &t = g_registry.by_type[type]->traits; // wrapped: it is loaded
+    return out_of_memory ? t.native_out_of_memory_error : t.native_failure_error;
 }
 
 Entry entryNamed(const std::string &name) {
     for (int i = 0; i < kEntryCount; ++i) {
-        if (name == entryField(static_cast<Entry>(i))) {
+        if (entryWrapped(static_cast<Entry>(i)) && name == entryField(static_cast<Entry>(i))) {
             return static_cast<Entry>(i);
         }
     }

@@ -20,93 +20,37 @@ namespace {
 
 infinirtPluginTable_t g_next[kTypeCount];
 
-struct EntryInfo {
-    const char *field;
-    const char *api;
-    Arg roles[kMaxArgs];
-    const char *names[kMaxArgs];
-};
-
-using A = Arg;
-// What each argument of each entry is, in the order of the entry's parameters.
-constexpr EntryInfo kEntries[kEntryCount] = {
-    {"get_device_properties", "infinirtGetDeviceProperties", {A::Device, A::Skip}, {"device", nullptr}},
-    {"set_device", "infinirtSetDevice", {A::Device}, {"device"}},
-    {"device_synchronize", "infinirtDeviceSynchronize", {A::Device}, {"device"}},
-    {"get_mem_info", "infinirtGetMemInfo", {A::Device, A::Skip, A::Skip}, {"device"}},
-    {"get_resource_snapshot", "infinirtGetDeviceResourceSnapshot", {A::Device, A::Skip}, {"device"}},
-    {"stream_create", "infinirtStreamCreate", {A::Device, A::OutStream}, {"device", "stream"}},
-    {"stream_destroy", "infinirtStreamDestroy", {A::Device, A::DestroyStream}, {"device", "stream"}},
-    {"stream_synchronize", "infinirtStreamSynchronize", {A::Device, A::Stream}, {"device", "stream"}},
-    {"stream_query", "infinirtStreamQuery", {A::Device, A::Stream}, {"device", "stream"}},
-    {"stream_wait_event", "infinirtStreamWaitEvent", {A::Device, A::Stream, A::Event}, {"device", "stream", "event"}},
-    {"event_create", "infinirtEventCreate", {A::Device, A::Value, A::OutEvent}, {"device", "flags", "event"}},
-    {"event_destroy", "infinirtEventDestroy", {A::Device, A::DestroyEvent}, {"device", "event"}},
-    {"event_record", "infinirtEventRecord", {A::Device, A::Event, A::Stream}, {"device", "event", "stream"}},
-    {"event_query", "infinirtEventQuery", {A::Device, A::Event, A::Skip}, {"device", "event"}},
-    {"event_synchronize", "infinirtEventSynchronize", {A::Device, A::Event}, {"device", "event"}},
-    {"event_elapsed_time", "infinirtEventElapsedTime", {A::Device, A::Skip, A::Event, A::Event},
-     {"device", nullptr, "start", "end"}},
-    {"malloc_device", "infinirtMalloc", {A::Device, A::OutMem, A::Size}, {"device", "ptr", "size"}},
-    {"free_device", "infinirtFree", {A::Device, A::FreePtr}, {"device", "ptr"}},
-    {"malloc_host", "infinirtMallocHost", {A::Device, A::OutMem, A::Size}, {"device", "ptr", "size"}},
-    {"free_host", "infinirtFreeHost", {A::Device, A::FreePtr}, {"device", "ptr"}},
-    {"memcpy_sync", "infinirtMemcpy", {A::Device, A::Dst, A::Src, A::Size, A::Value},
-     {"device", "dst", "src", "size", "kind"}},
-    {"memcpy_async", "infinirtMemcpyAsync", {A::Device, A::Dst, A::Src, A::Size, A::Value, A::Stream},
-     {"device", "dst", "src", "size", "kind", "stream"}},
-    {"memset_sync", "infinirtMemset", {A::Device, A::Dst, A::Value, A::Size}, {"device", "ptr", "value", "size"}},
-    {"memset_async", "infinirtMemsetAsync", {A::Device, A::Dst, A::Value, A::Size, A::Stream},
-     {"device", "ptr", "value", "size", "stream"}},
-    {"malloc_async", "infinirtMallocAsync", {A::Device, A::OutMem, A::Size, A::Stream},
-     {"device", "ptr", "size", "stream"}},
-    {"free_async", "infinirtFreeAsync", {A::Device, A::FreePtr, A::Stream}, {"device", "ptr", "stream"}},
-    {"stream_begin_capture", "infinirtStreamBeginCapture", {A::Device, A::Stream, A::Value},
-     {"device", "stream", "mode"}},
-    {"stream_end_capture", "infinirtStreamEndCapture", {A::Device, A::Stream, A::OutGraph},
-     {"device", "stream", "graph"}},
-    {"graph_destroy", "infinirtGraphDestroy", {A::Device, A::DestroyGraph}, {"device", "graph"}},
-    {"graph_instantiate", "infinirtGraphInstantiate", {A::Device, A::OutExec, A::Graph, A::Skip, A::Skip},
-     {"device", "exec", "graph"}},
-    {"graph_exec_destroy", "infinirtGraphExecDestroy", {A::Device, A::DestroyExec}, {"device", "exec"}},
-    {"graph_launch", "infinirtGraphLaunch", {A::Device, A::Exec, A::Stream}, {"device", "exec", "stream"}},
-    {"stream_get_native", "infinirtStreamGetNativeHandle", {A::Device, A::Stream, A::Skip}, {"device", "stream"}},
-    {"event_get_native", "infinirtEventGetNativeHandle", {A::Device, A::Event, A::Skip}, {"device", "event"}},
-    {"device_get_native_context", "infinirtDeviceGetNativeContext", {A::Device, A::Skip}, {"device"}},
-    {"pointer_get_attributes", "infinirtPointerGetAttributes", {A::Src, A::Skip}, {"ptr"}},
-    {"module_load", "infinirtModuleLoad", {A::Device, A::Skip, A::Value, A::Skip, A::Skip, A::OutModule},
-     {"device", nullptr, "images", nullptr, nullptr, "module"}},
-    {"module_unload", "infinirtModuleUnload", {A::Device, A::DestroyModule}, {"device", "module"}},
-    {"module_get_kernel", "infinirtModuleGetKernel", {A::Device, A::Module, A::Skip, A::OutKernel},
-     {"device", "module", nullptr, "kernel"}},
-    {"module_get_global", "infinirtModuleGetGlobal", {A::Device, A::Module, A::Skip, A::OutGlobal, A::OutGlobalSize},
-     {"device", "module"}},
-    {"kernel_get_attribute", "infinirtKernelGetAttribute", {A::Device, A::Kernel, A::Value, A::Skip},
-     {"device", "kernel", "attr"}},
-    {"kernel_set_attribute", "infinirtKernelSetAttribute", {A::Device, A::Kernel, A::Value, A::Value},
-     {"device", "kernel", "attr", "value"}},
-    {"launch_kernel", "infinirtLaunchKernel", {A::Device, A::Kernel, A::Skip, A::KernelArgs, A::Value, A::Stream},
-     {"device", "kernel", nullptr, "args", "num_args", "stream"}},
-};
-
-constexpr bool sameText(const char *a, const char *b) {
-    return *a == *b && (*a == '\0' || sameText(a + 1, b + 1));
-}
-// kEntries is in the order of INFINIRT_LAYER_ENTRIES.
-#define INFINIRT_LAYER_ORDER(field_name)                                                                  \
-    static_assert(sameText(kEntries[static_cast<int>(Entry::field_name)].field, #field_name),             \
-                  "kEntries is out of order at " #field_name);
-INFINIRT_LAYER_ENTRIES(INFINIRT_LAYER_ORDER)
-#undef INFINIRT_LAYER_ORDER
+// Each entry's field and C API names, and what each of its arguments is (role and name, in the
+// order of its parameters), from INFINIRT_PLUGIN_ENTRIES. LOADER entries are never wrapped: no
+// roles.
+#define INFINIRT_LAYER_UNPAREN(...) __VA_ARGS__
+#define INFINIRT_LAYER_ROLE(role, type, name) Arg::role
+#define INFINIRT_LAYER_NAME(role, type, name) #name
+#define INFINIRT_LAYER_ARGS_LOADER(params) {}
+#define INFINIRT_LAYER_ARGS_COLD(params) {INFINIRT_LAYER_UNPAREN params}
+#define INFINIRT_LAYER_ARGS_HOT INFINIRT_LAYER_ARGS_COLD
+#define INFINIRT_LAYER_ARGS(c, field, Type, impl, api, kind, params) INFINIRT_LAYER_ARGS_##kind(params),
+#define INFINIRT_LAYER_FIELD_NAME(c, field, Type, impl, api, kind, params) #field,
+#define INFINIRT_LAYER_API_NAME(c, field, Type, impl, api, kind, params) #api,
+#define INFINIRT_LAYER_IS_WRAPPED(c, field, Type, impl, api, kind, params) INFINIRT_LAYER_WRAPPED_##kind,
+#define INFINIRT_LAYER_WRAPPED_LOADER false
+#define INFINIRT_LAYER_WRAPPED_COLD true
+#define INFINIRT_LAYER_WRAPPED_HOT true
+constexpr const char *kFields[kEntryCount] = {INFINIRT_PLUGIN_ENTRIES(INFINIRT_LAYER_FIELD_NAME, ~, ~)};
+constexpr const char *kApis[kEntryCount] = {INFINIRT_PLUGIN_ENTRIES(INFINIRT_LAYER_API_NAME, ~, ~)};
+constexpr bool kWrapped[kEntryCount] = {INFINIRT_PLUGIN_ENTRIES(INFINIRT_LAYER_IS_WRAPPED, ~, ~)};
+constexpr Arg kRoles[kEntryCount][kMaxArgs] = {INFINIRT_PLUGIN_ENTRIES(INFINIRT_LAYER_ARGS, INFINIRT_LAYER_ROLE, ~)};
+constexpr const char *kNames[kEntryCount][kMaxArgs] = {
+    INFINIRT_PLUGIN_ENTRIES(INFINIRT_LAYER_ARGS, INFINIRT_LAYER_NAME, ~)};
 
 // The table field behind each entry.
 template <Entry E> struct Field;
-#define INFINIRT_LAYER_FIELD(field_name)                                                   \
-    template <> struct Field<Entry::field_name> {                                               \
-        using Fn = std::remove_pointer_t<decltype(infinirtPluginTable_t::field_name)>;          \
-        static Fn *&of(infinirtPluginTable_t &t) { return t.field_name; }                      \
+#define INFINIRT_LAYER_FIELD(c, field_name, Type, impl, api, kind, params)                                  \
+    template <> struct Field<Entry::field_name> {                                                          \
+        using Fn = infinirtPlugin##Type##Fn;                                                               \
+        static Fn *&of(infinirtPluginTable_t &t) { return t.field_name; }                                  \
     };
-INFINIRT_LAYER_ENTRIES(INFINIRT_LAYER_FIELD)
+INFINIRT_PLUGIN_ENTRIES(INFINIRT_LAYER_FIELD, ~, ~)
 #undef INFINIRT_LAYER_FIELD
 
 template <typename T> uint64_t asValue(T v) {
@@ -173,13 +117,12 @@ template <int Type, Entry E, typename Sig> struct Wrapper;
 template <int Type, Entry E, typename... P> struct Wrapper<Type, E, infiniStatus_t(P...)> {
     static_assert(sizeof...(P) <= kMaxArgs, "raise kMaxArgs");
     static infiniStatus_t call(P... args) {
-        const EntryInfo &info = kEntries[static_cast<int>(E)];
         LayerCall c;
         c.type = Type;
         c.entry = E;
         c.argc = sizeof...(P);
-        c.roles = info.roles;
-        c.names = info.names;
+        c.roles = kRoles[static_cast<int>(E)];
+        c.names = kNames[static_cast<int>(E)];
         int i = 0;
         ((c.value[i++] = asValue(args)), ...);
         const std::tuple<P...> context(args...);
@@ -191,12 +134,14 @@ template <int Type, Entry E, typename... P> struct Wrapper<Type, E, infiniStatus
 };
 
 template <int Type> void wrapTable(infinirtPluginTable_t &t) {
-#define INFINIRT_LAYER_WRAP(field_name)                                                              \
-    if (t.field_name != nullptr) {                                                                        \
-        t.field_name = &Wrapper<Type, Entry::field_name, Field<Entry::field_name>::Fn>::call;             \
+#define INFINIRT_LAYER_WRAP(c, field_name, Type, impl, api, kind, params) INFINIRT_LAYER_WRAP_##kind(field_name)
+#define INFINIRT_LAYER_WRAP_LOADER(field_name)
+#define INFINIRT_LAYER_WRAP_COLD(field_name)                                                                \
+    if (t.field_name != nullptr) {                                                                          \
+        t.field_name = &Wrapper<Type, Entry::field_name, Field<Entry::field_name>::Fn>::call;               \
     }
-    INFINIRT_LAYER_ENTRIES(INFINIRT_LAYER_WRAP)
-#undef INFINIRT_LAYER_WRAP
+#define INFINIRT_LAYER_WRAP_HOT INFINIRT_LAYER_WRAP_COLD
+    INFINIRT_PLUGIN_ENTRIES(INFINIRT_LAYER_WRAP, ~, ~)
 }
 
 template <int... Types> void wrapByType(int type, infinirtPluginTable_t &t, std::integer_sequence<int, Types...>) {
@@ -233,8 +178,9 @@ uint64_t LayerCall::find(Arg r) const {
     return 0;
 }
 
-const char *entryField(Entry e) { return kEntries[static_cast<int>(e)].field; }
-const char *entryApi(Entry e) { return kEntries[static_cast<int>(e)].api; }
+const char *entryField(Entry e) { return kFields[static_cast<int>(e)]; }
+const char *entryApi(Entry e) { return kApis[static_cast<int>(e)]; }
+bool entryWrapped(Entry e) { return kWrapped[static_cast<int>(e)]; }
 
 const infinirtPluginTable_t &layerNext(int type) { return g_next[type]; }
 

@@ -15,57 +15,11 @@
 
 namespace infinirt {
 
-// The entries the layers wrap, in table order (layer_table.cpp says, for each, the C ABI function
-// that reaches it and what each argument is). Entries appended to the table later are not
-// wrapped until they are listed here.
-#define INFINIRT_LAYER_ENTRIES(X)                                        \
-    X(get_device_properties)              \
-    X(set_device)                                   \
-    X(device_synchronize)                   \
-    X(get_mem_info)                                \
-    X(get_resource_snapshot)        \
-    X(stream_create)                             \
-    X(stream_destroy)                           \
-    X(stream_synchronize)                   \
-    X(stream_query)                               \
-    X(stream_wait_event)                      \
-    X(event_create)                               \
-    X(event_destroy)                             \
-    X(event_record)                               \
-    X(event_query)                                 \
-    X(event_synchronize)                     \
-    X(event_elapsed_time)                    \
-    X(malloc_device)                                   \
-    X(free_device)                                       \
-    X(malloc_host)                                 \
-    X(free_host)                                     \
-    X(memcpy_sync)                                     \
-    X(memcpy_async)                               \
-    X(memset_sync)                                     \
-    X(memset_async)                               \
-    X(malloc_async)                               \
-    X(free_async)                                   \
-    X(stream_begin_capture)                \
-    X(stream_end_capture)                    \
-    X(graph_destroy)                             \
-    X(graph_instantiate)                     \
-    X(graph_exec_destroy)                    \
-    X(graph_launch)                               \
-    X(stream_get_native)                \
-    X(event_get_native)                  \
-    X(device_get_native_context)       \
-    X(pointer_get_attributes)            \
-    X(module_load)                                 \
-    X(module_unload)                             \
-    X(module_get_kernel)                      \
-    X(module_get_global)                      \
-    X(kernel_get_attribute)                \
-    X(kernel_set_attribute)                \
-    X(launch_kernel)
-
+// Every entry of the plugin table, in table order (the one list: INFINIRT_PLUGIN_ENTRIES in
+// include/infinirt_plugin.h). The layers wrap all but the LOADER kind.
 enum class Entry : int {
-#define INFINIRT_LAYER_ENUM(field) field,
-    INFINIRT_LAYER_ENTRIES(INFINIRT_LAYER_ENUM)
+#define INFINIRT_LAYER_ENUM(c, field, Type, impl, api, kind, params) field,
+    INFINIRT_PLUGIN_ENTRIES(INFINIRT_LAYER_ENUM, ~, ~)
 #undef INFINIRT_LAYER_ENUM
     Count
 };
@@ -74,8 +28,10 @@ constexpr int kEntryCount = static_cast<int>(Entry::Count);
 // "memcpy_async"; "infinirtMemcpyAsync".
 const char *entryField(Entry e);
 const char *entryApi(Entry e);
+// Whether the layers wrap it (every kind but LOADER).
+bool entryWrapped(Entry e);
 
-// What an argument of an entry is, for the layers.
+// What an argument of an entry is, for the layers: the roles of INFINIRT_PLUGIN_ENTRIES.
 enum class Arg : uint8_t {
     Skip,      // not recorded (outputs the layers do not read, strings, structs)
     Device,    // the device index

@@ -8,9 +8,10 @@
 // devices cannot wait on each other), so the call blocks until the copy is complete.
 //
 // Bounce buffers are pinned host memory of the source backend (malloc_host on the source device),
-// or of the destination's where that backend's pinned memory serves its DMA better: a vendor GPU
-// backend's (cuda, hip) over opencl's over cpu's (ordinary memory, which would make the other leg a
-// pageable copy). They are kept in a pool per (backend, device) and reused:
+// or of the destination's where that backend's pinned memory serves its DMA better: the higher
+// host_staging_rank of the two plugins' traits (a vendor GPU backend's page-locked memory over
+// memory an OpenCL device maps over the cpu backend's ordinary memory, which would make the other
+// leg a pageable copy). They are kept in a pool per (backend, device) and reused:
 // concurrent staged copies take separate pairs, and the pool never holds more pairs than copies
 // ever ran at once. They are never freed (like default streams).
 #include "peer.h"
@@ -23,10 +24,6 @@
 namespace infinirt {
 
 namespace {
-
-// How much a backend's DMA gains from its own pinned memory: cpu none (ordinary memory), opencl
-// some (mapped CL_MEM_ALLOC_HOST_PTR buffers), the vendor GPU backends most.
-int pinnedRank(int type) { return type == INFINI_DEVICE_CPU ? 0 : type == INFINI_DEVICE_OPENCL ? 1 : 2; }
 
 struct BouncePair {
     void *buffer[2] = {nullptr, nullptr};
@@ -99,7 +96,7 @@ struct EventPair {
 infiniStatus_t stagedCopy(void *dst, const PeerEnd &d, void *d_stream, const void *src, const PeerEnd &s,
                           void *s_stream, size_t size) {
     INFINIRT_GUARD_BEGIN
-    const PeerEnd &host = pinnedRank(d.type) > pinnedRank(s.type) ? d : s;
+    const PeerEnd &host = d.backend->traits.host_staging_rank > s.backend->traits.host_staging_rank ? d : s;
     for (const PeerEnd *e : {&s, &d}) {
         const infinirtPluginTable_t &t = e->backend->table;
         if (t.memcpy_async == nullptr || t.event_create == nullptr || t.event_record == nullptr ||
@@ -113,18 +110,19 @@ infiniStatus_t stagedCopy(void *dst, const PeerEnd &d, void *d_stream, const voi
     if (host.backend->table.malloc_host == nullptr) {
         return notImplemented(host.backend, "malloc_host");
     }
+    BouncePair bounce;
+    infiniStatus_t st = takeBounce(host, bounce);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
     EventPair read_done(s);  // recorded after the source's read of a chunk into buffer[k % 2]
     EventPair write_done(d); // recorded after the destination's write of a chunk from buffer[k % 2]
-    infiniStatus_t st = read_done.create();
+    st = read_done.create();
     if (st == INFINI_STATUS_SUCCESS) {
         st = write_done.create();
     }
     if (st != INFINI_STATUS_SUCCESS) {
-        return st;
-    }
-    BouncePair bounce;
-    st = takeBounce(host, bounce);
-    if (st != INFINI_STATUS_SUCCESS) {
+        giveBackBounce(host, bounce); // nothing used them yet
         return st;
     }
     const size_t chunks = (size + kStagingChunk - 1) / kStagingChunk;

@@ -136,6 +136,22 @@ void loadPlugin(Backend &b, const std::string &path) {
         b.reason = "init failed: " + pluginFailure(st);
         return;
     }
+    b.traits.struct_size = sizeof b.traits;
+    if (b.table.get_plugin_traits != nullptr) {
+        beginPluginCall();
+        st = b.table.get_plugin_traits(&b.traits);
+        if (st != INFINI_STATUS_SUCCESS) {
+            b.reason = "get_plugin_traits failed: " + pluginFailure(st);
+            return;
+        }
+        b.traits.struct_size = sizeof b.traits;
+    }
+    if (b.traits.native_out_of_memory_error == nullptr) {
+        b.traits.native_out_of_memory_error = "ENOMEM";
+    }
+    if (b.traits.native_failure_error == nullptr) {
+        b.traits.native_failure_error = "EIO";
+    }
     char reason[512] = "";
     int count = 0;
     beginPluginCall();

@@ -83,17 +83,16 @@ constexpr auto guarded = &Guarded<Fn>::call;
 
 } // namespace infinirt::common
 
-// Hot entries: those infinirt calls once per enqueue or poll (launch_kernel, memcpy_async,
-// memset_async, event_record, event_query, stream_query, stream_wait_event). Their guard is
-// instantiated in the file that defines the entry instead of the table's file, so wrapper and
-// entry share code pages and the compiler may inline the entry into the wrapper. A wrapper in the
-// table's file cost a measurable share of each call: on an H200 host, a 64-byte MemcpyAsync added
-// 49-172 ns over cuMemcpyAsync with it and 14-25 ns with no wrapper at all (3 alternating runs).
-// At global scope:
-//   in the backend's header, after the declaration:  INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::memcpyAsync);
-//   in the file defining it, after the definition:  INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::cpu::memcpyAsync);
-// The table still installs the entry with INFINIRT_COMMON_ENTRY. A header line without its
-// definition fails the plugin's link (the wrapper is hidden and stays undefined).
+// Hot entries: those of kind HOT in INFINIRT_PLUGIN_ENTRIES (include/infinirt_plugin.h), called
+// once per enqueue or poll. Their guard is instantiated in the file that defines the entry instead
+// of the table's file, so wrapper and entry share code pages and the compiler may inline the entry
+// into the wrapper: a wrapper in the table's file costs a measurable share of each call
+// (docs/ARCHITECTURE.md, "Plugin entries"). At global scope:
+//   in the backend's header, after the declarations:  INFINIRT_COMMON_HOT_ENTRIES(infinirt::cpu);
+//     (plugin_table.hpp: INFINIRT_COMMON_HOT_ENTRY for each HOT entry of the list)
+//   in the file defining one, after the definition:  INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::cpu::memcpyAsync);
+// The table still installs the entry like any other. A HOT entry declared without its definition
+// fails the plugin's link (the wrapper is hidden and stays undefined).
 #define INFINIRT_COMMON_HOT_ENTRY(fn) extern template struct ::infinirt::common::Guarded<&fn>
 #define INFINIRT_COMMON_HOT_ENTRY_HERE(fn) template struct ::infinirt::common::Guarded<&fn>
 

@@ -1,17 +1,23 @@
 // plugin_table.hpp - building a plugin's function table. Part of the header-only plugin-support
 // layer (backends/common/, namespace infinirt::common).
 //
-//   const infinirtPluginTable_t kTable = [] {
-//       infinirtPluginTable_t t = common::tableHeader("cpu", INFINI_DEVICE_CPU);
-//       INFINIRT_COMMON_ENTRY(t, stream_create, streamCreate);
-//       ...
-//       return t;
-//   }();
-//   INFINIRT_COMMON_DEFINE_PLUGIN_ENTRY(kTable)
+// The entries come from the one list, INFINIRT_PLUGIN_ENTRIES (include/infinirt_plugin.h). A
+// backend writes, in its namespace:
+//   backend header:   INFINIRT_COMMON_DECLARE_ENTRIES();        (every entry, by its impl name)
+//   at global scope:  INFINIRT_COMMON_HOT_ENTRIES(infinirt::cpu); (the HOT ones' guards, below)
+//   plugin file:
+//     const infinirtPluginTable_t kTable = [] {
+//         infinirtPluginTable_t t = common::tableHeader("cpu", INFINI_DEVICE_CPU);
+//         INFINIRT_COMMON_FILL_ENTRIES(t, common::LeftNull<common::Entry::graph_launch, ...>);
+//         return t;
+//     }();
+//     INFINIRT_COMMON_DEFINE_PLUGIN_ENTRY(kTable)
+// and defines each entry it fills. So a new entry is written once in the list, then implemented
+// (or named in LeftNull) by each backend; one neither defined nor left NULL fails the link.
 //
-// INFINIRT_COMMON_ENTRY installs the entry inside the exception guard (entry_guard.hpp), so no
-// entry can forget it; entries left unset stay NULL, which the loader answers with
-// INFINI_STATUS_NOT_IMPLEMENTED (or its documented fallback).
+// Every entry goes in inside the exception guard (entry_guard.hpp), so no entry can forget it;
+// entries left NULL are answered by the loader with INFINI_STATUS_NOT_IMPLEMENTED (or the
+// fallback documented at the entry).
 #ifndef INFINIRT_COMMON_PLUGIN_TABLE_HPP
 #define INFINIRT_COMMON_PLUGIN_TABLE_HPP
 
@@ -30,9 +36,53 @@ inline infinirtPluginTable_t tableHeader(const char *name, infiniDevice_t device
     return t;
 }
 
+// Every entry of the plugin table, in table order.
+enum class Entry : int {
+#define INFINIRT_COMMON_ENTRY_ENUM_(c, field, Type, impl, api, kind, params) field,
+    INFINIRT_PLUGIN_ENTRIES(INFINIRT_COMMON_ENTRY_ENUM_, ~, ~)
+#undef INFINIRT_COMMON_ENTRY_ENUM_
+};
+
+// The entries a backend leaves NULL (INFINIRT_COMMON_FILL_ENTRIES).
+template <Entry... E>
+struct LeftNull {
+    static constexpr bool contains(Entry e) noexcept { return ((e == E) || ... || false); }
+};
+
 } // namespace infinirt::common
 
 // table.field = fn, wrapped in the exception guard.
 #define INFINIRT_COMMON_ENTRY(table, field, fn) ((table).field = ::infinirt::common::guarded<fn>)
+
+// Declares every entry in the enclosing namespace under its impl name
+// (`infinirtPluginStreamCreateFn streamCreate;`). Declaring one the backend never defines is
+// harmless as long as it is left NULL.
+#define INFINIRT_COMMON_DECLARE_ENTRY_(c, field, Type, impl, api, kind, params) infinirtPlugin##Type##Fn impl;
+#define INFINIRT_COMMON_DECLARE_ENTRIES()                                                                    \
+    INFINIRT_PLUGIN_ENTRIES(INFINIRT_COMMON_DECLARE_ENTRY_, ~, ~) static_assert(true, "")
+
+// Installs, in `t`, every entry of the enclosing namespace but those of the LeftNull<...> given,
+// each inside the exception guard. An entry left NULL is never referenced, so it need not exist.
+#define INFINIRT_COMMON_FILL_ENTRY_(left_null, field, Type, impl, api, kind, params)                        \
+    if constexpr (!decltype(left_null)::contains(::infinirt::common::Entry::field)) {                       \
+        table.field = ::infinirt::common::guarded<impl>;                                                    \
+    }
+#define INFINIRT_COMMON_FILL_ENTRIES(t, ...)                                                                 \
+    [](infinirtPluginTable_t &table, auto left_null) {                                                       \
+        INFINIRT_PLUGIN_ENTRIES(INFINIRT_COMMON_FILL_ENTRY_, ~, left_null)                                   \
+    }((t), __VA_ARGS__{})
+
+// Sets every entry of one group of the list (INFINIRT_PLUGIN_ENTRIES_MODULES, ...) to NULL, for
+// a group that is all or none.
+#define INFINIRT_COMMON_CLEAR_ENTRY_(t, field, Type, impl, api, kind, params) (t).field = nullptr;
+#define INFINIRT_COMMON_CLEAR_GROUP(t, GROUP) GROUP(INFINIRT_COMMON_CLEAR_ENTRY_, ~, t) static_assert(true, "")
+
+// At global scope, after the declarations of namespace `ns`: the guards of the HOT entries are
+// instantiated where each is defined (INFINIRT_COMMON_HOT_ENTRY_HERE, entry_guard.hpp).
+#define INFINIRT_COMMON_HOT_ENTRY_OF_(ns, field, Type, impl, api, kind, params) INFINIRT_COMMON_HOT_##kind(ns, impl)
+#define INFINIRT_COMMON_HOT_HOT(ns, impl) INFINIRT_COMMON_HOT_ENTRY(::ns::impl);
+#define INFINIRT_COMMON_HOT_COLD(ns, impl)
+#define INFINIRT_COMMON_HOT_LOADER(ns, impl)
+#define INFINIRT_COMMON_HOT_ENTRIES(ns) INFINIRT_PLUGIN_ENTRIES(INFINIRT_COMMON_HOT_ENTRY_OF_, ~, ns) static_assert(true, "")
 
 #endif // INFINIRT_COMMON_PLUGIN_TABLE_HPP

@@ -17,7 +17,7 @@
 #define INFINIRT_CPU_BACKEND_H
 
 #include "infinirt_cpu_kernel.h"
-#include "common/entry_guard.hpp"
+#include "common/plugin_table.hpp"
 #include "infinirt_plugin.h"
 
 #include <atomic>
@@ -110,7 +110,7 @@ infiniStatus_t allocationFailure(const char *entry, const char *call, int err, i
 
 // ---- devices (cpu_device.cpp) ---------------------------------------------------------------
 
-// Read once by initDevices() from the environment; constant afterwards.
+// Read once by init() from the environment; constant afterwards.
 struct Config {
     int device_count = 1;       // INFINIRT_CPU_DEVICE_COUNT, 1..kMaxDevices
     size_t memory_limit = 0;    // INFINIRT_CPU_MEMORY_LIMIT in bytes per device; 0 = no limit
@@ -152,7 +152,7 @@ struct Device {
     std::mutex pool_mutex;
 };
 
-// Valid after initDevices(); device must be < config().device_count (the loader checks).
+// Valid after init(); device must be < config().device_count (the loader checks).
 const Config &config() noexcept;
 Device &deviceState(int device) noexcept;
 // Bytes left of the device's INFINIRT_CPU_MEMORY_LIMIT budget; only meaningful under a limit.
@@ -165,7 +165,7 @@ size_t systemAvailableMemory() noexcept;
 
 // The table's init: reads the environment and the system once; later calls do nothing.
 // Thread-safe. Failure (out of memory) leaves the state unset.
-infinirtPluginInitFn initDevices;
+
 infinirtPluginGetDeviceCountFn getDeviceCount;
 infinirtPluginGetDevicePropertiesFn getDeviceProperties;
 infinirtPluginSetDeviceFn setDevice;
@@ -497,13 +497,13 @@ bool spinUntil(Done done, std::chrono::microseconds limit) noexcept {
 
 } // namespace infinirt::cpu
 
+namespace infinirt::cpu {
+// Every entry of the list (include/infinirt_plugin.h), by its impl name; cpu_plugin.cpp installs
+// those defined here and names the ones left NULL.
+INFINIRT_COMMON_DECLARE_ENTRIES();
+} // namespace infinirt::cpu
+
 // The hot entries' guards live beside their definitions (common/entry_guard.hpp).
-INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::launchKernel);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::memcpyAsync);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::memsetAsync);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::eventRecord);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::eventQuery);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::streamQuery);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::cpu::streamWaitEvent);
+INFINIRT_COMMON_HOT_ENTRIES(infinirt::cpu);
 
 #endif // INFINIRT_CPU_BACKEND_H

@@ -27,7 +27,7 @@ struct State {
     Device devices[kMaxDevices];
 };
 
-// Created once by initDevices() and never deleted (see cpu_backend.h).
+// Created once by init() and never deleted (see cpu_backend.h).
 std::atomic<State *> g_state{nullptr};
 std::once_flag g_init_once;
 
@@ -194,7 +194,7 @@ void readSystem(Config &cfg) {
 
 } // namespace
 
-infiniStatus_t initDevices() {
+infiniStatus_t init() {
     // An exception (std::bad_alloc) leaves the flag unset, so a later init tries again.
     std::call_once(g_init_once, [] {
         State *state = new State();

@@ -3,6 +3,7 @@
 #include "cpu_backend.h"
 
 #include "common/host_services.hpp"
+#include "common/module_rank.hpp"
 #include "common/text.hpp"
 
 #include <algorithm>
@@ -485,6 +486,21 @@ infiniStatus_t kernelSetAttribute(int device, void *kernel, infinirtKernelAttrib
     }
     k.max_dynamic_shared.store(static_cast<size_t>(value), std::memory_order_relaxed);
     return INFINI_STATUS_SUCCESS;
+}
+
+// A HOST_SO image built for "any" host or for this host's machine (uname -m) loads; nothing else.
+infiniStatus_t moduleRankImage(int, infinirtModuleFormat_t format, const char *arch, int *rank, char *why,
+                               size_t why_size) {
+    if (format != INFINIRT_MODULE_FORMAT_HOST_SO) {
+        return common::imageUnfit(rank, why, why_size, "the cpu backend loads HOST_SO, not %s",
+                                  common::moduleFormatName(format));
+    }
+    const std::string &host = config().architecture;
+    if (common::imageForAnyDevice(arch) || host == arch) {
+        return common::imageFits(rank, 1);
+    }
+    return common::imageUnfit(rank, why, why_size, "a shared object for %s; the host is %s", arch,
+                              host.empty() ? "unknown" : host.c_str());
 }
 
 } // namespace infinirt::cpu

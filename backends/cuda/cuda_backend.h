@@ -86,6 +86,7 @@ NativeStatus freeAsync(void *p, void *s);
 
 /* cuda_module.cpp: the module_load entry and the module and kernel adapters */
 infinirtPluginModuleLoadFn moduleLoad;
+infinirtPluginModuleRankImageFn moduleRankImage;
 NativeStatus moduleUnload(void *module);
 NativeStatus moduleGetFunction(void **function, void *module, const char *name);
 NativeStatus moduleGetGlobal(void **ptr, size_t *size, void *module, const char *name);

@@ -14,7 +14,9 @@
  */
 #include "cuda_backend.h"
 
+#include "common/module_rank.hpp"
 #include "common/native_errors.hpp"
+#include "common/text.hpp"
 
 #include <elf.h>
 
@@ -416,6 +418,86 @@ NativeStatus functionParamCount(void *function, int *count) {
 
 NativeStatus deviceGetAttribute(int *value, int attr, int device) {
     return driver().cuDeviceGetAttribute(value, static_cast<CUdevice_attribute>(attr), nativeDevice(device));
+}
+
+namespace {
+
+/* sm_90a / sm_100f: architecture-specific variants of sm_90 / sm_100. */
+std::string withoutVariant(const std::string &arch) {
+    if (arch.size() > 3 && (arch.back() == 'a' || arch.back() == 'f') && arch.compare(0, 3, "sm_") == 0) {
+        return arch.substr(0, arch.size() - 1);
+    }
+    return arch;
+}
+
+/* "compute_80" or "sm_80" -> 80; -1 otherwise. */
+int smNumber(const std::string &arch) {
+    const std::string a = withoutVariant(arch);
+    const size_t p = a.compare(0, 8, "compute_") == 0 ? 8 : a.compare(0, 3, "sm_") == 0 ? 3 : 0;
+    if (p == 0 || p == a.size() || a.size() - p > 4) {
+        return -1;
+    }
+    int n = 0;
+    for (size_t i = p; i < a.size(); ++i) {
+        if (a[i] < '0' || a[i] > '9') {
+            return -1;
+        }
+        n = n * 10 + (a[i] - '0');
+    }
+    return n;
+}
+
+} // namespace
+
+/* An exact-architecture cubin, then a fatbin, then a cubin built for "any" (nothing says it was
+ * built for this device), then PTX (the newest the device can run first); a cubin of another
+ * architecture, or PTX newer than the device, never loads. */
+infiniStatus_t moduleRankImage(int device, infinirtModuleFormat_t format, const char *arch_text, int *rank, char *why,
+                               size_t why_size) {
+    infinirtDeviceProperties_t p{};
+    p.struct_size = sizeof p;
+    const infiniStatus_t st = getDeviceProperties(device, &p);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    const std::string arch = arch_text;
+    const std::string device_arch = p.architecture;
+    const bool any = common::imageForAnyDevice(arch_text);
+    if (format == INFINIRT_MODULE_FORMAT_CUBIN) {
+        if (any) {
+            return common::imageFits(rank, 2999);
+        }
+        if (withoutVariant(arch) == device_arch) {
+            return common::imageFits(rank, 4000);
+        }
+        return common::imageUnfit(rank, why, why_size,
+                                  "a cubin for %s; the device is %s (a cubin loads only on its own architecture)",
+                                  arch_text, device_arch.c_str());
+    }
+    if (format == INFINIRT_MODULE_FORMAT_FATBIN) {
+        return any || withoutVariant(arch) == device_arch
+                   ? common::imageFits(rank, 3000)
+                   : common::imageUnfit(rank, why, why_size, "a fatbin for %s; the device is %s", arch_text,
+                                        device_arch.c_str());
+    }
+    if (format == INFINIRT_MODULE_FORMAT_PTX) {
+        if (any) {
+            return common::imageFits(rank, 2000);
+        }
+        const int n = smNumber(arch);
+        if (n < 0) {
+            return common::imageUnfit(rank, why, why_size, "PTX for \"%s\", which is no compute_XY or sm_XY", arch_text);
+        }
+        const int cc = p.compute_capability_major * 10 + p.compute_capability_minor;
+        if (n > cc) {
+            return common::imageUnfit(rank, why, why_size,
+                                      "PTX for %s needs compute capability %d.%d; the device has %d.%d", arch_text,
+                                      n / 10, n % 10, cc / 10, cc % 10);
+        }
+        return common::imageFits(rank, 2000 + n);
+    }
+    return common::imageUnfit(rank, why, why_size, "the cuda backend loads PTX, CUBIN and FATBIN, not %s",
+                              common::moduleFormatName(format));
 }
 
 } // namespace infinirt::cuda

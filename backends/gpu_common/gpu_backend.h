@@ -11,7 +11,7 @@
 
 #include "gpu_vendor.h"
 
-#include "common/entry_guard.hpp"
+#include "common/plugin_table.hpp"
 #include "common/host_services.hpp"
 #include "common/text.hpp"
 
@@ -108,71 +108,16 @@ struct Event {
     std::atomic<bool> recorded_in_capture{false};
 };
 
-/* ---- the generic plugin entries (gpu_device/stream/event/memory/graph.cpp) -------------
- * Installed by pluginTable() (gpu_plugin.cpp) inside the exception guard. */
-
-infinirtPluginDeviceSynchronizeFn deviceSynchronize;
-infinirtPluginGetMemInfoFn getMemInfo;
-infinirtPluginGetResourceSnapshotFn getResourceSnapshot;
-
-infinirtPluginStreamCreateFn streamCreate;
-infinirtPluginStreamDestroyFn streamDestroy;
-infinirtPluginStreamSynchronizeFn streamSynchronize;
-infinirtPluginStreamQueryFn streamQuery;
-infinirtPluginStreamWaitEventFn streamWaitEvent;
-infinirtPluginStreamGetNativeFn streamGetNative;
-
-infinirtPluginEventCreateFn eventCreate;
-infinirtPluginEventDestroyFn eventDestroy;
-infinirtPluginEventRecordFn eventRecord;
-infinirtPluginEventQueryFn eventQuery;
-infinirtPluginEventSynchronizeFn eventSynchronize;
-infinirtPluginEventElapsedTimeFn eventElapsedTime;
-infinirtPluginEventGetNativeFn eventGetNative;
-
-infinirtPluginMallocDeviceFn mallocDevice;
-infinirtPluginFreeDeviceFn freeDevice;
-infinirtPluginMallocHostFn mallocHost;
-infinirtPluginFreeHostFn freeHost;
-infinirtPluginMemcpySyncFn memcpySync;
-infinirtPluginMemcpyAsyncFn memcpyAsync;
-infinirtPluginMemsetSyncFn memsetSync;
-infinirtPluginMemsetAsyncFn memsetAsync;
-infinirtPluginMallocAsyncFn mallocAsync;
-infinirtPluginFreeAsyncFn freeAsync;
-
-infinirtPluginStreamBeginCaptureFn streamBeginCapture;
-infinirtPluginStreamEndCaptureFn streamEndCapture;
-infinirtPluginGraphDestroyFn graphDestroy;
-infinirtPluginGraphInstantiateFn graphInstantiate;
-infinirtPluginGraphExecDestroyFn graphExecDestroy;
-infinirtPluginGraphLaunchFn graphLaunch;
-
-/* Installed only when the vendor has can_access_peer (gpu_peer.cpp). */
-infinirtPluginDeviceCanAccessPeerFn deviceCanAccessPeer;
-infinirtPluginDeviceGetPeerAttributeFn deviceGetPeerAttribute;
-infinirtPluginDeviceEnablePeerAccessFn deviceEnablePeerAccess;
-infinirtPluginDeviceDisablePeerAccessFn deviceDisablePeerAccess;
-infinirtPluginMemcpyPeerAsyncFn memcpyPeerAsync;
-infinirtPluginStreamWaitPeerEventFn streamWaitPeerEvent;
-
-/* Installed only when the vendor has module_load (gpu_module.cpp, gpu_launch.cpp). */
-infinirtPluginModuleUnloadFn moduleUnload;
-infinirtPluginModuleGetKernelFn moduleGetKernel;
-infinirtPluginModuleGetGlobalFn moduleGetGlobal;
-infinirtPluginKernelGetAttributeFn kernelGetAttribute;
-infinirtPluginKernelSetAttributeFn kernelSetAttribute;
-infinirtPluginLaunchKernelFn launchKernel;
+/* ---- the plugin entries (gpu_device/stream/event/memory/graph/module/launch/peer/errors.cpp):
+ * every entry of the list, by its impl name. pluginTable() (gpu_plugin.cpp) installs those the
+ * vendor does not fill itself (VendorApi's plugin entries), inside the exception guard; the
+ * module entries only when the vendor has module_load, the peer entries only when it has
+ * can_access_peer. */
+INFINIRT_COMMON_DECLARE_ENTRIES();
 
 } // namespace infinirt::gpu
 
 // The hot entries' guards live beside their definitions (common/entry_guard.hpp).
-INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::launchKernel);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::memcpyAsync);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::memsetAsync);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::eventRecord);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::eventQuery);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::streamQuery);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::gpu::streamWaitEvent);
+INFINIRT_COMMON_HOT_ENTRIES(infinirt::gpu);
 
 #endif

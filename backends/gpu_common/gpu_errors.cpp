@@ -1,10 +1,13 @@
-/* gpu_errors.cpp - the detail of a failed native call, written once for cuda and hip. The native
- * code -> status tables are the vendors' (cuda_errors.cpp, hip_errors.cpp). */
+/* gpu_errors.cpp - the detail of a failed native call and the plugin's traits (what its errors are
+ * called), written once for cuda and hip. The native code -> status tables are the vendors'
+ * (cuda_errors.cpp, hip_errors.cpp). */
 #include "gpu_backend.h"
 
 #include "common/native_errors.hpp"
 
 #include <cstdarg>
+#include <cstdio>
+#include <mutex>
 
 namespace infinirt::gpu {
 
@@ -15,6 +18,21 @@ infiniStatus_t nativeFailure(const char *call, NativeStatus code, const char *wh
         common::vnativeFailure(api().to_status(code), call, api().error_name(code), code, " while ", what_fmt, args);
     va_end(args);
     return status;
+}
+
+infiniStatus_t getPluginTraits(infinirtPluginTraits_t *traits) {
+    static char out_of_memory[64];
+    static char failure[64];
+    static std::once_flag named;
+    std::call_once(named, [] {
+        std::snprintf(out_of_memory, sizeof out_of_memory, "%s (%d)", api().error_name(api().out_of_memory),
+                      api().out_of_memory);
+        std::snprintf(failure, sizeof failure, "%s (%d)", api().error_name(api().failure), api().failure);
+    });
+    traits->host_staging_rank = 2; /* page-locked host memory, reached by DMA */
+    traits->native_out_of_memory_error = out_of_memory;
+    traits->native_failure_error = failure;
+    return INFINI_STATUS_SUCCESS;
 }
 
 } // namespace infinirt::gpu

@@ -72,6 +72,10 @@ struct VendorApi {
     const char *(*error_name)(NativeStatus code); /* never NULL, static storage */
     infiniStatus_t (*to_status)(NativeStatus code);
     NativeStatus not_ready; /* the code StreamQuery/EventQuery give for pending work */
+    /* The codes of running out of device memory and of a generic failure (a failed launch): the
+     * plugin's traits name them (get_plugin_traits). */
+    NativeStatus out_of_memory;
+    NativeStatus failure;
 
     /* ---- context binding ----
      * bind() makes `device`'s context current for the calling thread for the duration of one
@@ -146,6 +150,9 @@ struct VendorApi {
     /* The vendor's plugin entry (image formats, JIT options, linking and logs are the vendor's),
      * installed as it is, filled through common::guarded like the entries above. */
     infinirtPluginModuleLoadFn *module_load;
+    /* The vendor's rules for choosing among a module file's images (plugin entry
+     * module_rank_image); with module_load, or NULL. */
+    infinirtPluginModuleRankImageFn *module_rank_image;
 
     Entry<NativeStatus (*)(void *module)> module_unload;
     /* Both answer `not_found` for a name the module does not have. */

@@ -10,9 +10,12 @@
  */
 #include "hip_backend.h"
 
+#include "common/module_rank.hpp"
 #include "common/native_errors.hpp"
+#include "common/text.hpp"
 
 #include <cstdint>
+#include <cstring>
 
 namespace infinirt::hip {
 
@@ -86,6 +89,30 @@ NativeStatus functionGetAttribute(int *value, int attr, void *function) {
 
 NativeStatus deviceGetAttribute(int *value, int attr, int device) {
     return hip().hipDeviceGetAttribute(value, static_cast<hipDeviceAttribute_t>(attr), device);
+}
+
+/* A code object for this architecture (or one that names none), then a fatbin (the runtime picks
+ * the device's code from it). */
+infiniStatus_t moduleRankImage(int device, infinirtModuleFormat_t format, const char *arch, int *rank, char *why,
+                               size_t why_size) {
+    if (format == INFINIRT_MODULE_FORMAT_FATBIN) {
+        return common::imageFits(rank, 3000);
+    }
+    if (format != INFINIRT_MODULE_FORMAT_HSACO) {
+        return common::imageUnfit(rank, why, why_size, "the hip backend loads HSACO and FATBIN, not %s",
+                                  common::moduleFormatName(format));
+    }
+    infinirtDeviceProperties_t p{};
+    p.struct_size = sizeof p;
+    const infiniStatus_t st = getDeviceProperties(device, &p);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    const bool exact = std::strcmp(arch, p.architecture) == 0;
+    if (exact || common::imageForAnyDevice(arch) || p.architecture[0] == '\0') {
+        return common::imageFits(rank, exact ? 4001 : 4000);
+    }
+    return common::imageUnfit(rank, why, why_size, "a code object for %s; the device is %s", arch, p.architecture);
 }
 
 } // namespace infinirt::hip

@@ -11,7 +11,7 @@
 
 #include "infinirt_plugin.h"
 
-#include "common/entry_guard.hpp"
+#include "common/plugin_table.hpp"
 #include "common/host_services.hpp"
 
 #include <atomic>
@@ -435,11 +435,11 @@ infinirtPluginDeviceDisablePeerAccessFn deviceDisablePeerAccess;
 
 } // namespace infinirt::opencl
 
+namespace infinirt::opencl {
+// Every entry of the list (include/infinirt_plugin.h), by its impl name; opencl_plugin.cpp installs
+// those defined here and names the ones left NULL.
+INFINIRT_COMMON_DECLARE_ENTRIES();
+} // namespace infinirt::opencl
+
 // The hot entries' guards live beside their definitions (common/entry_guard.hpp).
-INFINIRT_COMMON_HOT_ENTRY(infinirt::opencl::launchKernel);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::opencl::memcpyAsync);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::opencl::memsetAsync);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::opencl::eventRecord);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::opencl::eventQuery);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::opencl::streamQuery);
-INFINIRT_COMMON_HOT_ENTRY(infinirt::opencl::streamWaitEvent);
+INFINIRT_COMMON_HOT_ENTRIES(infinirt::opencl);

@@ -4,6 +4,7 @@
 
 #include "opencl_native_api.h"
 
+#include "common/module_rank.hpp"
 #include "common/text.hpp"
 
 #include <CL/cl_ext.h>
@@ -628,6 +629,37 @@ infiniStatus_t kernelSetAttribute(int device, void *handle, infinirtKernelAttrib
     }
     k.max_dynamic_local.store(value, std::memory_order_relaxed);
     return INFINI_STATUS_SUCCESS;
+}
+
+// A device binary for this device (its architecture property or its name) first, then SPIR-V,
+// then OpenCL C (for any device or this one); nothing else loads.
+infiniStatus_t moduleRankImage(int device, infinirtModuleFormat_t format, const char *arch, int *rank, char *why,
+                               size_t why_size) {
+    if (format != INFINIRT_MODULE_FORMAT_DEVICE_BINARY && format != INFINIRT_MODULE_FORMAT_SPIRV &&
+        format != INFINIRT_MODULE_FORMAT_OPENCL_C) {
+        return common::imageUnfit(rank, why, why_size, "the opencl backend loads OPENCL_C, SPIRV and DEVICE_BINARY, not %s",
+                                  common::moduleFormatName(format));
+    }
+    infinirtDeviceProperties_t p{};
+    p.struct_size = sizeof p;
+    const infiniStatus_t st = getDeviceProperties(device, &p);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    const bool mine = (p.architecture[0] != '\0' && std::strcmp(arch, p.architecture) == 0) || std::strcmp(arch, p.name) == 0;
+    if (format == INFINIRT_MODULE_FORMAT_DEVICE_BINARY) {
+        if (mine) {
+            return common::imageFits(rank, 3);
+        }
+        return p.architecture[0] == '\0'
+                   ? common::imageUnfit(rank, why, why_size, "a device binary for \"%s\"; the device is \"%s\"", arch, p.name)
+                   : common::imageUnfit(rank, why, why_size, "a device binary for \"%s\"; the device is \"%s\" (%s)", arch,
+                                        p.name, p.architecture);
+    }
+    if (!mine && !common::imageForAnyDevice(arch)) {
+        return common::imageUnfit(rank, why, why_size, "an image for \"%s\"; the device is \"%s\"", arch, p.name);
+    }
+    return common::imageFits(rank, format == INFINIRT_MODULE_FORMAT_SPIRV ? 2 : 1);
 }
 
 } // namespace infinirt::opencl

@@ -8,54 +8,19 @@
 namespace infinirt::opencl {
 namespace {
 
+using common::Entry;
+
 const infinirtPluginTable_t kTable = [] {
     infinirtPluginTable_t t = common::tableHeader("opencl", INFINI_DEVICE_OPENCL);
-    INFINIRT_COMMON_ENTRY(t, init, init);
-    INFINIRT_COMMON_ENTRY(t, get_device_count, getDeviceCount);
-    INFINIRT_COMMON_ENTRY(t, get_device_properties, getDeviceProperties);
-    INFINIRT_COMMON_ENTRY(t, device_synchronize, deviceSynchronize);
-    INFINIRT_COMMON_ENTRY(t, get_mem_info, getMemInfo);
-    INFINIRT_COMMON_ENTRY(t, stream_create, streamCreate);
-    INFINIRT_COMMON_ENTRY(t, stream_destroy, streamDestroy);
-    INFINIRT_COMMON_ENTRY(t, stream_synchronize, streamSynchronize);
-    INFINIRT_COMMON_ENTRY(t, stream_query, streamQuery);
-    INFINIRT_COMMON_ENTRY(t, stream_wait_event, streamWaitEvent);
-    INFINIRT_COMMON_ENTRY(t, event_create, eventCreate);
-    INFINIRT_COMMON_ENTRY(t, event_destroy, eventDestroy);
-    INFINIRT_COMMON_ENTRY(t, event_record, eventRecord);
-    INFINIRT_COMMON_ENTRY(t, event_query, eventQuery);
-    INFINIRT_COMMON_ENTRY(t, event_synchronize, eventSynchronize);
-    INFINIRT_COMMON_ENTRY(t, event_elapsed_time, eventElapsedTime);
-    INFINIRT_COMMON_ENTRY(t, malloc_device, mallocDevice);
-    INFINIRT_COMMON_ENTRY(t, free_device, freeDevice);
-    INFINIRT_COMMON_ENTRY(t, malloc_host, mallocHost);
-    INFINIRT_COMMON_ENTRY(t, free_host, freeHost);
-    INFINIRT_COMMON_ENTRY(t, memcpy_sync, memcpySync);
-    INFINIRT_COMMON_ENTRY(t, memcpy_async, memcpyAsync);
-    INFINIRT_COMMON_ENTRY(t, memset_sync, memsetSync);
-    INFINIRT_COMMON_ENTRY(t, memset_async, memsetAsync);
-    INFINIRT_COMMON_ENTRY(t, malloc_async, mallocAsync);
-    INFINIRT_COMMON_ENTRY(t, free_async, freeAsync);
-    // Graph entries stay NULL: the loader records the calls made on a capturing stream and
-    // replays them through the entries above, which is all OpenCL could offer natively.
-    INFINIRT_COMMON_ENTRY(t, stream_get_native, streamGetNative);
-    INFINIRT_COMMON_ENTRY(t, event_get_native, eventGetNative);
-    INFINIRT_COMMON_ENTRY(t, device_get_native_context, deviceGetNativeContext);
-    INFINIRT_COMMON_ENTRY(t, module_load, moduleLoad);
-    INFINIRT_COMMON_ENTRY(t, module_unload, moduleUnload);
-    INFINIRT_COMMON_ENTRY(t, module_get_kernel, moduleGetKernel);
-    INFINIRT_COMMON_ENTRY(t, module_get_global, moduleGetGlobal);
-    INFINIRT_COMMON_ENTRY(t, kernel_get_attribute, kernelGetAttribute);
-    INFINIRT_COMMON_ENTRY(t, kernel_set_attribute, kernelSetAttribute);
-    // No native graphs: a launch on a capturing stream is recorded by the loader and replayed
-    // through launch_kernel.
-    INFINIRT_COMMON_ENTRY(t, launch_kernel, launchKernel);
-    INFINIRT_COMMON_ENTRY(t, device_can_access_peer, deviceCanAccessPeer);
-    INFINIRT_COMMON_ENTRY(t, device_get_peer_attribute, deviceGetPeerAttribute);
-    INFINIRT_COMMON_ENTRY(t, device_enable_peer_access, deviceEnablePeerAccess);
-    INFINIRT_COMMON_ENTRY(t, device_disable_peer_access, deviceDisablePeerAccess);
-    // memcpy_peer_async, stream_wait_peer_event: NULL; the loader stages copies between two
-    // devices and waits on the host for another device's event.
+    // Left NULL: set_device (no per-thread native state), resource snapshots and pointer
+    // attributes; graphs (the loader records the calls made on a capturing stream and replays them
+    // through the entries, which is all OpenCL could offer natively); memcpy_peer_async and
+    // stream_wait_peer_event (the loader stages copies between two devices and waits on the host
+    // for another device's event).
+    INFINIRT_COMMON_FILL_ENTRIES(t, common::LeftNull<Entry::set_device, Entry::get_resource_snapshot, Entry::stream_begin_capture,
+                                    Entry::stream_end_capture, Entry::graph_destroy, Entry::graph_instantiate,
+                                    Entry::graph_exec_destroy, Entry::graph_launch, Entry::pointer_get_attributes,
+                                    Entry::memcpy_peer_async, Entry::stream_wait_peer_event>);
     return t;
 }();
 

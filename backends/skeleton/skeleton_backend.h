@@ -46,6 +46,8 @@
 
 #include "infinirt_plugin.h"
 
+#include "common/plugin_table.hpp"
+
 #include <cstddef>
 
 namespace infinirt::skeleton {
@@ -59,6 +61,8 @@ constexpr infiniDevice_t kDeviceType = INFINIRT_BACKEND_DEVICE_TYPE;
 constexpr infinirtDeviceKind_t kDeviceKind = INFINIRT_BACKEND_DEVICE_KIND;
 // The reason get_device_count gives when there is no device (the loader tests rely on it).
 constexpr const char *kTemplateReason = INFINIRT_BACKEND_NAME " backend: template only";
+// The architecture property of the template devices (what module_rank_image matches).
+constexpr const char *kTemplateArchitecture = "template";
 // The most template devices INFINIRT_SKELETON_DEVICE_COUNT may ask for.
 constexpr int kMaxTemplateDevices = 8;
 
@@ -78,157 +82,25 @@ infiniStatus_t nativeFailure(const char *call, int code, const char *what_format
 // not implemented" and returns INFINI_STATUS_NOT_IMPLEMENTED.
 infiniStatus_t notImplemented(const char *entry) noexcept;
 
-// ---- lifetime and devices (skeleton_device.cpp) ---------------------------------------------
-
-// Called once before anything else. Load the vendor library (loadNativeApi) and resolve its
-// symbols here; a missing library is NOT a failure: remember why and report 0 devices later.
-// Fail only for a broken installation (e.g. a library that lacks symbols it must have), or, in
-// this tree, for an INFINIRT_SKELETON_DEVICE_COUNT outside 0..8.
-infinirtPluginInitFn init;
-// The number of usable devices. Never fails because a driver is missing: *count = 0 and the
-// reason ("libfoo.so.1 not found", "driver 1.2 older than 1.4") in `reason`; "" when found.
-infinirtPluginGetDeviceCountFn getDeviceCount;
-// Fill what the device knows: name, vendor, total_memory, architecture, compute units, uuid,
-// pci bus id. Fields left alone keep the loader's defaults (-1 / 0 / ""). The template fills the
-// name and vendor of its template devices.
-infinirtPluginGetDevicePropertiesFn getDeviceProperties;
-// Wait for all work on every stream of the device, the default one included.
-infinirtPluginDeviceSynchronizeFn deviceSynchronize;
-// Free and total device memory in bytes, as the driver reports them.
-infinirtPluginGetMemInfoFn getMemInfo;
-
-// Optional, left NULL (the loader then only records the thread's current device): make the
-// device's native context current on the calling thread (e.g. the CUDA current context). Failure
-// leaves the thread's current device unchanged.
-//     infinirtPluginSetDeviceFn setDevice;
-// Optional, left NULL (the loader then fills the memory fields from get_mem_info): utilisation
-// figures; set valid_fields for each one filled.
-//     infinirtPluginGetResourceSnapshotFn getResourceSnapshot;
-
-// ---- streams (skeleton_stream.cpp) ----------------------------------------------------------
-
-// An in-order queue on the device; work on it runs asynchronously to the host.
-infinirtPluginStreamCreateFn streamCreate;
-// Wait for the stream's pending work, then release it.
-infinirtPluginStreamDestroyFn streamDestroy;
-// Block until all work submitted to the stream has completed.
-infinirtPluginStreamSynchronizeFn streamSynchronize;
-// SUCCESS when the stream is idle, INFINI_STATUS_NOT_READY while work is pending.
-infinirtPluginStreamQueryFn streamQuery;
-// Work submitted to `stream` afterwards runs after the work `event` captured; does not block the
-// host. An event never recorded imposes no wait.
-infinirtPluginStreamWaitEventFn streamWaitEvent;
-
-// ---- events (skeleton_event.cpp) ------------------------------------------------------------
-
-// flags: INFINIRT_EVENT_DISABLE_TIMING / BLOCKING_SYNC (already checked by the loader). A new
-// event is COMPLETE until recorded.
-infinirtPluginEventCreateFn eventCreate;
-// Release the event (the loader no longer hands it out).
-infinirtPluginEventDestroyFn eventDestroy;
-// Capture the work submitted to `stream` so far; the event completes when that work has run.
-// Recording again moves the event to the new point.
-infinirtPluginEventRecordFn eventRecord;
-// COMPLETE or NOT_READY in *status; the call itself succeeds in both cases.
-infinirtPluginEventQueryFn eventQuery;
-// Block until the event has completed (at once if never recorded).
-infinirtPluginEventSynchronizeFn eventSynchronize;
-// Milliseconds between two completed recordings: BAD_PARAM if either was created with
-// DISABLE_TIMING or never recorded, NOT_READY if either has not completed.
-infinirtPluginEventElapsedTimeFn eventElapsedTime;
-
-// ---- memory (skeleton_memory.cpp) -----------------------------------------------------------
-
-// `size` bytes of device memory; a request the device cannot satisfy is OUT_OF_MEMORY, with the
-// size and the free memory in the message.
-infinirtPluginMallocDeviceFn mallocDevice;
-// Release memory from malloc_device or malloc_async (the loader checked it is ours). Like
-// cudaFree: waits for the device's pending work first.
-infinirtPluginFreeDeviceFn freeDevice;
-// Page-locked host memory the device can copy to and from asynchronously.
-infinirtPluginMallocHostFn mallocHost;
-// Release memory from malloc_host (the loader checked it is ours).
-infinirtPluginFreeHostFn freeHost;
-// A copy ordered after work already on the device's default stream, complete on return. kind is
-// H2H/H2D/D2H/D2D, or DEFAULT when the loader could not tell which side a pointer is on.
-infinirtPluginMemcpySyncFn memcpySync;
-// The same copy enqueued on `stream`; host memory must stay valid until it has run.
-infinirtPluginMemcpyAsyncFn memcpyAsync;
-// Set `count` bytes to (unsigned char)value, ordered like memcpy_sync.
-infinirtPluginMemsetSyncFn memsetSync;
-// The same fill enqueued on `stream`.
-infinirtPluginMemsetAsyncFn memsetAsync;
-
-// Optional, left NULL (the loader then allocates with malloc_device, which is available in stream
-// order too): stream-ordered allocation, usable by work submitted to `stream` after this call.
-//     infinirtPluginMallocAsyncFn mallocAsync;
-// Optional, left NULL (the loader then synchronizes the stream and calls free_device): release
-// once the stream's earlier work has run; must not block the host.
-//     infinirtPluginFreeAsyncFn freeAsync;
-
-// ---- graphs: all six optional, left NULL (the loader then records the calls made on a capturing
-// stream and replays them through the entries above). Fill all of them to use the vendor's own
-// graphs. ----------------------------------------------------------------------------------------
-
-// Start recording work submitted to `stream` instead of running it.
-//     infinirtPluginStreamBeginCaptureFn streamBeginCapture;
-// Stop recording and return the graph of what was recorded.
-//     infinirtPluginStreamEndCaptureFn streamEndCapture;
-// Release a graph from stream_end_capture.
-//     infinirtPluginGraphDestroyFn graphDestroy;
-// An executable form of the graph; on failure write the reason into `log` (if not NULL).
-//     infinirtPluginGraphInstantiateFn graphInstantiate;
-// Release an executable graph.
-//     infinirtPluginGraphExecDestroyFn graphExecDestroy;
-// Run the recorded work on `stream`, in stream order.
-//     infinirtPluginGraphLaunchFn graphLaunch;
-
-// ---- native interop: all optional, left NULL (the loader then answers NOT_IMPLEMENTED, or for
-// pointer attributes, reports only the memory infinirt allocated) --------------------------------
-
-// The vendor object behind a stream (NULL: the default stream's), valid while the stream lives.
-//     infinirtPluginStreamGetNativeFn streamGetNative;
-// The vendor object behind an event, valid while the event lives.
-//     infinirtPluginEventGetNativeFn eventGetNative;
-// The device's context (e.g. CUcontext, cl_context), valid for the life of the process.
-//     infinirtPluginDeviceGetNativeContextFn deviceGetNativeContext;
-// For memory infinirt did not allocate: fill `attributes` and succeed if the driver recognises
-// the pointer; any error otherwise (the loader then answers UNKNOWN).
-//     infinirtPluginPointerGetAttributesFn pointerGetAttributes;
-
-// ---- modules and kernels (skeleton_module.cpp, skeleton_launch.cpp) -------------------------
-// Loads device code and runs it; contracts at the fields of infinirtPluginTable_t. Fill all of
-// them or none (module_get_global may stay NOT_IMPLEMENTED where the device has no host-visible
-// address for module variables). docs/kernels.md says how each existing backend does it.
-
-// Builds `images` (formats resolved by the loader; refuse those the device cannot load with
-// BAD_PARAM naming the ones it can) into one module; writes the build log; BUILD_FAILED with the
-// log's first lines on failure.
-infinirtPluginModuleLoadFn moduleLoad;
-// Releases the module once launches already queued no longer need it.
-infinirtPluginModuleUnloadFn moduleUnload;
-// SYMBOL_NOT_FOUND naming the kernel (and some that exist).
-infinirtPluginModuleGetKernelFn moduleGetKernel;
-infinirtPluginModuleGetGlobalFn moduleGetGlobal;
-// Finite MAX_THREADS_PER_BLOCK and MAX_DYNAMIC_SHARED_BYTES; NUM_PARAMS or -1.
-infinirtPluginKernelGetAttributeFn kernelGetAttribute;
-infinirtPluginKernelSetAttributeFn kernelSetAttribute;
-// Stream-ordered; copies the argument bytes before returning; no allocation on this path.
-infinirtPluginLaunchKernelFn launchKernel;
-
-// ---- peers (skeleton_peer.cpp) ---------------------------------------------------------------
-// Two devices of this backend (never a device with itself: the loader answers that, and pairs of
-// two backends). Contracts at the fields of infinirtPluginTable_t; fill all or none.
-// Whether `device` can be given access to `peer`'s memory.
-infinirtPluginDeviceCanAccessPeerFn deviceCanAccessPeer;
-infinirtPluginDeviceGetPeerAttributeFn deviceGetPeerAttribute;
-// One direction; enabling twice is SUCCESS, disabling what is not enabled BAD_PARAM.
-infinirtPluginDeviceEnablePeerAccessFn deviceEnablePeerAccess;
-infinirtPluginDeviceDisablePeerAccessFn deviceDisablePeerAccess;
-// A copy between two devices' memory on a stream of either; leave NULL to have the loader stage it.
-infinirtPluginMemcpyPeerAsyncFn memcpyPeerAsync;
-// A device-side wait for another device's event; leave NULL to have the loader wait on the host.
-infinirtPluginStreamWaitPeerEventFn streamWaitPeerEvent;
+// ---- the plugin entries ---------------------------------------------------------------------
+// Every entry of the list (INFINIRT_PLUGIN_ENTRIES in include/infinirt_plugin.h: its contract is
+// there), declared by its impl name. The files that define them, by the list's groups:
+//   lifetime and devices: skeleton_device.cpp. init loads the vendor library (loadNativeApi); a
+//     missing library is NOT a failure: remember why and report 0 devices from getDeviceCount.
+//     Fail init only for a broken installation (or, in this tree, an INFINIRT_SKELETON_DEVICE_COUNT
+//     outside 0..8). getDeviceProperties fills what the device knows; the template fills the
+//     name and vendor of its template devices.
+//   streams: skeleton_stream.cpp; events: skeleton_event.cpp; memory: skeleton_memory.cpp;
+//   modules and kernels: skeleton_module.cpp, skeleton_launch.cpp (fill all or none;
+//     docs/kernels.md says how each existing backend does it);
+//   peers: skeleton_peer.cpp (all or none);
+//   what the loader asks of the backend: getPluginTraits (skeleton_errors.cpp: its error names and
+//     its staging rank) and
+//     moduleRankImage (skeleton_module.cpp).
+// Left NULL (skeleton_plugin.cpp), each answered by the loader's fallback at its contract:
+// set_device, get_resource_snapshot, malloc_async, free_async, the graph group, and the native
+// interop group. Fill a group to use the vendor's own.
+INFINIRT_COMMON_DECLARE_ENTRIES();
 
 } // namespace infinirt::skeleton
 

@@ -79,6 +79,7 @@ infiniStatus_t getDeviceProperties(int device, infinirtDeviceProperties_t *props
         props->device_kind = kDeviceKind;
         std::snprintf(props->name, sizeof props->name, "%s template device", kName);
         std::snprintf(props->vendor, sizeof props->vendor, "infinirt %s", kName);
+        common::copyString(props->architecture, sizeof props->architecture, kTemplateArchitecture);
         return INFINI_STATUS_SUCCESS;
     }
     // Devices exist only through the vendor library here; outputs are written only on success.

@@ -1,6 +1,7 @@
-// skeleton_errors.cpp - the native error table (vendor code -> name and infiniStatus_t), and the
-// two ways an entry reports a failure: nativeFailure for a failed vendor call and notImplemented
-// for an entry the template leaves to the vendor. Both go through common::fail.
+// skeleton_errors.cpp - the native error table (vendor code -> name and infiniStatus_t), the two
+// ways an entry reports a failure (nativeFailure for a failed vendor call and notImplemented for
+// an entry the template leaves to the vendor; both go through common::fail), and the plugin's
+// traits: the names of its errors and how well its pinned memory stages copies.
 #include "skeleton_backend.h"
 #include "skeleton_native_api.h"
 
@@ -31,6 +32,14 @@ constexpr auto kErrorTable = common::nativeErrorTable(kNativeErrors, "VENDOR_ERR
 } // namespace
 
 INFINIRT_COMMON_DEFINE_NATIVE_ERRORS(int, kErrorTable, " ")
+
+// A vendor GPU's page-locked memory stages copies best (rank 2); the names are the table's.
+infiniStatus_t getPluginTraits(infinirtPluginTraits_t *traits) {
+    traits->host_staging_rank = 2;
+    traits->native_out_of_memory_error = "VENDOR_ERROR_OUT_OF_MEMORY (2)";
+    traits->native_failure_error = "VENDOR_ERROR_NOT_SUPPORTED (801)";
+    return INFINI_STATUS_SUCCESS;
+}
 
 infiniStatus_t notImplemented(const char *entry) noexcept {
     return common::fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s backend: %s is not implemented", kName, entry);

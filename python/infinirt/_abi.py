@@ -224,6 +224,7 @@ class BackendInfo(ctypes.Structure):
         ("device_count", c_int),
         ("state", c_enum),
         ("reason", ctypes.c_char * 512),
+        ("host_staging_rank", c_int),
     ]
 
 

@@ -57,8 +57,10 @@ expect fail parameter
 
 # The baselines: every public library and the cpu plugins, whose entries reach the plugin tables
 # with all their members (the first and the header's last: "type *name;" or "type (*name)(...)").
+# The header is preprocessed first: infinirtPluginTable_t's members come from the entry list.
 last_member() { # HEADER TYPEDEF_NAME
-  awk "/^typedef struct/ { body = \"\" } { body = body \$0 \"\\n\" } /^} $2;/ { printf \"%s\", body }" "$1" |
+  "${CC:-cc}" -E -P -I"$src/include" -x c "$1" |
+    awk "/typedef struct/ { body = \"\" } { body = body \$0 \"\\n\" } /} $2;/ { printf \"%s\", body }" |
     grep -oE '\(\*[a-z_0-9]+\)|\*[a-z_0-9]+;' | tail -n 1 | tr -d '()*;'
 }
 for f in libinfinirt.abi libinfinicore.abi libinfinirt-cpu.abi libinfiniccl.abi libinfiniccl-cpu.abi; do
