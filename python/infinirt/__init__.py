@@ -15,14 +15,16 @@ then, in ~/infinirt-venv/bin/python (or any python with INFINIRT_LIBRARY set to 
     arr = numpy.from_dlpack(infinirt.alloc_host(4096, dev).copy_from(buf).view("float32", (1024,)))
 """
 from ._abi import DeviceType, KernelAttribute, ModuleFormat, PeerAttribute, Status, StreamCaptureMode
-from ._dlpack import View, from_dlpack
+from ._buffer import Buffer, alloc, alloc_host
+from ._dlpack import View
 from ._errors import BackendUnavailableError, BadParamError, BuildFailedError, DeviceNotFoundError, \
     DeviceTypeNotSupportedError, DriverError, Error, InvalidHandleError, NotReadyError, NotSupportedError, \
     NullPointerError, OutOfMemoryError, SymbolNotFoundError
+from ._from_dlpack import from_dlpack
 from ._kernels import Kernel, LocalMemory, Module
 from ._lib import LibraryNotFoundError
 from ._lib import path as library_path
-from ._runtime import Buffer, Device, Event, Graph, Stream, alloc, alloc_host, backends, devices, synchronize
+from ._runtime import Device, Event, Graph, Stream, backends, devices, synchronize
 
 __version__ = "0.1.0"
 

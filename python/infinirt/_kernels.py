@@ -5,7 +5,9 @@ from . import _abi
 from ._abi import KernelArgKind, KernelAttribute, ModuleFormat, Status
 from ._errors import BuildFailedError, call, error_for
 from ._lib import library
-from ._runtime import Buffer, _device_arg, _on, _Owner, _stream_handle
+from ._buffer import Buffer
+from ._dlpack import View
+from ._runtime import _device_arg, _on, _Owner, _stream_handle
 
 _LOG_BYTES = 64 * 1024
 
@@ -198,7 +200,6 @@ class Kernel:
 
 def _convert(i, a, buffers):
     """(kind, size, ctypes object holding the value or None) for argument i."""
-    from ._dlpack import View
     P = KernelArgKind.POINTER
     if isinstance(a, Buffer):
         buffers.append(a)
