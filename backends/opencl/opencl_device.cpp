@@ -1,6 +1,8 @@
 // opencl_device.cpp - device discovery (the ICD loader, platforms, devices usable through
 // coarse-grained SVM), properties, memory figures and the default streams.
 #include "opencl_backend.h"
+#include "opencl_device.h"
+#include "opencl_stream.h"
 
 #include "opencl_native_api.h"
 

@@ -1,6 +1,9 @@
 // opencl_event.cpp - events: the marker enqueued by the last record, whose completion and
 // profiling timestamp answer queries and elapsed-time requests.
 #include "opencl_backend.h"
+#include "opencl_device.h"
+#include "opencl_event.h"
+#include "opencl_stream.h"
 
 #include "opencl_native_api.h"
 

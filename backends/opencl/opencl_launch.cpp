@@ -1,6 +1,8 @@
 // opencl_launch.cpp - kernel launch: arguments set on the cl_kernel and an NDRange enqueued on the
 // stream's in-order queue, both under the kernel's launch mutex.
 #include "opencl_backend.h"
+#include "opencl_module.h"
+#include "opencl_stream.h"
 
 #include "opencl_native_api.h"
 

@@ -1,6 +1,8 @@
 // opencl_memory.cpp - device memory (coarse-grained SVM), pinned host memory, copies and fills,
 // with the map of live allocations that checks frees and finds interior pointers.
 #include "opencl_backend.h"
+#include "opencl_device.h"
+#include "opencl_stream.h"
 
 #include "opencl_native_api.h"
 

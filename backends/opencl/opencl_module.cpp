@@ -1,6 +1,8 @@
 // opencl_module.cpp - modules (cl_program built from OpenCL C, SPIR-V or a device binary), their
 // kernels (one cl_kernel per name), program-scope variables and kernel attributes.
 #include "opencl_backend.h"
+#include "opencl_device.h"
+#include "opencl_module.h"
 
 #include "opencl_native_api.h"
 

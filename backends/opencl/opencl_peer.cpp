@@ -1,4 +1,4 @@
-// Peers: every device has a context of its own (opencl_backend.h), and SVM memory of one context
+// Peers: every device has a context of its own (opencl_device.h), and SVM memory of one context
 // is not memory of another, so no device can access another's memory. The entries say so; the
 // table leaves memcpy_peer_async and stream_wait_peer_event NULL, so the loader stages copies
 // between two devices through host memory and waits on the host for an event of another device

@@ -1,6 +1,9 @@
 // opencl_stream.cpp - streams: one in-order, profiling-enabled command queue each, the command
 // numbering behind stream queries, and waits on events (across contexts through user events).
 #include "opencl_backend.h"
+#include "opencl_device.h"
+#include "opencl_event.h"
+#include "opencl_stream.h"
 
 #include "opencl_native_api.h"
 
