@@ -1,6 +1,9 @@
 // Devices: how many cpu devices there are (INFINIRT_CPU_DEVICE_COUNT), what they look like, how
 // much memory they have (INFINIRT_CPU_MEMORY_LIMIT or the system's), and device-wide sync.
 #include "cpu_backend.h"
+#include "cpu_device.h"
+#include "cpu_module.h"
+#include "cpu_stream.h"
 
 #include "common/host_services.hpp"
 #include "common/text.hpp"

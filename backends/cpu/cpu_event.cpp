@@ -1,5 +1,7 @@
-// Events: markers on streams (see Event in cpu_backend.h).
+// Events: markers on streams (see cpu_event.h).
 #include "cpu_backend.h"
+#include "cpu_event.h"
+#include "cpu_stream.h"
 
 #include "common/host_services.hpp"
 

@@ -1,5 +1,5 @@
 // Launches: the record of one launch, the per-device worker pool that runs its blocks, and the
-// launch entry (see "launches" in cpu_backend.h).
+// launch entry (see cpu_launch.h).
 //
 // How a launch runs. The stream's worker thread (the owner) takes a free slot of the device's pool,
 // publishes the launch there and wakes as many sleeping pool threads as there are other blocks.
@@ -13,6 +13,11 @@
 // pointer array (BlockBuffers, owned by its stream or by the pool, grown when a launch needs
 // more), and pool threads poll for new work for kPoolSpin before sleeping on a futex.
 #include "cpu_backend.h"
+#include "cpu_device.h"
+#include "cpu_launch.h"
+#include "cpu_memory.h"
+#include "cpu_module.h"
+#include "cpu_stream.h"
 
 #include "common/host_services.hpp"
 

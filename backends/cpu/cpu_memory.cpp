@@ -1,9 +1,8 @@
-// Memory: device and host blocks are both aligned host memory; copies are memmove.
-//
-// Every block starts kAlignment bytes after a header recording its size and device, so a free
-// (possibly run by a stream worker, possibly on behalf of another device) returns the bytes to
-// the right budget without a lookup table.
+// Memory: device and host blocks (their layout: cpu_memory.h); copies are memmove.
 #include "cpu_backend.h"
+#include "cpu_device.h"
+#include "cpu_memory.h"
+#include "cpu_stream.h"
 
 #include <cerrno>
 #include <cstdlib>

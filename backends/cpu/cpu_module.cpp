@@ -1,6 +1,7 @@
 // Modules: host shared objects loaded from memory, their kernels and globals, kernel attributes
-// (see Module in cpu_backend.h).
+// (see cpu_module.h).
 #include "cpu_backend.h"
+#include "cpu_module.h"
 
 #include "common/host_services.hpp"
 #include "common/module_rank.hpp"

@@ -4,6 +4,7 @@
 // cpu devices is a Copy task (memmove) on the stream named, and an event of one cpu device is
 // waited for by a Wait task on a stream of another, as on its own device.
 #include "cpu_backend.h"
+#include "cpu_stream.h"
 
 #include "common/host_services.hpp"
 

@@ -1,5 +1,10 @@
-// Streams: in-order queues run by one worker thread each (see Stream in cpu_backend.h).
+// Streams: in-order queues run by one worker thread each (see cpu_stream.h).
 #include "cpu_backend.h"
+#include "cpu_device.h"
+#include "cpu_event.h"
+#include "cpu_launch.h"
+#include "cpu_memory.h"
+#include "cpu_stream.h"
 
 #include "common/host_services.hpp"
 

@@ -1,6 +1,8 @@
 // opencl_device.cpp - device discovery (the ICD loader, platforms, devices usable through
 // coarse-grained SVM), properties, memory figures and the default streams.
 #include "opencl_backend.h"
+#include "opencl_device.h"
+#include "opencl_stream.h"
 
 #include "opencl_native_api.h"
 
@@ -264,11 +266,13 @@ void discoverDevices() {
     std::call_once(once, discover);
 }
 
+// Discovers the devices; never fails (a missing library or platform gives 0 devices).
 infiniStatus_t init() {
     discoverDevices();
     return INFINI_STATUS_SUCCESS;
 }
 
+// The number of usable devices; when 0, `reason` says why.
 infiniStatus_t getDeviceCount(int *count, char *reason, size_t reason_size) {
     discoverDevices();
     const int n = static_cast<int>(g_devices->size());
@@ -341,6 +345,7 @@ infiniStatus_t getDeviceProperties(int index, infinirtDeviceProperties_t *props)
     return INFINI_STATUS_SUCCESS;
 }
 
+// free is the AMD free-memory figure where available, else total minus what infinirt holds.
 infiniStatus_t getMemInfo(int index, size_t *free_bytes, size_t *total_bytes) {
     const Device &dev = device(index);
     size_t free_now = 0;
@@ -357,6 +362,7 @@ infiniStatus_t getMemInfo(int index, size_t *free_bytes, size_t *total_bytes) {
     return INFINI_STATUS_SUCCESS;
 }
 
+// Waits for the default stream and every live stream of the device.
 infiniStatus_t deviceSynchronize(int index) {
     Device &dev = device(index);
     std::lock_guard<std::mutex> lock(dev.mutex);

@@ -1,6 +1,9 @@
 // opencl_event.cpp - events: the marker enqueued by the last record, whose completion and
 // profiling timestamp answer queries and elapsed-time requests.
 #include "opencl_backend.h"
+#include "opencl_device.h"
+#include "opencl_event.h"
+#include "opencl_stream.h"
 
 #include "opencl_native_api.h"
 
@@ -49,6 +52,7 @@ void snapshot(Event &event, Recorded *out) {
     out->number = event.number;
 }
 
+// Creates the completed user event that stands for "never recorded".
 infiniStatus_t eventCreate(int device, uint32_t flags, void **out) {
     cl_int err = CL_SUCCESS;
     cl_event initial = api().clCreateUserEvent(infinirt::opencl::device(device).context, &err);
@@ -79,6 +83,7 @@ infiniStatus_t eventDestroy(int, void *handle) {
     return INFINI_STATUS_SUCCESS;
 }
 
+// Enqueues a marker (it completes when all earlier work of the stream has) and flushes.
 infiniStatus_t eventRecord(int device, void *handle, void *stream_handle) {
     Event *event = static_cast<Event *>(handle);
     Stream *stream = nullptr;
@@ -179,6 +184,7 @@ infiniStatus_t eventSynchronize(int device, void *handle) {
     return INFINI_STATUS_SUCCESS;
 }
 
+// From the CL_PROFILING_COMMAND_END of both recorded commands.
 infiniStatus_t eventElapsedTime(int device, float *ms, void *start_handle, void *end_handle) {
     Event *start = static_cast<Event *>(start_handle);
     Event *end = static_cast<Event *>(end_handle);
@@ -215,6 +221,8 @@ infiniStatus_t eventElapsedTime(int device, float *ms, void *start_handle, void 
     return INFINI_STATUS_SUCCESS;
 }
 
+// The cl_event of the last record (valid until the next record or destroy); before the first
+// record, a completed user event.
 infiniStatus_t eventGetNative(int, void *handle, void **native) {
     Event *event = static_cast<Event *>(handle);
     std::lock_guard<std::mutex> lock(event->mutex);

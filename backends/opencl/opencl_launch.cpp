@@ -1,6 +1,8 @@
 // opencl_launch.cpp - kernel launch: arguments set on the cl_kernel and an NDRange enqueued on the
 // stream's in-order queue, both under the kernel's launch mutex.
 #include "opencl_backend.h"
+#include "opencl_module.h"
+#include "opencl_stream.h"
 
 #include "opencl_native_api.h"
 
@@ -100,6 +102,15 @@ __attribute__((noinline, cold)) infiniStatus_t refuseConfig(const Kernel &k, con
 
 } // namespace
 
+// Each argument's kind must fit its parameter where Kernel::params knows it (BAD_PARAM naming
+// both otherwise); then clSetKernelArg (VALUE: the bytes; LOCAL: size with NULL), clSetKernelArgSVMPointer (POINTER;
+// a NULL pointer is set as a NULL buffer), then clEnqueueNDRangeKernel with global = grid x block
+// and local = block, in as few dimensions as cover the sizes above 1, on the stream's in-order
+// queue (numbered like every command of the stream; flushed where CodeTraits::flush_launches
+// says so), under Kernel::launch_mutex.
+// dynamic_shared_bytes has no meaning for an OpenCL kernel (local memory reaches it only as
+// LOCAL arguments) and is ignored. COOPERATIVE and a non-zero cluster are NOT_IMPLEMENTED; a block over
+// the device's per-dimension work-item limits is BAD_PARAM with the figures.
 infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig_t *config,
                             const infinirtKernelArg_t *args, uint32_t num_args, void *stream_handle) {
     Kernel &k = *static_cast<Kernel *>(handle);

@@ -1,6 +1,8 @@
 // opencl_memory.cpp - device memory (coarse-grained SVM), pinned host memory, copies and fills,
 // with the map of live allocations that checks frees and finds interior pointers.
 #include "opencl_backend.h"
+#include "opencl_device.h"
+#include "opencl_stream.h"
 
 #include "opencl_native_api.h"
 
@@ -357,8 +359,12 @@ infiniStatus_t releaseHost(int device, void *host, cl_mem buffer) {
 
 } // namespace
 
+// clSVMAlloc on the device's context. NULL from the driver (including a size above
+// CL_DEVICE_MAX_MEM_ALLOC_SIZE) is OUT_OF_MEMORY with the figures.
 infiniStatus_t mallocDevice(int device, void **ptr, size_t size) { return svmAlloc(device, ptr, size); }
 
+// Waits for the device's streams (as cudaFree does: clSVMFree does not wait for commands that
+// still use the memory), then clSVMFree. BAD_PARAM for a pointer this plugin did not allocate.
 infiniStatus_t freeDevice(int device, void *ptr) {
     Found found{};
     if (!allocations().find(ptr, &found) || found.base != ptr || found.allocation.host ||
@@ -382,6 +388,11 @@ infiniStatus_t freeDevice(int device, void *ptr) {
     return INFINI_STATUS_SUCCESS;
 }
 
+// Pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer mapped for good (what OpenCL vendors
+// recommend for fast transfers), or page-aligned host memory where the implementation refuses
+// one or INFINIRT_OPENCL_PINNED=0. Either way a plain host pointer: every SVM copy accepts it
+// and the host may touch it at any time (coarse-grained SVM would need map/unmap around every
+// host access).
 infiniStatus_t mallocHost(int device, void **ptr, size_t size) {
     // Overcommit would let a request beyond physical memory "succeed" and fail on first touch.
     static const size_t physical =
@@ -412,6 +423,8 @@ infiniStatus_t mallocHost(int device, void **ptr, size_t size) {
     return INFINI_STATUS_SUCCESS;
 }
 
+// Waits for the device's streams (asynchronous copies may still read it), then unmaps and
+// releases the buffer (or frees the memory).
 infiniStatus_t freeHost(int device, void *ptr) {
     Found found{};
     if (!allocations().find(ptr, &found) || found.base != ptr || !found.allocation.host) {
@@ -428,6 +441,9 @@ infiniStatus_t freeHost(int device, void *ptr) {
     return releaseHost(removed.device, ptr, removed.buffer);
 }
 
+// clEnqueueSVMMemcpy on the default stream (blocking) or the given stream (non-blocking). It
+// takes SVM and host pointers alike, so every kind is the same call; a copy between two
+// devices' memory (two contexts) is staged through the host.
 infiniStatus_t memcpySync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind) {
     Stream *stream = nullptr;
     infiniStatus_t status = defaultStream(device, &stream);
@@ -441,6 +457,8 @@ infiniStatus_t memcpyAsync(int device, void *dst, const void *src, size_t size, 
     return status == INFINI_STATUS_SUCCESS ? copy(device, dst, src, size, kind, stream, false) : status;
 }
 
+// clEnqueueSVMMemFill with a 1-byte pattern. `ptr` .. `ptr + count` must lie in device memory
+// of `device` (BAD_PARAM otherwise).
 infiniStatus_t memsetSync(int device, void *ptr, int value, size_t count) {
     Stream *stream = nullptr;
     infiniStatus_t status = defaultStream(device, &stream);
@@ -453,8 +471,10 @@ infiniStatus_t memsetAsync(int device, void *ptr, int value, size_t count, void 
     return status == INFINI_STATUS_SUCCESS ? fill(device, ptr, value, count, stream, false) : status;
 }
 
+// The allocation is immediate (clSVMAlloc has no stream), so later work on `stream` may use it.
 infiniStatus_t mallocAsync(int device, void **ptr, size_t size, void *) { return svmAlloc(device, ptr, size); }
 
+// clEnqueueSVMFree: the queue frees the memory once its earlier commands have run.
 infiniStatus_t freeAsync(int device, void *ptr, void *stream_handle) {
     Stream *stream = nullptr;
     infiniStatus_t status = resolveStream(device, stream_handle, &stream);

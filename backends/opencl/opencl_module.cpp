@@ -1,6 +1,8 @@
 // opencl_module.cpp - modules (cl_program built from OpenCL C, SPIR-V or a device binary), their
 // kernels (one cl_kernel per name), program-scope variables and kernel attributes.
 #include "opencl_backend.h"
+#include "opencl_device.h"
+#include "opencl_module.h"
 
 #include "opencl_native_api.h"
 
@@ -442,6 +444,17 @@ const CodeTraits &codeTraits(Device &dev) {
     return dev.code;
 }
 
+// OPENCL_C (clCreateProgramWithSource + clBuildProgram; count > 1: each source or SPIR-V image
+// clCompileProgram'd with its options, then clLinkProgram'd), SPIRV (clCreateProgramWithIL where
+// the device reports IL versions; NOT_IMPLEMENTED naming them otherwise) and DEVICE_BINARY
+// (clCreateProgramWithBinary + clBuildProgram, one image only). OpenCL C builds whose options
+// name no -cl-std get CodeTraits::std_option, and all get -cl-kernel-arg-info (without it no
+// implementation need say what a parameter takes; see Kernel::params). Where a build with
+// -cl-kernel-arg-info fails, the module is built once more without it (NVIDIA's compiler fails on
+// a kernel without parameters with it): the module then loads, its log says so, a warning is
+// logged, and launches of its kernels do not check argument kinds. A failed build, compile or
+// link: BUILD_FAILED with the first lines of CL_PROGRAM_BUILD_LOG; the whole log goes to `log`
+// either way.
 infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_t count, char *log, size_t log_size,
                           void **out) {
     Device &dev = infinirt::opencl::device(device);
@@ -502,6 +515,8 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
     return INFINI_STATUS_SUCCESS;
 }
 
+// Releases the kernels and the program: commands already enqueued keep them alive (OpenCL
+// reference counting), so nothing waits.
 infiniStatus_t moduleUnload(int, void *handle) {
     Module *module = static_cast<Module *>(handle);
     for (auto &entry : module->kernels) {
@@ -512,6 +527,8 @@ infiniStatus_t moduleUnload(int, void *handle) {
     return INFINI_STATUS_SUCCESS;
 }
 
+// clCreateKernel, once per name; an unknown name is SYMBOL_NOT_FOUND listing
+// CL_PROGRAM_KERNEL_NAMES.
 infiniStatus_t moduleGetKernel(int device, void *handle, const char *name, void **out) {
     Module *module = static_cast<Module *>(handle);
     std::lock_guard<std::mutex> lock(module->mutex);
@@ -552,6 +569,9 @@ infiniStatus_t moduleGetKernel(int device, void *handle, const char *name, void 
     return INFINI_STATUS_SUCCESS;
 }
 
+// Through clGetDeviceGlobalVariablePointerINTEL where the device has
+// cl_intel_global_variable_pointers; NOT_IMPLEMENTED elsewhere (OpenCL gives program-scope
+// variables no host-visible address: pass a buffer argument instead).
 infiniStatus_t moduleGetGlobal(int device, void *handle, const char *name, void **ptr, size_t *size) {
     Module *module = static_cast<Module *>(handle);
     Device &dev = infinirt::opencl::device(device);
@@ -582,6 +602,11 @@ infiniStatus_t moduleGetGlobal(int device, void *handle, const char *name, void 
     return INFINI_STATUS_SUCCESS;
 }
 
+// From clGetKernelInfo/clGetKernelWorkGroupInfo: MAX_THREADS_PER_BLOCK = CL_KERNEL_WORK_GROUP_SIZE,
+// STATIC_SHARED_BYTES = CL_KERNEL_LOCAL_MEM_SIZE, PRIVATE_BYTES_PER_THREAD =
+// CL_KERNEL_PRIVATE_MEM_SIZE, NUM_REGISTERS -1, PREFERRED_BLOCK_MULTIPLE =
+// CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, MAX_DYNAMIC_SHARED_BYTES (local memory for LOCAL
+// arguments) = the device's local memory less the static, NUM_PARAMS = CL_KERNEL_NUM_ARGS.
 infiniStatus_t kernelGetAttribute(int, void *handle, infinirtKernelAttribute_t attr, int64_t *value) {
     const Kernel &k = *static_cast<const Kernel *>(handle);
     switch (attr) {
@@ -608,6 +633,8 @@ infiniStatus_t kernelGetAttribute(int, void *handle, infinirtKernelAttribute_t a
     return common::fail(INFINI_STATUS_BAD_PARAM, "unknown kernel attribute %d", static_cast<int>(attr));
 }
 
+// MAX_DYNAMIC_SHARED_BYTES, at most the device's local memory less the kernel's static local
+// memory (BAD_PARAM with the figures above it).
 infiniStatus_t kernelSetAttribute(int device, void *handle, infinirtKernelAttribute_t attr, int64_t value) {
     Kernel &k = *static_cast<Kernel *>(handle);
     if (attr != INFINIRT_KERNEL_ATTR_MAX_DYNAMIC_SHARED_BYTES) {

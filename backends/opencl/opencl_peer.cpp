@@ -1,4 +1,4 @@
-// Peers: every device has a context of its own (opencl_backend.h), and SVM memory of one context
+// Peers: every device has a context of its own (opencl_device.h), and SVM memory of one context
 // is not memory of another, so no device can access another's memory. The entries say so; the
 // table leaves memcpy_peer_async and stream_wait_peer_event NULL, so the loader stages copies
 // between two devices through host memory and waits on the host for an event of another device
@@ -7,6 +7,9 @@
 
 namespace infinirt::opencl {
 
+// No device can access another's memory (one context per device; SVM is per context): access 0,
+// every attribute 0, enabling refused with BAD_PARAM. memcpy_peer_async and
+// stream_wait_peer_event are left NULL: the loader stages copies and waits on the host.
 infiniStatus_t deviceCanAccessPeer(int, int, int *can_access) {
     *can_access = 0;
     return INFINI_STATUS_SUCCESS;

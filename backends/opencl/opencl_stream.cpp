@@ -1,6 +1,9 @@
 // opencl_stream.cpp - streams: one in-order, profiling-enabled command queue each, the command
 // numbering behind stream queries, and waits on events (across contexts through user events).
 #include "opencl_backend.h"
+#include "opencl_device.h"
+#include "opencl_event.h"
+#include "opencl_stream.h"
 
 #include "opencl_native_api.h"
 
@@ -130,6 +133,7 @@ infiniStatus_t streamSynchronize(int device, void *handle) {
     return finishStream(*stream, "synchronizing a stream");
 }
 
+// SUCCESS when every command enqueued so far has completed, NOT_READY otherwise.
 infiniStatus_t streamQuery(int device, void *handle) {
     Stream *stream = nullptr;
     infiniStatus_t status = resolveStream(device, handle, &stream);
@@ -182,6 +186,8 @@ infiniStatus_t streamQuery(int device, void *handle) {
                : INFINI_STATUS_NOT_READY;
 }
 
+// A barrier on the stream's queue waiting for the event's marker; across contexts (another
+// device) a user event completed by a callback on the marker stands in for it.
 infiniStatus_t streamWaitEvent(int device, void *stream_handle, void *event_handle) {
     Stream *stream = nullptr;
     infiniStatus_t status = resolveStream(device, stream_handle, &stream);
