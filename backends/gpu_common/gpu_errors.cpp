@@ -12,7 +12,7 @@ infiniStatus_t nativeFailure(const char *call, NativeStatus code, const char *wh
     va_list args;
     va_start(args, what_fmt);
     const infiniStatus_t status =
-        common::vnativeFailure(api().to_status(code), call, api().error_name(code), code, " while ", what_fmt, args);
+        common::vnativeFailure(vendorTable().to_status(code), call, vendorTable().error_name(code), code, " while ", what_fmt, args);
     va_end(args);
     return status;
 }
