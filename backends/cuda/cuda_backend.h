@@ -1,6 +1,6 @@
 /*
  * cuda_backend.h - what the cuda folder's files share: device state, errors, context binding,
- * the plugin entries of its own and the adapters that make the CUDA driver API a gpu_common
+ * the plugin entries of its own and the converters that make the CUDA driver API a gpu_common
  * vendor table (assembled in cuda_plugin.cpp). Nothing here is visible outside the plugin.
  */
 #ifndef INFINIRT_CUDA_BACKEND_H
@@ -24,11 +24,13 @@ infiniStatus_t toStatus(NativeStatus code);
  * code for the GPU, JIT unavailable...): BUILD_FAILED when a module load answers it. */
 bool isBuildError(NativeStatus code);
 
+/* The plugin entries the vendor defines itself (gpu_vendor_table.h installs them in the vendor
+ * table), declared with every other entry of the list by their impl names: init,
+ * getDeviceCount, getDeviceProperties, pointerGetAttributes (cuda_device.cpp), setDevice and
+ * deviceGetNativeContext (cuda_context.cpp), moduleLoad and moduleRankImage (cuda_module.cpp). */
+INFINIRT_COMMON_DECLARE_ENTRIES();
+
 /* ---- devices (cuda_device.cpp) ---- */
-infinirtPluginInitFn init;
-infinirtPluginGetDeviceCountFn getDeviceCount;
-infinirtPluginGetDevicePropertiesFn getDeviceProperties;
-infinirtPluginPointerGetAttributesFn pointerGetAttributes;
 /* The CUdevice of plugin device `device` (0 <= device < count; plugin index == CUDA ordinal). */
 CUdevice nativeDevice(int device);
 
@@ -37,12 +39,12 @@ CUdevice nativeDevice(int device);
 void prepareContexts(int device_count);
 infiniStatus_t bind(int device, gpu::ContextScope *scope);
 void unbind(const gpu::ContextScope &scope);
-infinirtPluginSetDeviceFn setDevice;
-infinirtPluginDeviceGetNativeContextFn deviceGetNativeContext;
 /* The device's default memory pool (after its context was retained). */
 CUmemoryPool defaultPool(int device);
 
-/* ---- the adapters: VendorApi's native entries over the driver table ----
+/* ---- the converters: the vendor half of the shared entries, VendorApi's native entries over
+ * nativeApi(), named native<Entry> so that none reuses a plugin entry's name; gpu_vendor_table.h
+ * pairs them with the fields ----
  * They only convert types (void* <-> CUstream/CUevent/CUdeviceptr, CUresult -> int); every
  * decision is made once, in backends/gpu_common. */
 inline CUdeviceptr devicePointer(const void *p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
@@ -51,70 +53,72 @@ inline CUevent eventOf(void *e) { return static_cast<CUevent>(e); }
 inline CUmodule moduleOf(void *m) { return static_cast<CUmodule>(m); }
 inline CUfunction functionOf(void *f) { return static_cast<CUfunction>(f); }
 
-/* cuda_device.cpp */
-NativeStatus deviceSynchronize();
-NativeStatus memGetInfo(size_t *free_bytes, size_t *total_bytes);
-NativeStatus poolReserved(int device, uint64_t *bytes);
+/* cuda_device.cpp: the entries above read properties through these (plugin device indices) */
+NativeStatus nativeDeviceName(char *name, int capacity, int device);
+NativeStatus nativeDeviceTotalMemory(size_t *bytes, int device);
+NativeStatus nativeDeviceUuid(unsigned char bytes[16], int device);
+NativeStatus nativeDevicePciBusId(char *bus, int capacity, int device);
+NativeStatus nativeDeviceSynchronize();
+NativeStatus nativeMemGetInfo(size_t *free_bytes, size_t *total_bytes);
+NativeStatus nativePoolReserved(int device, uint64_t *bytes);
 
 /* cuda_stream.cpp */
-NativeStatus streamCreate(void **s, unsigned flags);
-NativeStatus streamDestroy(void *s);
-NativeStatus streamSynchronize(void *s);
-NativeStatus streamQuery(void *s);
-NativeStatus streamWaitEvent(void *s, void *e);
-NativeStatus streamWaitEventInCapture(void *s, void *e);
-NativeStatus streamIsCapturing(void *s, bool *capturing);
+NativeStatus nativeStreamCreate(void **s, unsigned flags);
+NativeStatus nativeStreamDestroy(void *s);
+NativeStatus nativeStreamSynchronize(void *s);
+NativeStatus nativeStreamQuery(void *s);
+NativeStatus nativeStreamWaitEvent(void *s, void *e);
+NativeStatus nativeStreamWaitEventInCapture(void *s, void *e);
+NativeStatus nativeStreamIsCapturing(void *s, bool *capturing);
 
 /* cuda_event.cpp */
-NativeStatus eventCreate(void **e, unsigned flags);
-NativeStatus eventDestroy(void *e);
-NativeStatus eventRecord(void *e, void *s);
-NativeStatus eventRecordInCapture(void *e, void *s);
-NativeStatus eventQuery(void *e);
-NativeStatus eventSynchronize(void *e);
-NativeStatus eventElapsedTime(float *ms, void *start, void *end);
+NativeStatus nativeEventCreate(void **e, unsigned flags);
+NativeStatus nativeEventDestroy(void *e);
+NativeStatus nativeEventRecord(void *e, void *s);
+NativeStatus nativeEventRecordInCapture(void *e, void *s);
+NativeStatus nativeEventQuery(void *e);
+NativeStatus nativeEventSynchronize(void *e);
+NativeStatus nativeEventElapsedTime(float *ms, void *start, void *end);
 
 /* cuda_memory.cpp */
-NativeStatus mallocDevice(void **p, size_t size);
-NativeStatus freeDevice(void *p);
-NativeStatus mallocHost(void **p, size_t size);
-NativeStatus freeHost(void *p);
-NativeStatus memcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, void *s);
-NativeStatus memsetAsync(void *p, int value, size_t count, void *s);
-NativeStatus mallocAsync(void **p, size_t size, void *s);
-NativeStatus freeAsync(void *p, void *s);
+NativeStatus nativeMallocDevice(void **p, size_t size);
+NativeStatus nativeFreeDevice(void *p);
+NativeStatus nativeMallocHost(void **p, size_t size);
+NativeStatus nativeFreeHost(void *p);
+NativeStatus nativeMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, void *s);
+NativeStatus nativeMemsetAsync(void *p, int value, size_t count, void *s);
+NativeStatus nativeMallocAsync(void **p, size_t size, void *s);
+NativeStatus nativeFreeAsync(void *p, void *s);
 
-/* cuda_module.cpp: the module_load entry and the module and kernel adapters */
-infinirtPluginModuleLoadFn moduleLoad;
-infinirtPluginModuleRankImageFn moduleRankImage;
-NativeStatus moduleUnload(void *module);
-NativeStatus moduleGetFunction(void **function, void *module, const char *name);
-NativeStatus moduleGetGlobal(void **ptr, size_t *size, void *module, const char *name);
-NativeStatus moduleListFunctions(void *module, char *text, size_t capacity);
-NativeStatus functionGetAttribute(int *value, int attr, void *function);
-NativeStatus functionSetAttribute(void *function, int attr, int value);
-NativeStatus functionParamCount(void *function, int *count);
-NativeStatus deviceGetAttribute(int *value, int attr, int device);
+/* cuda_module.cpp: the module_load entry and the module and kernel converters */
+NativeStatus nativeModuleUnload(void *module);
+NativeStatus nativeModuleGetFunction(void **function, void *module, const char *name);
+NativeStatus nativeModuleGetGlobal(void **ptr, size_t *size, void *module, const char *name);
+NativeStatus nativeModuleListFunctions(void *module, char *text, size_t capacity);
+NativeStatus nativeFunctionGetAttribute(int *value, int attr, void *function);
+NativeStatus nativeFunctionSetAttribute(void *function, int attr, int value);
+NativeStatus nativeFunctionParamCount(void *function, int *count);
+NativeStatus nativeDeviceGetAttribute(int *value, int attr, int device);
 
 /* cuda_peer.cpp */
-NativeStatus canAccessPeer(int *can_access, int device, int peer);
-NativeStatus peerAttribute(int *value, int attr, int device, int peer);
-NativeStatus enablePeerAccess(int peer, void *peer_context);
-NativeStatus disablePeerAccess(int peer, void *peer_context);
-NativeStatus memcpyPeerAsync(void *dst, int dst_device, void *dst_context, const void *src, int src_device,
+NativeStatus nativeCanAccessPeer(int *can_access, int device, int peer);
+NativeStatus nativePeerAttribute(int *value, int attr, int device, int peer);
+NativeStatus nativeEnablePeerAccess(int peer, void *peer_context);
+NativeStatus nativeDisablePeerAccess(int peer, void *peer_context);
+NativeStatus nativeMemcpyPeerAsync(void *dst, int dst_device, void *dst_context, const void *src, int src_device,
                              void *src_context, size_t size, void *s);
 
 /* cuda_launch.cpp */
-NativeStatus launchKernel(const gpu::NativeLaunch &launch);
-NativeStatus launchKernelEx(const gpu::NativeLaunch &launch);
+NativeStatus nativeLaunchKernel(const gpu::NativeLaunch &launch);
+NativeStatus nativeLaunchKernelEx(const gpu::NativeLaunch &launch);
 
 /* cuda_graph.cpp */
-NativeStatus beginCapture(void *s, int mode);
-NativeStatus endCapture(void *s, void **g);
-NativeStatus graphDestroy(void *g);
-NativeStatus graphInstantiate(void **exec, void *g);
-NativeStatus graphExecDestroy(void *exec);
-NativeStatus graphLaunch(void *exec, void *s);
+NativeStatus nativeBeginCapture(void *s, int mode);
+NativeStatus nativeEndCapture(void *s, void **g);
+NativeStatus nativeGraphDestroy(void *g);
+NativeStatus nativeGraphInstantiate(void **exec, void *g);
+NativeStatus nativeGraphExecDestroy(void *exec);
+NativeStatus nativeGraphLaunch(void *exec, void *s);
 
 } // namespace infinirt::cuda
 

@@ -41,19 +41,19 @@ infiniStatus_t retain(int device, CUcontext *out) {
     CUcontext ctx = slot.primary.load(std::memory_order_relaxed);
     if (!ctx) {
         CUdevice dev = nativeDevice(device);
-        if (CUresult rc = driver().cuDevicePrimaryCtxRetain(&ctx, dev)) {
+        if (CUresult rc = nativeApi().cuDevicePrimaryCtxRetain(&ctx, dev)) {
             return gpu::nativeFailure("cuDevicePrimaryCtxRetain", rc, "retaining the primary context of cuda:%d",
                                       device);
         }
         /* Memory freed with FreeAsync stays cached in the pool instead of going back to the
          * driver at every synchronisation, as a caching allocator would keep it. */
         CUmemoryPool pool = nullptr;
-        if (CUresult rc = driver().cuDeviceGetDefaultMemPool(&pool, dev)) {
+        if (CUresult rc = nativeApi().cuDeviceGetDefaultMemPool(&pool, dev)) {
             common::logMessage(INFINIRT_LOG_WARN, "cuda:%d: cuDeviceGetDefaultMemPool failed: %s (%d)", device,
                                errorName(rc), rc);
         } else {
             cuuint64_t threshold = UINT64_MAX;
-            if (CUresult rc2 = driver().cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold)) {
+            if (CUresult rc2 = nativeApi().cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold)) {
                 common::logMessage(INFINIRT_LOG_WARN,
                                    "cuda:%d: cuMemPoolSetAttribute(RELEASE_THRESHOLD) failed: %s (%d)", device,
                                    errorName(rc2), rc2);
@@ -92,13 +92,13 @@ infiniStatus_t bind(int device, gpu::ContextScope *scope) {
         return status;
     }
     CUcontext cur = nullptr;
-    if (CUresult rc = driver().cuCtxGetCurrent(&cur)) {
+    if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
         return gpu::nativeFailure("cuCtxGetCurrent", rc, "binding cuda:%d", device);
     }
     if (cur == want) {
         return INFINI_STATUS_SUCCESS;
     }
-    if (CUresult rc = driver().cuCtxPushCurrent(want)) {
+    if (CUresult rc = nativeApi().cuCtxPushCurrent(want)) {
         return gpu::nativeFailure("cuCtxPushCurrent_v2", rc, "pushing the primary context of cuda:%d", device);
     }
     scope->action = kPopped;
@@ -109,7 +109,7 @@ void unbind(const gpu::ContextScope &scope) {
     if (scope.action == kPopped) {
         CUcontext popped = nullptr;
         /* Cannot fail for a context we pushed on this thread during this call. */
-        driver().cuCtxPopCurrent(&popped);
+        nativeApi().cuCtxPopCurrent(&popped);
     }
 }
 
@@ -121,11 +121,11 @@ infiniStatus_t setDevice(int device) {
         return status;
     }
     CUcontext cur = nullptr;
-    if (CUresult rc = driver().cuCtxGetCurrent(&cur)) {
+    if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
         return gpu::nativeFailure("cuCtxGetCurrent", rc, "making cuda:%d current", device);
     }
     if (cur != want) {
-        if (CUresult rc = driver().cuCtxSetCurrent(want)) {
+        if (CUresult rc = nativeApi().cuCtxSetCurrent(want)) {
             return gpu::nativeFailure("cuCtxSetCurrent", rc, "making cuda:%d current", device);
         }
     }

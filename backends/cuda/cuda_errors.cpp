@@ -5,7 +5,7 @@ namespace infinirt::cuda {
 
 const char *errorName(NativeStatus code) {
     const char *name = nullptr;
-    if (driver().cuGetErrorName && driver().cuGetErrorName(static_cast<CUresult>(code), &name) == CUDA_SUCCESS &&
+    if (nativeApi().cuGetErrorName && nativeApi().cuGetErrorName(static_cast<CUresult>(code), &name) == CUDA_SUCCESS &&
         name) {
         return name;
     }

@@ -1,15 +1,16 @@
-/* cuda_launch.cpp - the launch adapters of the vendor table: cuLaunchKernel, and cuLaunchKernelEx
- * with cluster and cooperative attributes (the argument rules are gpu_common's, gpu_launch.cpp). */
+/* cuda_launch.cpp - kernel launch: the vendor half of those entries, which the vendor table calls:
+ * one native call each, types converted (the entries are gpu_common's, gpu_launch.cpp).
+ * cuLaunchKernel, and cuLaunchKernelEx with cluster and cooperative attributes. */
 #include "cuda_backend.h"
 
 namespace infinirt::cuda {
 
-NativeStatus launchKernel(const gpu::NativeLaunch &l) {
-    return driver().cuLaunchKernel(functionOf(l.function), l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+NativeStatus nativeLaunchKernel(const gpu::NativeLaunch &l) {
+    return nativeApi().cuLaunchKernel(functionOf(l.function), l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
                                    l.block[2], l.shared_bytes, streamOf(l.stream), l.params, nullptr);
 }
 
-NativeStatus launchKernelEx(const gpu::NativeLaunch &l) {
+NativeStatus nativeLaunchKernelEx(const gpu::NativeLaunch &l) {
     CUlaunchAttribute attributes[2] = {};
     unsigned count = 0;
     if (l.cluster[0] != 0) {
@@ -35,7 +36,7 @@ NativeStatus launchKernelEx(const gpu::NativeLaunch &l) {
     config.hStream = streamOf(l.stream);
     config.attrs = attributes;
     config.numAttrs = count;
-    return driver().cuLaunchKernelEx(&config, functionOf(l.function), l.params, nullptr);
+    return nativeApi().cuLaunchKernelEx(&config, functionOf(l.function), l.params, nullptr);
 }
 
 } // namespace infinirt::cuda

@@ -1,6 +1,6 @@
 /*
  * cuda_module.cpp - loading modules (PTX through the JIT, cubin, fatbin; several images through
- * the JIT linker) into a device's primary context, and the module and kernel adapters of the
+ * the JIT linker) into a device's primary context, and the module and kernel converters of the
  * vendor table (the rules are gpu_common's, gpu_module.cpp).
  *
  * An image's `options` are nvcc/ptxas-style flags turned into JIT options:
@@ -250,7 +250,7 @@ infiniStatus_t loadOne(int device, Image &image, char *log, size_t log_size, CUm
     JitLog jit;
     jit.request(&image.options);
     CUmodule loaded = nullptr;
-    CUresult rc = driver().cuModuleLoadDataEx(&loaded, image.data, image.options.count, image.options.keys,
+    CUresult rc = nativeApi().cuModuleLoadDataEx(&loaded, image.data, image.options.count, image.options.keys,
                                               image.options.values);
     common::copyString(log, log_size, jit.combined());
     if (rc) {
@@ -269,7 +269,7 @@ infiniStatus_t loadOne(int device, Image &image, char *log, size_t log_size, CUm
  * cubin loaded. The link state owns the cubin (and the log buffers must outlive it): it is
  * destroyed after the load, on every path. */
 infiniStatus_t linkMany(int device, std::vector<Image> &images, char *log, size_t log_size, CUmodule *module) {
-    const Driver &d = driver();
+    const NativeApi &d = nativeApi();
     JitLog jit;
     JitOptions link_options;
     jit.request(&link_options);
@@ -280,7 +280,7 @@ infiniStatus_t linkMany(int device, std::vector<Image> &images, char *log, size_
     }
     struct Destroy {
         CUlinkState state;
-        ~Destroy() { driver().cuLinkDestroy(state); }
+        ~Destroy() { nativeApi().cuLinkDestroy(state); }
     } destroy{state};
 
     for (size_t i = 0; i < images.size(); ++i) {
@@ -336,27 +336,27 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
     return INFINI_STATUS_SUCCESS;
 }
 
-NativeStatus moduleUnload(void *module) { return driver().cuModuleUnload(moduleOf(module)); }
+NativeStatus nativeModuleUnload(void *module) { return nativeApi().cuModuleUnload(moduleOf(module)); }
 
-NativeStatus moduleGetFunction(void **function, void *module, const char *name) {
+NativeStatus nativeModuleGetFunction(void **function, void *module, const char *name) {
     CUfunction f = nullptr;
-    CUresult rc = driver().cuModuleGetFunction(&f, moduleOf(module), name);
+    CUresult rc = nativeApi().cuModuleGetFunction(&f, moduleOf(module), name);
     *function = f;
     return rc;
 }
 
-NativeStatus moduleGetGlobal(void **ptr, size_t *size, void *module, const char *name) {
+NativeStatus nativeModuleGetGlobal(void **ptr, size_t *size, void *module, const char *name) {
     CUdeviceptr address = 0;
     size_t bytes = 0;
-    CUresult rc = driver().cuModuleGetGlobal(&address, &bytes, moduleOf(module), name);
+    CUresult rc = nativeApi().cuModuleGetGlobal(&address, &bytes, moduleOf(module), name);
     *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(address));
     *size = bytes;
     return rc;
 }
 
 /* The first kListedNames kernels of the module (CUDA 12.4+ drivers; NOT_SUPPORTED before). */
-NativeStatus moduleListFunctions(void *module, char *text, size_t capacity) {
-    const Driver &d = driver();
+NativeStatus nativeModuleListFunctions(void *module, char *text, size_t capacity) {
+    const NativeApi &d = nativeApi();
     if (!d.cuModuleGetFunctionCount || !d.cuModuleEnumerateFunctions || !d.cuFuncGetName) {
         return CUDA_ERROR_NOT_SUPPORTED;
     }
@@ -385,18 +385,18 @@ NativeStatus moduleListFunctions(void *module, char *text, size_t capacity) {
     return CUDA_SUCCESS;
 }
 
-NativeStatus functionGetAttribute(int *value, int attr, void *function) {
-    return driver().cuFuncGetAttribute(value, static_cast<CUfunction_attribute>(attr), functionOf(function));
+NativeStatus nativeFunctionGetAttribute(int *value, int attr, void *function) {
+    return nativeApi().cuFuncGetAttribute(value, static_cast<CUfunction_attribute>(attr), functionOf(function));
 }
 
-NativeStatus functionSetAttribute(void *function, int attr, int value) {
-    return driver().cuFuncSetAttribute(functionOf(function), static_cast<CUfunction_attribute>(attr), value);
+NativeStatus nativeFunctionSetAttribute(void *function, int attr, int value) {
+    return nativeApi().cuFuncSetAttribute(functionOf(function), static_cast<CUfunction_attribute>(attr), value);
 }
 
 /* cuFuncGetParamInfo answers CUDA_ERROR_INVALID_VALUE for the first index past the last
  * parameter; without it (drivers before 12.4) the count is unknown. */
-NativeStatus functionParamCount(void *function, int *count) {
-    const Driver &d = driver();
+NativeStatus nativeFunctionParamCount(void *function, int *count) {
+    const NativeApi &d = nativeApi();
     if (!d.cuFuncGetParamInfo) {
         *count = -1;
         return CUDA_SUCCESS;
@@ -416,8 +416,8 @@ NativeStatus functionParamCount(void *function, int *count) {
     return CUDA_SUCCESS;
 }
 
-NativeStatus deviceGetAttribute(int *value, int attr, int device) {
-    return driver().cuDeviceGetAttribute(value, static_cast<CUdevice_attribute>(attr), nativeDevice(device));
+NativeStatus nativeDeviceGetAttribute(int *value, int attr, int device) {
+    return nativeApi().cuDeviceGetAttribute(value, static_cast<CUdevice_attribute>(attr), nativeDevice(device));
 }
 
 namespace {

@@ -9,7 +9,7 @@
 
 namespace infinirt::cuda {
 
-Driver g_driver{};
+NativeApi g_native_api{};
 
 namespace {
 
@@ -31,7 +31,7 @@ common::LoadOutcome loadLibrary() {
                       "libcuda.so.1 has no cuGetProcAddress_v2: the driver predates CUDA 12.0, which is required");
         return out;
     }
-    Driver resolved{};
+    NativeApi resolved{};
 #define INFINIRT_CUDA_RESOLVE(name, version)                                                                           \
     resolved.name = reinterpret_cast<PFN_##name##_v##version>(resolve(#name, version));                               \
     if (!resolved.name) {                                                                                              \
@@ -45,7 +45,7 @@ common::LoadOutcome loadLibrary() {
     resolved.name = reinterpret_cast<PFN_##name##_v##version>(resolve(#name, version));
     INFINIRT_CUDA_OPTIONAL_DRIVER_SYMBOLS(INFINIRT_CUDA_RESOLVE_OPTIONAL)
 #undef INFINIRT_CUDA_RESOLVE_OPTIONAL
-    g_driver = resolved;
+    g_native_api = resolved;
     out.ok = true;
     return out;
 }

@@ -99,7 +99,7 @@ namespace infinirt::cuda {
     X(cuModuleGetFunctionCount, 12040)                                                                                 \
     X(cuModuleEnumerateFunctions, 12040)
 
-struct Driver {
+struct NativeApi {
 #define INFINIRT_CUDA_MEMBER(name, version) PFN_##name##_v##version name;
     INFINIRT_CUDA_DRIVER_SYMBOLS(INFINIRT_CUDA_MEMBER)
     INFINIRT_CUDA_OPTIONAL_DRIVER_SYMBOLS(INFINIRT_CUDA_MEMBER)
@@ -107,8 +107,8 @@ struct Driver {
 };
 
 /* The resolved table; all NULL until load() succeeded. Written once by load(), read-only after. */
-extern Driver g_driver;
-inline const Driver &driver() { return g_driver; }
+extern NativeApi g_native_api;
+inline const NativeApi &nativeApi() { return g_native_api; }
 
 /* Loads libcuda.so.1 and resolves the table, once per process (thread-safe; later calls return
  * the first outcome). Returns true on success; otherwise `reason` says why in one line, e.g.

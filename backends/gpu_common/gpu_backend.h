@@ -20,9 +20,10 @@
 
 namespace infinirt::gpu {
 
-/* The vendor table installed by pluginTable(); valid for the life of the process. */
+/* The vendor table installed by pluginTable(); valid for the life of the process. (A vendor's
+ * loaded native library is its nativeApi(), a different table.) */
 extern const VendorApi *g_vendor;
-inline const VendorApi &api() { return *g_vendor; }
+inline const VendorApi &vendorTable() { return *g_vendor; }
 
 /* ---- errors (gpu_errors.cpp) ----------------------------------------------------------- */
 
@@ -33,7 +34,57 @@ inline const VendorApi &api() { return *g_vendor; }
 infiniStatus_t nativeFailure(const char *call, NativeStatus code, const char *what_fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* ---- device properties (gpu_device.cpp) ------------------------------------------------- */
+/* ---- devices (gpu_device.cpp) ---------------------------------------------------------- */
+
+/* What a vendor's start-up found: `count` devices, or 0 and `reason` (one line) saying why. */
+struct DeviceCensus {
+    int count = 0;
+    char reason[512] = "";
+};
+
+/* The vendor's init and get_device_count entries over its census. initDevices runs `discover`,
+ * which fills `census` (count last), and logs the reason when there is no device; no device is
+ * not a failure. */
+infiniStatus_t initDevices(DeviceCensus &census, void (*discover)());
+infiniStatus_t answerDeviceCount(const DeviceCensus &census, int *count, char *reason, size_t reason_size);
+
+
+/* The native device-attribute codes properties are read from, one per field of
+ * infinirtDeviceProperties_t of the same name. */
+struct DeviceAttributeCodes {
+    int compute_capability_major;
+    int compute_capability_minor;
+    int multiprocessor_count;
+    int clock_rate_khz;
+    int memory_clock_rate_khz;
+    int memory_bus_width_bits;
+    int max_threads_per_block;
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    int cache_bytes;
+    int shared_memory_per_block;
+};
+
+/* What a vendor reads its devices' properties with (filled by INFINIRT_GPU_PROPERTY_SOURCE,
+ * gpu_vendor_table.h). `device` is a plugin device index, as for the vendor table's
+ * device_get_attribute, which reads the attributes. */
+struct DevicePropertySource {
+    const char *vendor;   /* "NVIDIA" */
+    const char *platform; /* "CUDA driver API" */
+    Entry<NativeStatus (*)(char *name, int capacity, int device)> device_name;
+    Entry<NativeStatus (*)(size_t *bytes, int device)> total_memory;
+    /* Both optional for the device: a non-zero answer leaves the field unknown. */
+    NativeStatus (*uuid)(unsigned char bytes[16], int device);
+    NativeStatus (*pci_bus_id)(char *bus, int capacity, int device); /* as the driver spells it */
+    DeviceAttributeCodes attributes;
+};
+
+/* Fills *props for plugin device `device` (the fields the vendor does not know stay as they
+ * are): name, memory, compute capability and multiprocessor count (a failure to read one of
+ * them fails the call through nativeFailure), UUID and PCI bus id where the driver gives them,
+ * the launch limits, clocks and cache (0 when the driver does not answer), vendor, platform and
+ * kind. Leaves *props unchanged on failure. The vendor adds driver_version and architecture. */
+infiniStatus_t readDeviceProperties(const DevicePropertySource &source, int device, infinirtDeviceProperties_t *props);
 
 /* Sets props->pci_bus_id to the driver's "0000:3B:00.0" in lower case, as sysfs and lspci
  * spell it. */
@@ -47,13 +98,13 @@ class Binding {
 public:
     explicit Binding(int device, bool needed = true) {
         if (needed) {
-            status_ = api().bind(device, &scope_);
+            status_ = vendorTable().bind(device, &scope_);
             bound_ = status_ == INFINI_STATUS_SUCCESS;
         }
     }
     ~Binding() {
         if (bound_) {
-            api().unbind(scope_);
+            vendorTable().unbind(scope_);
         }
     }
     Binding(const Binding &) = delete;
@@ -69,8 +120,8 @@ private:
 
 /* A NULL stream names the device's default stream, which the vendor resolves through the bound
  * context; an explicit handle carries its own context. */
-inline bool needsBinding(const void *stream) { return stream == nullptr || api().handle_calls_need_binding; }
-inline void *nativeStream(void *stream) { return stream ? stream : api().default_stream; }
+inline bool needsBinding(const void *stream) { return stream == nullptr || vendorTable().handle_calls_need_binding; }
+inline void *nativeStream(void *stream) { return stream ? stream : vendorTable().default_stream; }
 
 /* ---- captures in progress (gpu_graph.cpp) ---- */
 
@@ -79,13 +130,13 @@ inline void *nativeStream(void *stream) { return stream ? stream : api().default
 extern std::atomic<int> g_capturing_streams;
 /* The entry for a call submitted to `stream`: `in_capture` while the stream captures (where the
  * vendor has that entry), else `plain`. Returns 0, or the native status of the capture query
- * (api().stream_is_capturing names it). */
+ * (vendorTable().stream_is_capturing names it). */
 template <typename Fn>
 NativeStatus entryFor(void *stream, const Entry<Fn> &plain, const Entry<Fn> &in_capture, const Entry<Fn> **out) {
     *out = &plain;
     if (stream && g_capturing_streams.load(std::memory_order_acquire) != 0 && in_capture.call) {
         bool capturing = false;
-        if (NativeStatus rc = api().stream_is_capturing.call(stream, &capturing)) {
+        if (NativeStatus rc = vendorTable().stream_is_capturing.call(stream, &capturing)) {
             return rc;
         }
         if (capturing) {

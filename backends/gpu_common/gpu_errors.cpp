@@ -15,7 +15,7 @@ infiniStatus_t nativeFailure(const char *call, NativeStatus code, const char *wh
     va_list args;
     va_start(args, what_fmt);
     const infiniStatus_t status =
-        common::vnativeFailure(api().to_status(code), call, api().error_name(code), code, " while ", what_fmt, args);
+        common::vnativeFailure(vendorTable().to_status(code), call, vendorTable().error_name(code), code, " while ", what_fmt, args);
     va_end(args);
     return status;
 }
@@ -25,9 +25,9 @@ infiniStatus_t getPluginTraits(infinirtPluginTraits_t *traits) {
     static char failure[64];
     static std::once_flag named;
     std::call_once(named, [] {
-        std::snprintf(out_of_memory, sizeof out_of_memory, "%s (%d)", api().error_name(api().out_of_memory),
-                      api().out_of_memory);
-        std::snprintf(failure, sizeof failure, "%s (%d)", api().error_name(api().failure), api().failure);
+        std::snprintf(out_of_memory, sizeof out_of_memory, "%s (%d)", vendorTable().error_name(vendorTable().out_of_memory),
+                      vendorTable().out_of_memory);
+        std::snprintf(failure, sizeof failure, "%s (%d)", vendorTable().error_name(vendorTable().failure), vendorTable().failure);
     });
     traits->host_staging_rank = 2; /* page-locked host memory, reached by DMA */
     traits->native_out_of_memory_error = out_of_memory;

@@ -1,4 +1,6 @@
-/* gpu_event.cpp - events: native events plus the flags and "recorded" state the contract needs. */
+/* gpu_event.cpp - events: the plugin entries, for cuda and hip over the vendor table
+ * (gpu_vendor.h); the vendor half of each is cuda_event.cpp's and hip_event.cpp's. Native events
+ * plus the flags and "recorded" state the contract needs. */
 #include "gpu_backend.h"
 
 #include <new>
@@ -12,19 +14,19 @@ infiniStatus_t eventCreate(int device, uint32_t flags, void **event) {
     }
     unsigned native_flags = 0;
     if (flags & INFINIRT_EVENT_DISABLE_TIMING) {
-        native_flags |= api().event_disable_timing;
+        native_flags |= vendorTable().event_disable_timing;
     }
     if (flags & INFINIRT_EVENT_BLOCKING_SYNC) {
-        native_flags |= api().event_blocking_sync;
+        native_flags |= vendorTable().event_blocking_sync;
     }
     auto *e = new (std::nothrow) Event{};
     if (!e) {
-        return common::fail(INFINI_STATUS_OUT_OF_MEMORY, "no host memory for an event of %s:%d", api().name, device);
+        return common::fail(INFINI_STATUS_OUT_OF_MEMORY, "no host memory for an event of %s:%d", vendorTable().name, device);
     }
     e->flags = flags;
-    if (NativeStatus rc = api().event_create.call(&e->native, native_flags)) {
+    if (NativeStatus rc = vendorTable().event_create.call(&e->native, native_flags)) {
         delete e;
-        return nativeFailure(api().event_create.name, rc, "creating an event on %s:%d", api().name, device);
+        return nativeFailure(vendorTable().event_create.name, rc, "creating an event on %s:%d", vendorTable().name, device);
     }
     *event = e;
     return INFINI_STATUS_SUCCESS;
@@ -32,12 +34,12 @@ infiniStatus_t eventCreate(int device, uint32_t flags, void **event) {
 
 infiniStatus_t eventDestroy(int device, void *event) {
     auto *e = static_cast<Event *>(event);
-    Binding bound(device, api().handle_calls_need_binding);
+    Binding bound(device, vendorTable().handle_calls_need_binding);
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().event_destroy.call(e->native)) {
-        return nativeFailure(api().event_destroy.name, rc, "destroying an event of %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().event_destroy.call(e->native)) {
+        return nativeFailure(vendorTable().event_destroy.name, rc, "destroying an event of %s:%d", vendorTable().name, device);
     }
     delete e;
     return INFINI_STATUS_SUCCESS;
@@ -50,41 +52,41 @@ infiniStatus_t eventRecord(int device, void *event, void *stream) {
     }
     auto *e = static_cast<Event *>(event);
     const Entry<NativeStatus (*)(void *, void *)> *record = nullptr;
-    if (NativeStatus rc = entryFor(stream, api().event_record, api().event_record_in_capture, &record)) {
-        return nativeFailure(api().stream_is_capturing.name, rc, "recording an event on %s:%d", api().name, device);
+    if (NativeStatus rc = entryFor(stream, vendorTable().event_record, vendorTable().event_record_in_capture, &record)) {
+        return nativeFailure(vendorTable().stream_is_capturing.name, rc, "recording an event on %s:%d", vendorTable().name, device);
     }
     if (NativeStatus rc = record->call(e->native, nativeStream(stream))) {
-        return nativeFailure(record->name, rc, "recording an event on a stream of %s:%d", api().name, device);
+        return nativeFailure(record->name, rc, "recording an event on a stream of %s:%d", vendorTable().name, device);
     }
-    e->recorded_in_capture.store(record == &api().event_record_in_capture, std::memory_order_relaxed);
+    e->recorded_in_capture.store(record == &vendorTable().event_record_in_capture, std::memory_order_relaxed);
     e->recorded.store(true, std::memory_order_release);
     return INFINI_STATUS_SUCCESS;
 }
 
 infiniStatus_t eventQuery(int device, void *event, infinirtEventStatus_t *status) {
-    Binding bound(device, api().handle_calls_need_binding);
+    Binding bound(device, vendorTable().handle_calls_need_binding);
     if (!bound.ok()) {
         return bound.status();
     }
-    NativeStatus rc = api().event_query.call(static_cast<Event *>(event)->native);
+    NativeStatus rc = vendorTable().event_query.call(static_cast<Event *>(event)->native);
     if (rc == 0) {
         *status = INFINIRT_EVENT_COMPLETE;
         return INFINI_STATUS_SUCCESS;
     }
-    if (rc == api().not_ready) {
+    if (rc == vendorTable().not_ready) {
         *status = INFINIRT_EVENT_NOT_READY;
         return INFINI_STATUS_SUCCESS;
     }
-    return nativeFailure(api().event_query.name, rc, "querying an event of %s:%d", api().name, device);
+    return nativeFailure(vendorTable().event_query.name, rc, "querying an event of %s:%d", vendorTable().name, device);
 }
 
 infiniStatus_t eventSynchronize(int device, void *event) {
-    Binding bound(device, api().handle_calls_need_binding);
+    Binding bound(device, vendorTable().handle_calls_need_binding);
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().event_synchronize.call(static_cast<Event *>(event)->native)) {
-        return nativeFailure(api().event_synchronize.name, rc, "waiting for an event of %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().event_synchronize.call(static_cast<Event *>(event)->native)) {
+        return nativeFailure(vendorTable().event_synchronize.name, rc, "waiting for an event of %s:%d", vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -98,17 +100,17 @@ infiniStatus_t eventElapsedTime(int device, float *ms, void *start, void *end) {
     if (!s->recorded.load(std::memory_order_acquire) || !e->recorded.load(std::memory_order_acquire)) {
         return common::fail(INFINI_STATUS_BAD_PARAM, "elapsed time asked of an event that was never recorded");
     }
-    Binding bound(device, api().handle_calls_need_binding);
+    Binding bound(device, vendorTable().handle_calls_need_binding);
     if (!bound.ok()) {
         return bound.status();
     }
     float elapsed = 0.0f;
-    NativeStatus rc = api().event_elapsed_time.call(&elapsed, s->native, e->native);
-    if (rc == api().not_ready) {
+    NativeStatus rc = vendorTable().event_elapsed_time.call(&elapsed, s->native, e->native);
+    if (rc == vendorTable().not_ready) {
         return common::fail(INFINI_STATUS_NOT_READY, "elapsed time asked of an event that has not completed");
     }
     if (rc != 0) {
-        return nativeFailure(api().event_elapsed_time.name, rc, "timing two events of %s:%d", api().name, device);
+        return nativeFailure(vendorTable().event_elapsed_time.name, rc, "timing two events of %s:%d", vendorTable().name, device);
     }
     *ms = elapsed;
     return INFINI_STATUS_SUCCESS;

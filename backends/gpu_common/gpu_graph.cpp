@@ -37,16 +37,16 @@ void captureEnded(void *stream) {
 
 infiniStatus_t streamBeginCapture(int device, void *stream, infinirtStreamCaptureMode_t mode) {
     if (!stream) {
-        return common::fail(INFINI_STATUS_BAD_PARAM, "the default stream of %s:%d cannot be captured", api().name,
+        return common::fail(INFINI_STATUS_BAD_PARAM, "the default stream of %s:%d cannot be captured", vendorTable().name,
                             device);
     }
-    Binding bound(device, api().handle_calls_need_binding);
+    Binding bound(device, vendorTable().handle_calls_need_binding);
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().begin_capture.call(stream, static_cast<int>(mode))) {
-        return nativeFailure(api().begin_capture.name, rc, "starting a capture (mode %d) on %s:%d",
-                             static_cast<int>(mode), api().name, device);
+    if (NativeStatus rc = vendorTable().begin_capture.call(stream, static_cast<int>(mode))) {
+        return nativeFailure(vendorTable().begin_capture.name, rc, "starting a capture (mode %d) on %s:%d",
+                             static_cast<int>(mode), vendorTable().name, device);
     }
     captureStarted(stream);
     return INFINI_STATUS_SUCCESS;
@@ -54,18 +54,18 @@ infiniStatus_t streamBeginCapture(int device, void *stream, infinirtStreamCaptur
 
 infiniStatus_t streamEndCapture(int device, void *stream, void **graph) {
     if (!stream) {
-        return common::fail(INFINI_STATUS_BAD_PARAM, "the default stream of %s:%d is never capturing", api().name,
+        return common::fail(INFINI_STATUS_BAD_PARAM, "the default stream of %s:%d is never capturing", vendorTable().name,
                             device);
     }
-    Binding bound(device, api().handle_calls_need_binding);
+    Binding bound(device, vendorTable().handle_calls_need_binding);
     if (!bound.ok()) {
         return bound.status();
     }
     void *captured = nullptr;
-    NativeStatus rc = api().end_capture.call(stream, &captured);
+    NativeStatus rc = vendorTable().end_capture.call(stream, &captured);
     captureEnded(stream); /* ended, or invalidated and ended, either way */
     if (rc) {
-        return nativeFailure(api().end_capture.name, rc, "ending a capture on %s:%d", api().name, device);
+        return nativeFailure(vendorTable().end_capture.name, rc, "ending a capture on %s:%d", vendorTable().name, device);
     }
     *graph = captured;
     return INFINI_STATUS_SUCCESS;
@@ -76,8 +76,8 @@ infiniStatus_t graphDestroy(int device, void *graph) {
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().graph_destroy.call(graph)) {
-        return nativeFailure(api().graph_destroy.name, rc, "destroying a graph of %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().graph_destroy.call(graph)) {
+        return nativeFailure(vendorTable().graph_destroy.name, rc, "destroying a graph of %s:%d", vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -88,11 +88,11 @@ infiniStatus_t graphInstantiate(int device, void **exec, void *graph, char *log,
         return bound.status();
     }
     void *instance = nullptr;
-    if (NativeStatus rc = api().graph_instantiate.call(&instance, graph)) {
+    if (NativeStatus rc = vendorTable().graph_instantiate.call(&instance, graph)) {
         infiniStatus_t status =
-            nativeFailure(api().graph_instantiate.name, rc, "instantiating a graph on %s:%d", api().name, device);
+            nativeFailure(vendorTable().graph_instantiate.name, rc, "instantiating a graph on %s:%d", vendorTable().name, device);
         if (log && log_size > 0) {
-            std::snprintf(log, log_size, "%s failed: %s (%d)", api().graph_instantiate.name, api().error_name(rc), rc);
+            std::snprintf(log, log_size, "%s failed: %s (%d)", vendorTable().graph_instantiate.name, vendorTable().error_name(rc), rc);
         }
         return status;
     }
@@ -105,8 +105,8 @@ infiniStatus_t graphExecDestroy(int device, void *exec) {
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().graph_exec_destroy.call(exec)) {
-        return nativeFailure(api().graph_exec_destroy.name, rc, "destroying a graph exec of %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().graph_exec_destroy.call(exec)) {
+        return nativeFailure(vendorTable().graph_exec_destroy.name, rc, "destroying a graph exec of %s:%d", vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -116,8 +116,8 @@ infiniStatus_t graphLaunch(int device, void *exec, void *stream) {
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().graph_launch.call(exec, nativeStream(stream))) {
-        return nativeFailure(api().graph_launch.name, rc, "launching a graph on %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().graph_launch.call(exec, nativeStream(stream))) {
+        return nativeFailure(vendorTable().graph_launch.name, rc, "launching a graph on %s:%d", vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }

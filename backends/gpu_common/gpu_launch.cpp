@@ -1,5 +1,7 @@
-/* gpu_launch.cpp - kernel launch: the kernelParams array, LOCAL arguments placed in dynamic
- * shared memory, plain, cluster and cooperative launches.
+/* gpu_launch.cpp - kernel launch: the plugin entries, for cuda and hip over the vendor table
+ * (gpu_vendor.h); the vendor half of each is cuda_launch.cpp's and hip_launch.cpp's. The
+ * kernelParams array, LOCAL arguments placed in dynamic shared memory, plain, cluster and
+ * cooperative launches.
  *
  * The argument rules (fixed by the ABI, infinirt.h): kernelParams[i] points at the bytes of
  * argument i; for VALUE and POINTER that is `value` itself (for POINTER, the void * holding the
@@ -31,7 +33,7 @@ infiniStatus_t buildParams(int device, const infinirtLaunchConfig_t &config, con
                            uint32_t num_args, void **params, size_t *offsets, unsigned *shared_bytes) {
     if (config.dynamic_shared_bytes > UINT_MAX) {
         return common::fail(INFINI_STATUS_BAD_PARAM, "%zu bytes of dynamic shared memory on %s:%d: more than a launch "
-                            "can take (%u)", config.dynamic_shared_bytes, api().name, device, UINT_MAX);
+                            "can take (%u)", config.dynamic_shared_bytes, vendorTable().name, device, UINT_MAX);
     }
     uint64_t end = config.dynamic_shared_bytes; /* <= UINT_MAX throughout */
     for (uint32_t i = 0; i < num_args; ++i) {
@@ -47,7 +49,7 @@ infiniStatus_t buildParams(int device, const infinirtLaunchConfig_t &config, con
                 return common::fail(INFINI_STATUS_BAD_PARAM,
                                     "LOCAL argument %u (%zu bytes at offset %llu) takes the dynamic shared memory "
                                     "of a launch on %s:%d past %u bytes",
-                                    i, arg.size, static_cast<unsigned long long>(start), api().name, device, UINT_MAX);
+                                    i, arg.size, static_cast<unsigned long long>(start), vendorTable().name, device, UINT_MAX);
             }
             offsets[i] = static_cast<size_t>(start);
             params[i] = &offsets[i];
@@ -99,9 +101,9 @@ infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig
 
     const bool extended = clustered || launch.cooperative;
     const Entry<NativeStatus (*)(const NativeLaunch &)> &entry =
-        extended ? api().launch_kernel_ex : api().launch_kernel;
+        extended ? vendorTable().launch_kernel_ex : vendorTable().launch_kernel;
     if (!entry.call) {
-        return common::fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s has no %s launches", api().name,
+        return common::fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s has no %s launches", vendorTable().name,
                             launch.cooperative ? "cooperative" : "cluster");
     }
 
@@ -114,7 +116,7 @@ infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig
         return nativeFailure(entry.name, rc,
                              "launching a kernel on %s:%d (grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u%s, %u bytes "
                              "of dynamic shared memory, %u arguments)",
-                             api().name, device, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0],
+                             vendorTable().name, device, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0],
                              launch.block[1], launch.block[2], launch.cluster[0], launch.cluster[1], launch.cluster[2],
                              launch.cooperative ? ", cooperative" : "", launch.shared_bytes, num_args);
     }

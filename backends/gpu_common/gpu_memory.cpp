@@ -1,4 +1,6 @@
-/* gpu_memory.cpp - device, pinned-host and stream-ordered memory; copies and memsets. */
+/* gpu_memory.cpp - allocation, copies, memsets: the plugin entries, for cuda and hip over the
+ * vendor table (gpu_vendor.h); the vendor half of each is cuda_memory.cpp's and hip_memory.cpp's.
+ * Device, pinned-host and stream-ordered memory. */
 #include "gpu_backend.h"
 
 #include <cstdio>
@@ -10,11 +12,11 @@ namespace {
 infiniStatus_t allocationFailure(const char *call, NativeStatus rc, int device, size_t size, const char *what) {
     char free_text[48] = "free memory unknown";
     size_t free_now = 0, total = 0;
-    if (api().mem_get_info.call(&free_now, &total) == 0) {
+    if (vendorTable().mem_get_info.call(&free_now, &total) == 0) {
         std::snprintf(free_text, sizeof free_text, "%s free", common::formatBytes(free_now).c_str());
     }
     return nativeFailure(call, rc, "allocating %s of %s on %s:%d, %s", common::formatBytes(size).c_str(), what,
-                         api().name, device, free_text);
+                         vendorTable().name, device, free_text);
 }
 } // namespace
 
@@ -24,8 +26,8 @@ infiniStatus_t mallocDevice(int device, void **ptr, size_t size) {
         return bound.status();
     }
     void *p = nullptr;
-    if (NativeStatus rc = api().malloc_device.call(&p, size)) {
-        return allocationFailure(api().malloc_device.name, rc, device, size, "device memory");
+    if (NativeStatus rc = vendorTable().malloc_device.call(&p, size)) {
+        return allocationFailure(vendorTable().malloc_device.name, rc, device, size, "device memory");
     }
     *ptr = p;
     return INFINI_STATUS_SUCCESS;
@@ -38,12 +40,12 @@ infiniStatus_t freeDevice(int device, void *ptr) {
     }
     /* Memory from mallocAsync may still be in use by queued work, and the native free does
      * not wait for it as it does for ordinary allocations: wait for the device first. */
-    if (NativeStatus rc = api().device_synchronize.call()) {
-        return nativeFailure(api().device_synchronize.name, rc, "waiting for %s:%d before freeing memory", api().name,
+    if (NativeStatus rc = vendorTable().device_synchronize.call()) {
+        return nativeFailure(vendorTable().device_synchronize.name, rc, "waiting for %s:%d before freeing memory", vendorTable().name,
                              device);
     }
-    if (NativeStatus rc = api().free_device.call(ptr)) {
-        return nativeFailure(api().free_device.name, rc, "freeing device memory of %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().free_device.call(ptr)) {
+        return nativeFailure(vendorTable().free_device.name, rc, "freeing device memory of %s:%d", vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -54,9 +56,9 @@ infiniStatus_t mallocHost(int device, void **ptr, size_t size) {
         return bound.status();
     }
     void *p = nullptr;
-    if (NativeStatus rc = api().malloc_host.call(&p, size)) {
-        return nativeFailure(api().malloc_host.name, rc, "allocating %s of pinned host memory for %s:%d",
-                             common::formatBytes(size).c_str(), api().name, device);
+    if (NativeStatus rc = vendorTable().malloc_host.call(&p, size)) {
+        return nativeFailure(vendorTable().malloc_host.name, rc, "allocating %s of pinned host memory for %s:%d",
+                             common::formatBytes(size).c_str(), vendorTable().name, device);
     }
     *ptr = p;
     return INFINI_STATUS_SUCCESS;
@@ -67,8 +69,8 @@ infiniStatus_t freeHost(int device, void *ptr) {
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().free_host.call(ptr)) {
-        return nativeFailure(api().free_host.name, rc, "freeing pinned host memory of %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().free_host.call(ptr)) {
+        return nativeFailure(vendorTable().free_host.name, rc, "freeing pinned host memory of %s:%d", vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -79,9 +81,9 @@ infiniStatus_t memcpyAsync(int device, void *dst, const void *src, size_t size, 
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().memcpy_async.call(dst, src, size, kind, nativeStream(stream))) {
-        return nativeFailure(api().memcpy_async.name, rc, "copying %s (kind %d) on %s:%d",
-                             common::formatBytes(size).c_str(), static_cast<int>(kind), api().name, device);
+    if (NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, nativeStream(stream))) {
+        return nativeFailure(vendorTable().memcpy_async.name, rc, "copying %s (kind %d) on %s:%d",
+                             common::formatBytes(size).c_str(), static_cast<int>(kind), vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -94,13 +96,13 @@ infiniStatus_t memcpySync(int device, void *dst, const void *src, size_t size, i
     if (!bound.ok()) {
         return bound.status();
     }
-    void *stream = api().default_stream;
-    if (NativeStatus rc = api().memcpy_async.call(dst, src, size, kind, stream)) {
-        return nativeFailure(api().memcpy_async.name, rc, "copying %s (kind %d) on %s:%d",
-                             common::formatBytes(size).c_str(), static_cast<int>(kind), api().name, device);
+    void *stream = vendorTable().default_stream;
+    if (NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, stream)) {
+        return nativeFailure(vendorTable().memcpy_async.name, rc, "copying %s (kind %d) on %s:%d",
+                             common::formatBytes(size).c_str(), static_cast<int>(kind), vendorTable().name, device);
     }
-    if (NativeStatus rc = api().stream_synchronize.call(stream)) {
-        return nativeFailure(api().stream_synchronize.name, rc, "waiting for a copy on %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().stream_synchronize.call(stream)) {
+        return nativeFailure(vendorTable().stream_synchronize.name, rc, "waiting for a copy on %s:%d", vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -110,9 +112,9 @@ infiniStatus_t memsetAsync(int device, void *ptr, int value, size_t count, void 
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().memset_async.call(ptr, value, count, nativeStream(stream))) {
-        return nativeFailure(api().memset_async.name, rc, "setting %s on %s:%d", common::formatBytes(count).c_str(),
-                             api().name, device);
+    if (NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, nativeStream(stream))) {
+        return nativeFailure(vendorTable().memset_async.name, rc, "setting %s on %s:%d", common::formatBytes(count).c_str(),
+                             vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -123,13 +125,13 @@ infiniStatus_t memsetSync(int device, void *ptr, int value, size_t count) {
     if (!bound.ok()) {
         return bound.status();
     }
-    void *stream = api().default_stream;
-    if (NativeStatus rc = api().memset_async.call(ptr, value, count, stream)) {
-        return nativeFailure(api().memset_async.name, rc, "setting %s on %s:%d", common::formatBytes(count).c_str(),
-                             api().name, device);
+    void *stream = vendorTable().default_stream;
+    if (NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, stream)) {
+        return nativeFailure(vendorTable().memset_async.name, rc, "setting %s on %s:%d", common::formatBytes(count).c_str(),
+                             vendorTable().name, device);
     }
-    if (NativeStatus rc = api().stream_synchronize.call(stream)) {
-        return nativeFailure(api().stream_synchronize.name, rc, "waiting for a memset on %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().stream_synchronize.call(stream)) {
+        return nativeFailure(vendorTable().stream_synchronize.name, rc, "waiting for a memset on %s:%d", vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -140,8 +142,8 @@ infiniStatus_t mallocAsync(int device, void **ptr, size_t size, void *stream) {
         return bound.status();
     }
     void *p = nullptr;
-    if (NativeStatus rc = api().malloc_async.call(&p, size, nativeStream(stream))) {
-        return allocationFailure(api().malloc_async.name, rc, device, size, "stream-ordered memory");
+    if (NativeStatus rc = vendorTable().malloc_async.call(&p, size, nativeStream(stream))) {
+        return allocationFailure(vendorTable().malloc_async.name, rc, device, size, "stream-ordered memory");
     }
     *ptr = p;
     return INFINI_STATUS_SUCCESS;
@@ -152,8 +154,8 @@ infiniStatus_t freeAsync(int device, void *ptr, void *stream) {
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().free_async.call(ptr, nativeStream(stream))) {
-        return nativeFailure(api().free_async.name, rc, "freeing stream-ordered memory of %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().free_async.call(ptr, nativeStream(stream))) {
+        return nativeFailure(vendorTable().free_async.name, rc, "freeing stream-ordered memory of %s:%d", vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }

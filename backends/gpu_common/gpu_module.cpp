@@ -9,9 +9,9 @@ namespace {
 /* A native function attribute of `kernel`, over the bound context. */
 infiniStatus_t functionAttribute(int device, void *kernel, int native_attr, const char *what, int *value) {
     int v = 0;
-    if (NativeStatus rc = api().function_get_attribute.call(&v, native_attr, kernel)) {
-        return nativeFailure(api().function_get_attribute.name, rc, "reading the %s of a kernel on %s:%d", what,
-                             api().name, device);
+    if (NativeStatus rc = vendorTable().function_get_attribute.call(&v, native_attr, kernel)) {
+        return nativeFailure(vendorTable().function_get_attribute.name, rc, "reading the %s of a kernel on %s:%d", what,
+                             vendorTable().name, device);
     }
     *value = v;
     return INFINI_STATUS_SUCCESS;
@@ -19,8 +19,8 @@ infiniStatus_t functionAttribute(int device, void *kernel, int native_attr, cons
 
 infiniStatus_t deviceAttribute(int device, int native_attr, const char *what, int *value) {
     int v = 0;
-    if (NativeStatus rc = api().device_get_attribute.call(&v, native_attr, device)) {
-        return nativeFailure(api().device_get_attribute.name, rc, "reading the %s of %s:%d", what, api().name, device);
+    if (NativeStatus rc = vendorTable().device_get_attribute.call(&v, native_attr, device)) {
+        return nativeFailure(vendorTable().device_get_attribute.name, rc, "reading the %s of %s:%d", what, vendorTable().name, device);
     }
     *value = v;
     return INFINI_STATUS_SUCCESS;
@@ -29,13 +29,13 @@ infiniStatus_t deviceAttribute(int device, int native_attr, const char *what, in
 /* The kernel's parameter count, or -1 when the vendor or its driver cannot tell (a failing
  * probe is logged, not an error: the loader then skips the argument-count check). */
 int64_t paramCount(int device, void *kernel) {
-    if (!api().function_param_count.call) {
+    if (!vendorTable().function_param_count.call) {
         return -1;
     }
     int count = -1;
-    if (NativeStatus rc = api().function_param_count.call(kernel, &count)) {
+    if (NativeStatus rc = vendorTable().function_param_count.call(kernel, &count)) {
         common::logMessage(INFINIRT_LOG_INFO, "%s:%d: %s failed: %s (%d); the kernel's parameter count is unknown",
-                           api().name, device, api().function_param_count.name, api().error_name(rc), rc);
+                           vendorTable().name, device, vendorTable().function_param_count.name, vendorTable().error_name(rc), rc);
         return -1;
     }
     return count;
@@ -50,12 +50,12 @@ infiniStatus_t moduleUnload(int device, void *module) {
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().device_synchronize.call()) {
-        return nativeFailure(api().device_synchronize.name, rc, "waiting for %s:%d before unloading a module",
-                             api().name, device);
+    if (NativeStatus rc = vendorTable().device_synchronize.call()) {
+        return nativeFailure(vendorTable().device_synchronize.name, rc, "waiting for %s:%d before unloading a module",
+                             vendorTable().name, device);
     }
-    if (NativeStatus rc = api().module_unload.call(module)) {
-        return nativeFailure(api().module_unload.name, rc, "unloading a module of %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().module_unload.call(module)) {
+        return nativeFailure(vendorTable().module_unload.name, rc, "unloading a module of %s:%d", vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -66,19 +66,19 @@ infiniStatus_t moduleGetKernel(int device, void *module, const char *name, void 
         return bound.status();
     }
     void *function = nullptr;
-    NativeStatus rc = api().module_get_function.call(&function, module, name);
-    if (rc == api().not_found) {
+    NativeStatus rc = vendorTable().module_get_function.call(&function, module, name);
+    if (rc == vendorTable().not_found) {
         char names[256] = "";
-        if (api().module_list_functions.call &&
-            api().module_list_functions.call(module, names, sizeof names) == 0 && names[0] != '\0') {
+        if (vendorTable().module_list_functions.call &&
+            vendorTable().module_list_functions.call(module, names, sizeof names) == 0 && names[0] != '\0') {
             return common::fail(INFINI_STATUS_SYMBOL_NOT_FOUND, "no kernel '%s' in the module on %s:%d; it has %s",
-                                name, api().name, device, names);
+                                name, vendorTable().name, device, names);
         }
-        return common::fail(INFINI_STATUS_SYMBOL_NOT_FOUND, "no kernel '%s' in the module on %s:%d", name, api().name,
+        return common::fail(INFINI_STATUS_SYMBOL_NOT_FOUND, "no kernel '%s' in the module on %s:%d", name, vendorTable().name,
                             device);
     }
     if (rc) {
-        return nativeFailure(api().module_get_function.name, rc, "looking up kernel '%s' on %s:%d", name, api().name,
+        return nativeFailure(vendorTable().module_get_function.name, rc, "looking up kernel '%s' on %s:%d", name, vendorTable().name,
                              device);
     }
     *kernel = function;
@@ -92,13 +92,13 @@ infiniStatus_t moduleGetGlobal(int device, void *module, const char *name, void 
     }
     void *address = nullptr;
     size_t bytes = 0;
-    NativeStatus rc = api().module_get_global.call(&address, &bytes, module, name);
-    if (rc == api().not_found) {
-        return common::fail(INFINI_STATUS_SYMBOL_NOT_FOUND, "no global '%s' in the module on %s:%d", name, api().name,
+    NativeStatus rc = vendorTable().module_get_global.call(&address, &bytes, module, name);
+    if (rc == vendorTable().not_found) {
+        return common::fail(INFINI_STATUS_SYMBOL_NOT_FOUND, "no global '%s' in the module on %s:%d", name, vendorTable().name,
                             device);
     }
     if (rc) {
-        return nativeFailure(api().module_get_global.name, rc, "looking up global '%s' on %s:%d", name, api().name,
+        return nativeFailure(vendorTable().module_get_global.name, rc, "looking up global '%s' on %s:%d", name, vendorTable().name,
                              device);
     }
     *ptr = address;
@@ -113,7 +113,7 @@ infiniStatus_t kernelGetAttribute(int device, void *kernel, infinirtKernelAttrib
     if (!bound.ok()) {
         return bound.status();
     }
-    const VendorApi &v = api();
+    const VendorApi &v = vendorTable();
     int native = 0;
     infiniStatus_t status = INFINI_STATUS_SUCCESS;
     switch (attr) {
@@ -168,10 +168,10 @@ infiniStatus_t kernelSetAttribute(int device, void *kernel, infinirtKernelAttrib
     }
     int device_limit = 0, static_bytes = 0;
     if (infiniStatus_t status =
-            deviceAttribute(device, api().device_attr_max_shared_per_block, "shared memory per block", &device_limit)) {
+            deviceAttribute(device, vendorTable().device_attr_max_shared_per_block, "shared memory per block", &device_limit)) {
         return status;
     }
-    if (infiniStatus_t status = functionAttribute(device, kernel, api().func_attr_static_shared_bytes,
+    if (infiniStatus_t status = functionAttribute(device, kernel, vendorTable().func_attr_static_shared_bytes,
                                                   "static shared memory", &static_bytes)) {
         return status;
     }
@@ -181,15 +181,15 @@ infiniStatus_t kernelSetAttribute(int device, void *kernel, infinirtKernelAttrib
                             "%lld bytes of dynamic shared memory asked for a kernel on %s:%d: a block may use %d "
                             "bytes of shared memory, of which the kernel's static shared memory takes %d, leaving "
                             "%lld",
-                            static_cast<long long>(value), api().name, device, device_limit, static_bytes,
+                            static_cast<long long>(value), vendorTable().name, device, device_limit, static_bytes,
                             static_cast<long long>(available));
     }
-    if (api().function_set_attribute.call) {
-        if (NativeStatus rc = api().function_set_attribute.call(kernel, api().func_attr_max_dynamic_shared,
+    if (vendorTable().function_set_attribute.call) {
+        if (NativeStatus rc = vendorTable().function_set_attribute.call(kernel, vendorTable().func_attr_max_dynamic_shared,
                                                                 static_cast<int>(value))) {
-            return nativeFailure(api().function_set_attribute.name, rc,
+            return nativeFailure(vendorTable().function_set_attribute.name, rc,
                                  "raising a kernel's dynamic shared memory to %lld bytes on %s:%d",
-                                 static_cast<long long>(value), api().name, device);
+                                 static_cast<long long>(value), vendorTable().name, device);
         }
     }
     return INFINI_STATUS_SUCCESS;

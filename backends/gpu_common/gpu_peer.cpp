@@ -7,7 +7,7 @@ namespace infinirt::gpu {
 
 namespace {
 /* The native context of a device (retained on first use), for the vendor's peer calls. */
-infiniStatus_t contextOf(int device, void **context) { return api().device_get_native_context(device, context); }
+infiniStatus_t contextOf(int device, void **context) { return vendorTable().device_get_native_context(device, context); }
 
 /* Calls `entry` (enable or disable) for device's access to peer, over device's context; *rc is
  * the native answer, for the caller to judge. */
@@ -27,9 +27,9 @@ infiniStatus_t changeAccess(int device, int peer, const Entry<NativeStatus (*)(i
 
 infiniStatus_t deviceCanAccessPeer(int device, int peer, int *can_access) {
     int value = 0;
-    if (NativeStatus rc = api().can_access_peer.call(&value, device, peer)) {
-        return nativeFailure(api().can_access_peer.name, rc, "asking whether %s:%d can access %s:%d", api().name,
-                             device, api().name, peer);
+    if (NativeStatus rc = vendorTable().can_access_peer.call(&value, device, peer)) {
+        return nativeFailure(vendorTable().can_access_peer.name, rc, "asking whether %s:%d can access %s:%d", vendorTable().name,
+                             device, vendorTable().name, peer);
     }
     *can_access = value;
     return INFINI_STATUS_SUCCESS;
@@ -38,17 +38,17 @@ infiniStatus_t deviceCanAccessPeer(int device, int peer, int *can_access) {
 infiniStatus_t deviceGetPeerAttribute(int device, int peer, infinirtPeerAttribute_t attr, int *value) {
     int native = 0;
     switch (attr) {
-    case INFINIRT_PEER_ATTR_ACCESS_SUPPORTED: native = api().p2p_attr_access_supported; break;
-    case INFINIRT_PEER_ATTR_NATIVE_ATOMICS_SUPPORTED: native = api().p2p_attr_native_atomics; break;
-    case INFINIRT_PEER_ATTR_PERFORMANCE_RANK: native = api().p2p_attr_performance_rank; break;
+    case INFINIRT_PEER_ATTR_ACCESS_SUPPORTED: native = vendorTable().p2p_attr_access_supported; break;
+    case INFINIRT_PEER_ATTR_NATIVE_ATOMICS_SUPPORTED: native = vendorTable().p2p_attr_native_atomics; break;
+    case INFINIRT_PEER_ATTR_PERFORMANCE_RANK: native = vendorTable().p2p_attr_performance_rank; break;
     case INFINIRT_PEER_ATTR_COPY_WITHOUT_STAGING:
         /* Direct over the link once access is enabled; the driver stages otherwise. */
         return deviceCanAccessPeer(device, peer, value);
     }
     int out = 0;
-    if (NativeStatus rc = api().peer_attribute.call(&out, native, device, peer)) {
-        return nativeFailure(api().peer_attribute.name, rc, "reading peer attribute %d of %s:%d -> %s:%d",
-                             static_cast<int>(attr), api().name, device, api().name, peer);
+    if (NativeStatus rc = vendorTable().peer_attribute.call(&out, native, device, peer)) {
+        return nativeFailure(vendorTable().peer_attribute.name, rc, "reading peer attribute %d of %s:%d -> %s:%d",
+                             static_cast<int>(attr), vendorTable().name, device, vendorTable().name, peer);
     }
     *value = out;
     return INFINI_STATUS_SUCCESS;
@@ -60,33 +60,33 @@ infiniStatus_t deviceEnablePeerAccess(int device, int peer) {
         return st;
     }
     if (!can) {
-        return common::fail(INFINI_STATUS_BAD_PARAM, "%s:%d cannot access %s:%d (%s answers 0)", api().name, device,
-                            api().name, peer, api().can_access_peer.name);
+        return common::fail(INFINI_STATUS_BAD_PARAM, "%s:%d cannot access %s:%d (%s answers 0)", vendorTable().name, device,
+                            vendorTable().name, peer, vendorTable().can_access_peer.name);
     }
     NativeStatus rc = 0;
-    if (infiniStatus_t st = changeAccess(device, peer, api().enable_peer_access, &rc)) {
+    if (infiniStatus_t st = changeAccess(device, peer, vendorTable().enable_peer_access, &rc)) {
         return st;
     }
-    if (rc != 0 && rc != api().peer_already_enabled) {
-        return nativeFailure(api().enable_peer_access.name, rc, "enabling access of %s:%d to %s:%d", api().name, device,
-                             api().name, peer);
+    if (rc != 0 && rc != vendorTable().peer_already_enabled) {
+        return nativeFailure(vendorTable().enable_peer_access.name, rc, "enabling access of %s:%d to %s:%d", vendorTable().name, device,
+                             vendorTable().name, peer);
     }
     return INFINI_STATUS_SUCCESS;
 }
 
 infiniStatus_t deviceDisablePeerAccess(int device, int peer) {
     NativeStatus rc = 0;
-    if (infiniStatus_t st = changeAccess(device, peer, api().disable_peer_access, &rc)) {
+    if (infiniStatus_t st = changeAccess(device, peer, vendorTable().disable_peer_access, &rc)) {
         return st;
     }
-    if (rc == api().peer_not_enabled) {
+    if (rc == vendorTable().peer_not_enabled) {
         return common::fail(INFINI_STATUS_BAD_PARAM, "%s failed: %s (%d): access of %s:%d to %s:%d is not enabled",
-                            api().disable_peer_access.name, api().error_name(rc), rc, api().name, device, api().name,
+                            vendorTable().disable_peer_access.name, vendorTable().error_name(rc), rc, vendorTable().name, device, vendorTable().name,
                             peer);
     }
     if (rc != 0) {
-        return nativeFailure(api().disable_peer_access.name, rc, "disabling access of %s:%d to %s:%d", api().name,
-                             device, api().name, peer);
+        return nativeFailure(vendorTable().disable_peer_access.name, rc, "disabling access of %s:%d to %s:%d", vendorTable().name,
+                             device, vendorTable().name, peer);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -105,10 +105,10 @@ infiniStatus_t memcpyPeerAsync(int dst_device, void *dst, int src_device, const 
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().memcpy_peer_async.call(dst, dst_device, dst_context, src, src_device, src_context,
+    if (NativeStatus rc = vendorTable().memcpy_peer_async.call(dst, dst_device, dst_context, src, src_device, src_context,
                                                        size, nativeStream(stream))) {
-        return nativeFailure(api().memcpy_peer_async.name, rc, "copying %s from %s:%d to %s:%d",
-                             common::formatBytes(size).c_str(), api().name, src_device, api().name, dst_device);
+        return nativeFailure(vendorTable().memcpy_peer_async.name, rc, "copying %s from %s:%d to %s:%d",
+                             common::formatBytes(size).c_str(), vendorTable().name, src_device, vendorTable().name, dst_device);
     }
     return INFINI_STATUS_SUCCESS;
 }

@@ -1,4 +1,6 @@
-/* gpu_stream.cpp - streams: non-blocking native streams; NULL is the device's default stream. */
+/* gpu_stream.cpp - streams: the plugin entries, for cuda and hip over the vendor table
+ * (gpu_vendor.h); the vendor half of each is cuda_stream.cpp's and hip_stream.cpp's. Non-blocking
+ * native streams; NULL is the device's default stream. */
 #include "gpu_backend.h"
 
 namespace infinirt::gpu {
@@ -9,8 +11,8 @@ infiniStatus_t streamCreate(int device, void **stream) {
         return bound.status();
     }
     void *created = nullptr;
-    if (NativeStatus rc = api().stream_create.call(&created, api().stream_non_blocking)) {
-        return nativeFailure(api().stream_create.name, rc, "creating a stream on %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().stream_create.call(&created, vendorTable().stream_non_blocking)) {
+        return nativeFailure(vendorTable().stream_create.name, rc, "creating a stream on %s:%d", vendorTable().name, device);
     }
     *stream = created;
     return INFINI_STATUS_SUCCESS;
@@ -22,12 +24,12 @@ infiniStatus_t streamDestroy(int device, void *stream) {
         return bound.status();
     }
     /* The contract waits for pending work; the native destroy would return at once. */
-    if (NativeStatus rc = api().stream_synchronize.call(stream)) {
-        return nativeFailure(api().stream_synchronize.name, rc, "draining a stream of %s:%d before destroying it",
-                             api().name, device);
+    if (NativeStatus rc = vendorTable().stream_synchronize.call(stream)) {
+        return nativeFailure(vendorTable().stream_synchronize.name, rc, "draining a stream of %s:%d before destroying it",
+                             vendorTable().name, device);
     }
-    if (NativeStatus rc = api().stream_destroy.call(stream)) {
-        return nativeFailure(api().stream_destroy.name, rc, "destroying a stream of %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().stream_destroy.call(stream)) {
+        return nativeFailure(vendorTable().stream_destroy.name, rc, "destroying a stream of %s:%d", vendorTable().name, device);
     }
     if (g_capturing_streams.load(std::memory_order_acquire) != 0) {
         captureEnded(stream);
@@ -40,8 +42,8 @@ infiniStatus_t streamSynchronize(int device, void *stream) {
     if (!bound.ok()) {
         return bound.status();
     }
-    if (NativeStatus rc = api().stream_synchronize.call(nativeStream(stream))) {
-        return nativeFailure(api().stream_synchronize.name, rc, "synchronizing a stream of %s:%d", api().name, device);
+    if (NativeStatus rc = vendorTable().stream_synchronize.call(nativeStream(stream))) {
+        return nativeFailure(vendorTable().stream_synchronize.name, rc, "synchronizing a stream of %s:%d", vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -51,14 +53,14 @@ infiniStatus_t streamQuery(int device, void *stream) {
     if (!bound.ok()) {
         return bound.status();
     }
-    NativeStatus rc = api().stream_query.call(nativeStream(stream));
+    NativeStatus rc = vendorTable().stream_query.call(nativeStream(stream));
     if (rc == 0) {
         return INFINI_STATUS_SUCCESS;
     }
-    if (rc == api().not_ready) {
+    if (rc == vendorTable().not_ready) {
         return INFINI_STATUS_NOT_READY;
     }
-    return nativeFailure(api().stream_query.name, rc, "querying a stream of %s:%d", api().name, device);
+    return nativeFailure(vendorTable().stream_query.name, rc, "querying a stream of %s:%d", vendorTable().name, device);
 }
 
 infiniStatus_t streamWaitEvent(int device, void *stream, void *event) {
@@ -68,15 +70,15 @@ infiniStatus_t streamWaitEvent(int device, void *stream, void *event) {
     }
     auto *e = static_cast<Event *>(event);
     // An event recorded inside the capture joins it with the plain wait.
-    const Entry<NativeStatus (*)(void *, void *)> *wait = &api().stream_wait_event;
+    const Entry<NativeStatus (*)(void *, void *)> *wait = &vendorTable().stream_wait_event;
     if (!e->recorded_in_capture.load(std::memory_order_relaxed)) {
-        if (NativeStatus rc = entryFor(stream, api().stream_wait_event, api().stream_wait_event_in_capture, &wait)) {
-            return nativeFailure(api().stream_is_capturing.name, rc, "ordering a stream of %s:%d after an event",
-                                 api().name, device);
+        if (NativeStatus rc = entryFor(stream, vendorTable().stream_wait_event, vendorTable().stream_wait_event_in_capture, &wait)) {
+            return nativeFailure(vendorTable().stream_is_capturing.name, rc, "ordering a stream of %s:%d after an event",
+                                 vendorTable().name, device);
         }
     }
     if (NativeStatus rc = wait->call(nativeStream(stream), e->native)) {
-        return nativeFailure(wait->name, rc, "ordering a stream of %s:%d after an event", api().name, device);
+        return nativeFailure(wait->name, rc, "ordering a stream of %s:%d after an event", vendorTable().name, device);
     }
     return INFINI_STATUS_SUCCESS;
 }

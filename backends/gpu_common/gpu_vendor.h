@@ -10,7 +10,7 @@
  * Conventions of the table:
  *  - a native status is an int, 0 meaning success (CUresult and hipError_t both are);
  *  - streams, events, graphs and graph execs are the vendor's handles as void*; device pointers
- *    are void* (the CUDA adapters convert from CUdeviceptr);
+ *    are void* (the CUDA converters convert from CUdeviceptr);
  *  - every native entry comes with the name the driver exports ("cuMemAlloc_v2"), which is what
  *    error messages quote;
  *  - field names are snake_case, like the plugin table's fields they correspond to.

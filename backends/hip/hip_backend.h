@@ -1,6 +1,6 @@
 /*
  * hip_backend.h - what the hip folder's files share: errors, devices, the current device, the
- * plugin entries of its own and the adapters that make the HIP runtime API a gpu_common vendor
+ * plugin entries of its own and the converters that make the HIP runtime API a gpu_common vendor
  * table (assembled in hip_plugin.cpp). Nothing here is visible outside the plugin.
  */
 #ifndef INFINIRT_HIP_BACKEND_H
@@ -23,84 +23,89 @@ infiniStatus_t toStatus(NativeStatus code);
  * the GPU...): BUILD_FAILED when a module load answers it. */
 bool isBuildError(NativeStatus code);
 
+/* The plugin entries the vendor defines itself (gpu_vendor_table.h installs them in the vendor
+ * table), declared with every other entry of the list by their impl names: init,
+ * getDeviceCount, getDeviceProperties (hip_device.cpp), setDevice and
+ * deviceGetNativeContext (hip_context.cpp), moduleLoad and moduleRankImage (hip_module.cpp). */
+INFINIRT_COMMON_DECLARE_ENTRIES();
+
 /* ---- devices (hip_device.cpp) ---- */
-infinirtPluginInitFn init;
-infinirtPluginGetDeviceCountFn getDeviceCount;
-infinirtPluginGetDevicePropertiesFn getDeviceProperties;
 
 /* ---- the current device (hip_context.cpp) ---- */
 /* Sizes the per-device state; called once by init() after counting devices. */
 void prepareDevices(int device_count);
 infiniStatus_t bind(int device, gpu::ContextScope *scope);
 void unbind(const gpu::ContextScope &scope);
-infinirtPluginSetDeviceFn setDevice;
-infinirtPluginDeviceGetNativeContextFn deviceGetNativeContext;
 /* The device's default memory pool, or NULL if the runtime has none. */
 hipMemPool_t defaultPool(int device);
 
-/* ---- the adapters: VendorApi's native entries over the runtime table ----
+/* ---- the converters: the vendor half of the shared entries, VendorApi's native entries over
+ * nativeApi(), named native<Entry> so that none reuses a plugin entry's name; gpu_vendor_table.h
+ * pairs them with the fields ----
  * They only convert types; every decision is made once, in backends/gpu_common. */
 inline hipStream_t streamOf(void *s) { return static_cast<hipStream_t>(s); }
 inline hipEvent_t eventOf(void *e) { return static_cast<hipEvent_t>(e); }
 inline hipModule_t moduleOf(void *m) { return static_cast<hipModule_t>(m); }
 inline hipFunction_t functionOf(void *f) { return static_cast<hipFunction_t>(f); }
 
-/* hip_device.cpp */
-NativeStatus deviceSynchronize();
-NativeStatus memGetInfo(size_t *free_bytes, size_t *total_bytes);
-NativeStatus poolReserved(int device, uint64_t *bytes);
+/* hip_device.cpp: the entries above read properties through these (plugin device indices) */
+NativeStatus nativeDeviceName(char *name, int capacity, int device);
+NativeStatus nativeDeviceTotalMemory(size_t *bytes, int device);
+NativeStatus nativeDeviceUuid(unsigned char bytes[16], int device);
+NativeStatus nativeDevicePciBusId(char *bus, int capacity, int device);
+NativeStatus nativeDeviceSynchronize();
+NativeStatus nativeMemGetInfo(size_t *free_bytes, size_t *total_bytes);
+NativeStatus nativePoolReserved(int device, uint64_t *bytes);
 
 /* hip_stream.cpp */
-NativeStatus streamCreate(void **s, unsigned flags);
-NativeStatus streamDestroy(void *s);
-NativeStatus streamSynchronize(void *s);
-NativeStatus streamQuery(void *s);
-NativeStatus streamWaitEvent(void *s, void *e);
+NativeStatus nativeStreamCreate(void **s, unsigned flags);
+NativeStatus nativeStreamDestroy(void *s);
+NativeStatus nativeStreamSynchronize(void *s);
+NativeStatus nativeStreamQuery(void *s);
+NativeStatus nativeStreamWaitEvent(void *s, void *e);
 
 /* hip_event.cpp */
-NativeStatus eventCreate(void **e, unsigned flags);
-NativeStatus eventDestroy(void *e);
-NativeStatus eventRecord(void *e, void *s);
-NativeStatus eventQuery(void *e);
-NativeStatus eventSynchronize(void *e);
-NativeStatus eventElapsedTime(float *ms, void *start, void *end);
+NativeStatus nativeEventCreate(void **e, unsigned flags);
+NativeStatus nativeEventDestroy(void *e);
+NativeStatus nativeEventRecord(void *e, void *s);
+NativeStatus nativeEventQuery(void *e);
+NativeStatus nativeEventSynchronize(void *e);
+NativeStatus nativeEventElapsedTime(float *ms, void *start, void *end);
 
 /* hip_memory.cpp */
-NativeStatus mallocDevice(void **p, size_t size);
-NativeStatus freeDevice(void *p);
-NativeStatus mallocHost(void **p, size_t size);
-NativeStatus freeHost(void *p);
-NativeStatus memcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, void *s);
-NativeStatus memsetAsync(void *p, int value, size_t count, void *s);
-NativeStatus mallocAsync(void **p, size_t size, void *s);
-NativeStatus freeAsync(void *p, void *s);
+NativeStatus nativeMallocDevice(void **p, size_t size);
+NativeStatus nativeFreeDevice(void *p);
+NativeStatus nativeMallocHost(void **p, size_t size);
+NativeStatus nativeFreeHost(void *p);
+NativeStatus nativeMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, void *s);
+NativeStatus nativeMemsetAsync(void *p, int value, size_t count, void *s);
+NativeStatus nativeMallocAsync(void **p, size_t size, void *s);
+NativeStatus nativeFreeAsync(void *p, void *s);
 
-/* hip_module.cpp: the module_load entry and the module and kernel adapters */
-infinirtPluginModuleLoadFn moduleLoad;
-infinirtPluginModuleRankImageFn moduleRankImage;
-NativeStatus moduleUnload(void *module);
-NativeStatus moduleGetFunction(void **function, void *module, const char *name);
-NativeStatus moduleGetGlobal(void **ptr, size_t *size, void *module, const char *name);
-NativeStatus functionGetAttribute(int *value, int attr, void *function);
-NativeStatus deviceGetAttribute(int *value, int attr, int device);
+/* hip_module.cpp: the module_load entry and the module and kernel converters */
+NativeStatus nativeModuleUnload(void *module);
+NativeStatus nativeModuleGetFunction(void **function, void *module, const char *name);
+NativeStatus nativeModuleGetGlobal(void **ptr, size_t *size, void *module, const char *name);
+NativeStatus nativeFunctionGetAttribute(int *value, int attr, void *function);
+NativeStatus nativeDeviceGetAttribute(int *value, int attr, int device);
 
 /* hip_launch.cpp */
-NativeStatus launchKernel(const gpu::NativeLaunch &launch);
+NativeStatus nativeLaunchKernel(const gpu::NativeLaunch &launch);
 
 /* hip_graph.cpp */
-NativeStatus beginCapture(void *s, int mode);
-NativeStatus endCapture(void *s, void **g);
-NativeStatus graphDestroy(void *g);
-NativeStatus graphInstantiate(void **exec, void *g);
-NativeStatus graphExecDestroy(void *exec);
-NativeStatus graphLaunch(void *exec, void *s);
+NativeStatus nativeBeginCapture(void *s, int mode);
+NativeStatus nativeEndCapture(void *s, void **g);
+NativeStatus nativeGraphDestroy(void *g);
+NativeStatus nativeGraphInstantiate(void **exec, void *g);
+NativeStatus nativeGraphExecDestroy(void *exec);
+NativeStatus nativeGraphLaunch(void *exec, void *s);
 
 /* hip_peer.cpp */
-NativeStatus canAccessPeer(int *can_access, int device, int peer);
-NativeStatus peerAttribute(int *value, int attr, int device, int peer);
-NativeStatus enablePeerAccess(int peer, void *peer_context);
-NativeStatus disablePeerAccess(int peer, void *peer_context);
-NativeStatus memcpyPeerAsync(void *dst, int dst_device, void *dst_context, const void *src, int src_device,
+NativeStatus nativeCanAccessPeer(int *can_access, int device, int peer);
+NativeStatus nativePeerAttribute(int *value, int attr, int device, int peer);
+NativeStatus nativeEnablePeerAccess(int peer, void *peer_context);
+NativeStatus nativeDisablePeerAccess(int peer, void *peer_context);
+NativeStatus nativeMemcpyPeerAsync(void *dst, int dst_device, void *dst_context, const void *src, int src_device,
                              void *src_context, size_t size, void *s);
 
 } // namespace infinirt::hip

@@ -38,9 +38,9 @@ void firstUse(int device) {
         return;
     }
     hipMemPool_t pool = nullptr;
-    if (hip().hipDeviceGetDefaultMemPool(&pool, device) == hipSuccess) {
+    if (nativeApi().hipDeviceGetDefaultMemPool(&pool, device) == hipSuccess) {
         uint64_t threshold = UINT64_MAX;
-        if (hipError_t rc = hip().hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &threshold)) {
+        if (hipError_t rc = nativeApi().hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &threshold)) {
             common::logMessage(INFINIRT_LOG_WARN, "hip:%d: hipMemPoolSetAttribute(ReleaseThreshold) failed: %s (%d)",
                                device, errorName(rc), rc);
         }
@@ -65,13 +65,13 @@ infiniStatus_t bind(int device, gpu::ContextScope *scope) {
         firstUse(device);
     }
     int current = 0;
-    if (hipError_t rc = hip().hipGetDevice(&current)) {
+    if (hipError_t rc = nativeApi().hipGetDevice(&current)) {
         return gpu::nativeFailure("hipGetDevice", rc, "binding hip:%d", device);
     }
     if (current == device) {
         return INFINI_STATUS_SUCCESS;
     }
-    if (hipError_t rc = hip().hipSetDevice(device)) {
+    if (hipError_t rc = nativeApi().hipSetDevice(device)) {
         return gpu::nativeFailure("hipSetDevice", rc, "making hip:%d current", device);
     }
     scope->action = kRestore;
@@ -83,7 +83,7 @@ void unbind(const gpu::ContextScope &scope) {
     if (scope.action == kRestore) {
         /* The device was current on this thread when the call began; if the runtime refuses
          * it now, there is nothing better to restore, so it is only logged. */
-        if (hipError_t rc = hip().hipSetDevice(scope.saved_device)) {
+        if (hipError_t rc = nativeApi().hipSetDevice(scope.saved_device)) {
             common::logMessage(INFINIRT_LOG_WARN, "hip: restoring device %d failed: %s (%d)", scope.saved_device,
                                errorName(rc), rc);
         }
@@ -91,7 +91,7 @@ void unbind(const gpu::ContextScope &scope) {
 }
 
 infiniStatus_t setDevice(int device) {
-    if (hipError_t rc = hip().hipSetDevice(device)) {
+    if (hipError_t rc = nativeApi().hipSetDevice(device)) {
         return gpu::nativeFailure("hipSetDevice", rc, "making hip:%d current", device);
     }
     return INFINI_STATUS_SUCCESS;
@@ -101,7 +101,7 @@ infiniStatus_t deviceGetNativeContext(int device, void **native) {
     std::lock_guard<std::mutex> lock(g_mutex);
     DeviceState &state = g_devices[device];
     if (!state.primary) {
-        if (hipError_t rc = hip().hipDevicePrimaryCtxRetain(&state.primary, device)) {
+        if (hipError_t rc = nativeApi().hipDevicePrimaryCtxRetain(&state.primary, device)) {
             return gpu::nativeFailure("hipDevicePrimaryCtxRetain", rc, "retaining the context of hip:%d", device);
         }
     }

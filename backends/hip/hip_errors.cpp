@@ -4,7 +4,7 @@
 namespace infinirt::hip {
 
 const char *errorName(NativeStatus code) {
-    const char *name = hip().hipGetErrorName ? hip().hipGetErrorName(static_cast<hipError_t>(code)) : nullptr;
+    const char *name = nativeApi().hipGetErrorName ? nativeApi().hipGetErrorName(static_cast<hipError_t>(code)) : nullptr;
     return name ? name : "hipErrorUnknownCode";
 }
 

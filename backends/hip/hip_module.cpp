@@ -1,7 +1,7 @@
 /*
  * hip_module.cpp - loading a module (one compiled code object: an HSACO, or an offload bundle /
  * fatbin the runtime picks this device's code from) onto a device, and the module and kernel
- * adapters of the vendor table (the rules are gpu_common's, gpu_module.cpp).
+ * converters of the vendor table (the rules are gpu_common's, gpu_module.cpp).
  *
  * hipModuleLoadData neither compiles nor links: several images, and JIT options (which
  * hipModuleLoadDataEx ignores), are refused rather than silently dropped. There is no build
@@ -55,7 +55,7 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
         return bound.status();
     }
     hipModule_t loaded = nullptr;
-    if (hipError_t rc = hip().hipModuleLoadData(&loaded, image.data)) {
+    if (hipError_t rc = nativeApi().hipModuleLoadData(&loaded, image.data)) {
         const infiniStatus_t status = isBuildError(rc) ? INFINI_STATUS_BUILD_FAILED : toStatus(rc);
         return common::nativeFailure(status, "hipModuleLoadData", errorName(rc), rc, " while ",
                                      "loading a %s image of %zu bytes on hip:%d", common::moduleFormatName(image.format),
@@ -65,30 +65,30 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
     return INFINI_STATUS_SUCCESS;
 }
 
-NativeStatus moduleUnload(void *module) { return hip().hipModuleUnload(moduleOf(module)); }
+NativeStatus nativeModuleUnload(void *module) { return nativeApi().hipModuleUnload(moduleOf(module)); }
 
-NativeStatus moduleGetFunction(void **function, void *module, const char *name) {
+NativeStatus nativeModuleGetFunction(void **function, void *module, const char *name) {
     hipFunction_t f = nullptr;
-    hipError_t rc = hip().hipModuleGetFunction(&f, moduleOf(module), name);
+    hipError_t rc = nativeApi().hipModuleGetFunction(&f, moduleOf(module), name);
     *function = f;
     return rc;
 }
 
-NativeStatus moduleGetGlobal(void **ptr, size_t *size, void *module, const char *name) {
+NativeStatus nativeModuleGetGlobal(void **ptr, size_t *size, void *module, const char *name) {
     hipDeviceptr_t address = nullptr;
     size_t bytes = 0;
-    hipError_t rc = hip().hipModuleGetGlobal(&address, &bytes, moduleOf(module), name);
+    hipError_t rc = nativeApi().hipModuleGetGlobal(&address, &bytes, moduleOf(module), name);
     *ptr = address;
     *size = bytes;
     return rc;
 }
 
-NativeStatus functionGetAttribute(int *value, int attr, void *function) {
-    return hip().hipFuncGetAttribute(value, static_cast<hipFunction_attribute>(attr), functionOf(function));
+NativeStatus nativeFunctionGetAttribute(int *value, int attr, void *function) {
+    return nativeApi().hipFuncGetAttribute(value, static_cast<hipFunction_attribute>(attr), functionOf(function));
 }
 
-NativeStatus deviceGetAttribute(int *value, int attr, int device) {
-    return hip().hipDeviceGetAttribute(value, static_cast<hipDeviceAttribute_t>(attr), device);
+NativeStatus nativeDeviceGetAttribute(int *value, int attr, int device) {
+    return nativeApi().hipDeviceGetAttribute(value, static_cast<hipDeviceAttribute_t>(attr), device);
 }
 
 /* A code object for this architecture (or one that names none), then a fatbin (the runtime picks

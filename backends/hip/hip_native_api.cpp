@@ -9,7 +9,7 @@
 
 namespace infinirt::hip {
 
-Api g_api{};
+NativeApi g_native_api{};
 
 namespace {
 
@@ -34,7 +34,7 @@ common::LoadOutcome loadLibrary() {
         std::snprintf(out.reason, sizeof out.reason, "libamdhip64.so not found: %s", why ? why : "(no dlerror)");
         return out;
     }
-    Api resolved{};
+    NativeApi resolved{};
 #define INFINIRT_HIP_RESOLVE(name, params)                                                                             \
     resolved.name = reinterpret_cast<hipError_t(*) params>(dlsym(lib, #name));                                        \
     if (!resolved.name) {                                                                                              \
@@ -48,7 +48,7 @@ common::LoadOutcome loadLibrary() {
         std::snprintf(out.reason, sizeof out.reason, "libamdhip64 does not provide hipGetErrorName");
         return out;
     }
-    g_api = resolved;
+    g_native_api = resolved;
     out.ok = true;
     return out;
 }

@@ -73,7 +73,7 @@ namespace infinirt::hip {
     X(hipModuleLaunchKernel, (hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,     \
                               unsigned int, unsigned int, hipStream_t, void **, void **))
 
-struct Api {
+struct NativeApi {
 #define INFINIRT_HIP_MEMBER(name, params) hipError_t(*name) params;
     INFINIRT_HIP_SYMBOLS(INFINIRT_HIP_MEMBER)
 #undef INFINIRT_HIP_MEMBER
@@ -81,8 +81,8 @@ struct Api {
 };
 
 /* The resolved table; all NULL until load() succeeded. Written once, read-only after. */
-extern Api g_api;
-inline const Api &hip() { return g_api; }
+extern NativeApi g_native_api;
+inline const NativeApi &nativeApi() { return g_native_api; }
 
 /* Loads libamdhip64 and resolves the table, once per process (thread-safe; later calls return
  * the first outcome). On failure `reason` says why in one line (static storage). Never calls

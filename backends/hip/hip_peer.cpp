@@ -1,4 +1,4 @@
-/* hip_peer.cpp - the peer adapters of the vendor table: hipDeviceCanAccessPeer,
+/* hip_peer.cpp - the peer converters of the vendor table: hipDeviceCanAccessPeer,
  * hipDeviceGetP2PAttribute, hipDeviceEnablePeerAccess/hipDeviceDisablePeerAccess (for the bound
  * device) and hipMemcpyPeerAsync. HIP names devices by ordinal (plugin index == HIP ordinal), so
  * the contexts are not used. Converted types only; the rules are gpu_common's (gpu_peer.cpp). */
@@ -6,17 +6,17 @@
 
 namespace infinirt::hip {
 
-NativeStatus canAccessPeer(int *can_access, int device, int peer) {
-    return hip().hipDeviceCanAccessPeer(can_access, device, peer);
+NativeStatus nativeCanAccessPeer(int *can_access, int device, int peer) {
+    return nativeApi().hipDeviceCanAccessPeer(can_access, device, peer);
 }
-NativeStatus peerAttribute(int *value, int attr, int device, int peer) {
-    return hip().hipDeviceGetP2PAttribute(value, static_cast<hipDeviceP2PAttr>(attr), device, peer);
+NativeStatus nativePeerAttribute(int *value, int attr, int device, int peer) {
+    return nativeApi().hipDeviceGetP2PAttribute(value, static_cast<hipDeviceP2PAttr>(attr), device, peer);
 }
-NativeStatus enablePeerAccess(int peer, void *) { return hip().hipDeviceEnablePeerAccess(peer, 0); }
-NativeStatus disablePeerAccess(int peer, void *) { return hip().hipDeviceDisablePeerAccess(peer); }
-NativeStatus memcpyPeerAsync(void *dst, int dst_device, void *, const void *src, int src_device, void *, size_t size,
+NativeStatus nativeEnablePeerAccess(int peer, void *) { return nativeApi().hipDeviceEnablePeerAccess(peer, 0); }
+NativeStatus nativeDisablePeerAccess(int peer, void *) { return nativeApi().hipDeviceDisablePeerAccess(peer); }
+NativeStatus nativeMemcpyPeerAsync(void *dst, int dst_device, void *, const void *src, int src_device, void *, size_t size,
                              void *s) {
-    return hip().hipMemcpyPeerAsync(dst, dst_device, src, src_device, size, static_cast<hipStream_t>(s));
+    return nativeApi().hipMemcpyPeerAsync(dst, dst_device, src, src_device, size, static_cast<hipStream_t>(s));
 }
 
 } // namespace infinirt::hip

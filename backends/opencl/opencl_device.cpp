@@ -30,11 +30,11 @@ std::string g_reason;
 
 std::string platformString(cl_platform_id id, cl_platform_info what) {
     size_t size = 0;
-    if (api().clGetPlatformInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
+    if (nativeApi().clGetPlatformInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
         return "";
     }
     std::string value(size, '\0');
-    if (api().clGetPlatformInfo(id, what, size, value.data(), nullptr) != CL_SUCCESS) {
+    if (nativeApi().clGetPlatformInfo(id, what, size, value.data(), nullptr) != CL_SUCCESS) {
         return "";
     }
     value.resize(std::strlen(value.c_str()));
@@ -43,7 +43,7 @@ std::string platformString(cl_platform_id id, cl_platform_info what) {
 
 template <typename T>
 bool deviceValue(cl_device_id id, cl_device_info what, T *value) {
-    return api().clGetDeviceInfo(id, what, sizeof(T), value, nullptr) == CL_SUCCESS;
+    return nativeApi().clGetDeviceInfo(id, what, sizeof(T), value, nullptr) == CL_SUCCESS;
 }
 
 // "OpenCL 3.0 CUDA" -> 3; 0 when unparsable.
@@ -75,7 +75,7 @@ void fillIdentity(Device &dev, const std::string &extensions) {
     }
     dev.pci_bus_id = bus_id;
     if (hasExtension(extensions, "cl_khr_device_uuid") &&
-        api().clGetDeviceInfo(dev.id, CL_DEVICE_UUID_KHR, sizeof(dev.uuid), dev.uuid, nullptr) == CL_SUCCESS) {
+        nativeApi().clGetDeviceInfo(dev.id, CL_DEVICE_UUID_KHR, sizeof(dev.uuid), dev.uuid, nullptr) == CL_SUCCESS) {
         dev.has_uuid = true;
     }
     dev.amd_free_memory = hasExtension(extensions, "cl_amd_device_attribute_query");
@@ -118,7 +118,7 @@ void fillLimits(cl_device_id id, infinirtDeviceProperties_t *props) {
     cl_uint dims = 0;
     size_t sizes[16] = {};
     if (deviceValue(id, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, &dims) && dims >= 1 && dims <= 16 &&
-        api().clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof(size_t), sizes, nullptr) == CL_SUCCESS) {
+        nativeApi().clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof(size_t), sizes, nullptr) == CL_SUCCESS) {
         for (cl_uint i = 0; i < 3 && i < dims; ++i) {
             props->max_block_dim[i] = clampToInt(sizes[i]);
         }
@@ -162,7 +162,7 @@ bool makeDevice(cl_platform_id platform, cl_device_id id, const std::string &pla
 
     const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
     cl_int err = CL_SUCCESS;
-    dev.context = api().clCreateContext(props, 1, &id, nullptr, nullptr, &err);
+    dev.context = nativeApi().clCreateContext(props, 1, &id, nullptr, nullptr, &err);
     if (!dev.context) {
         *why = label + ": clCreateContext failed: " + nativeErrorName(err) + " (" + std::to_string(err) + ")";
         return false;
@@ -176,14 +176,14 @@ void discover() {
         return;
     }
     cl_uint platform_count = 0;
-    cl_int err = api().clGetPlatformIDs(0, nullptr, &platform_count);
+    cl_int err = nativeApi().clGetPlatformIDs(0, nullptr, &platform_count);
     if (err != CL_SUCCESS || platform_count == 0) {
         g_reason = std::string("no OpenCL platform (clGetPlatformIDs: ") + nativeErrorName(err) + " (" +
                    std::to_string(err) + "); check the ICD files in /etc/OpenCL/vendors or OCL_ICD_VENDORS)";
         return;
     }
     std::vector<cl_platform_id> platforms(platform_count);
-    err = api().clGetPlatformIDs(platform_count, platforms.data(), nullptr);
+    err = nativeApi().clGetPlatformIDs(platform_count, platforms.data(), nullptr);
     if (err != CL_SUCCESS) {
         g_reason = std::string("clGetPlatformIDs failed: ") + nativeErrorName(err) + " (" + std::to_string(err) + ")";
         return;
@@ -192,11 +192,11 @@ void discover() {
     for (cl_platform_id platform : platforms) {
         const std::string platform_name = platformString(platform, CL_PLATFORM_NAME);
         cl_uint count = 0;
-        if (api().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS || count == 0) {
+        if (nativeApi().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS || count == 0) {
             continue;
         }
         std::vector<cl_device_id> ids(count);
-        if (api().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr) != CL_SUCCESS) {
+        if (nativeApi().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr) != CL_SUCCESS) {
             continue;
         }
         for (cl_device_id id : ids) {
@@ -220,7 +220,7 @@ void discover() {
 // Whether a marker's CL_PROFILING_COMMAND_END is a real timestamp here: it must be non-zero and
 // not earlier than the end of a real command enqueued before it.
 bool probeMarkerTimestamps(Device &dev, cl_command_queue queue) {
-    const NativeApi &cl = api();
+    const NativeApi &cl = nativeApi();
     const unsigned char zero = 0;
     cl_event fill = nullptr, marker = nullptr;
     bool ok = cl.clEnqueueSVMMemFill(queue, dev.timing_scratch, &zero, 1, 1, 0, nullptr, &fill) == CL_SUCCESS &&
@@ -245,11 +245,11 @@ bool probeMarkerTimestamps(Device &dev, cl_command_queue queue) {
 
 std::string deviceString(cl_device_id id, cl_device_info what) {
     size_t size = 0;
-    if (api().clGetDeviceInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
+    if (nativeApi().clGetDeviceInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
         return "";
     }
     std::string value(size, '\0');
-    if (api().clGetDeviceInfo(id, what, size, value.data(), nullptr) != CL_SUCCESS) {
+    if (nativeApi().clGetDeviceInfo(id, what, size, value.data(), nullptr) != CL_SUCCESS) {
         return "";
     }
     value.resize(std::strlen(value.c_str()));
@@ -292,7 +292,7 @@ infiniStatus_t defaultStream(int index, Stream **out) {
     std::lock_guard<std::mutex> lock(dev.mutex);
     if (!dev.default_stream.load(std::memory_order_relaxed)) {
         if (!dev.timing_scratch) {
-            dev.timing_scratch = api().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, 64, 0);
+            dev.timing_scratch = nativeApi().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, 64, 0);
             if (!dev.timing_scratch) {
                 return common::fail(INFINI_STATUS_OUT_OF_MEMORY,
                                     "clSVMAlloc returned NULL for a 64 B scratch buffer on opencl:%d", index);
@@ -350,7 +350,7 @@ infiniStatus_t getMemInfo(int index, size_t *free_bytes, size_t *total_bytes) {
     const Device &dev = device(index);
     size_t free_now = 0;
     cl_ulong amd_free_kib[2] = {0, 0};
-    if (dev.amd_free_memory && api().clGetDeviceInfo(dev.id, CL_DEVICE_GLOBAL_FREE_MEMORY_AMD, sizeof(amd_free_kib),
+    if (dev.amd_free_memory && nativeApi().clGetDeviceInfo(dev.id, CL_DEVICE_GLOBAL_FREE_MEMORY_AMD, sizeof(amd_free_kib),
                                                      amd_free_kib, nullptr) == CL_SUCCESS) {
         free_now = static_cast<size_t>(amd_free_kib[0]) * 1024;
     } else {

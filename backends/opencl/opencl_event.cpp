@@ -16,7 +16,7 @@ namespace {
 
 // CL_COMPLETE, a positive "still running" state, or a negative error code of the command.
 infiniStatus_t executionStatus(cl_event event, cl_int *state, int device) {
-    cl_int err = api().clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(*state), state, nullptr);
+    cl_int err = nativeApi().clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(*state), state, nullptr);
     if (err != CL_SUCCESS) {
         return nativeFailure("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", err, "on opencl:%d", device);
     }
@@ -31,7 +31,7 @@ infiniStatus_t executionStatus(cl_event event, cl_int *state, int device) {
 
 Recorded::~Recorded() {
     if (event) {
-        api().clReleaseEvent(event);
+        nativeApi().clReleaseEvent(event);
     }
 }
 
@@ -46,7 +46,7 @@ void snapshot(Event &event, Recorded *out) {
     if (!event.ever_recorded) {
         return;
     }
-    api().clRetainEvent(event.recorded);
+    nativeApi().clRetainEvent(event.recorded);
     out->event = event.recorded;
     out->stream_progress = event.stream_progress;
     out->number = event.number;
@@ -55,18 +55,18 @@ void snapshot(Event &event, Recorded *out) {
 // Creates the completed user event that stands for "never recorded".
 infiniStatus_t eventCreate(int device, uint32_t flags, void **out) {
     cl_int err = CL_SUCCESS;
-    cl_event initial = api().clCreateUserEvent(infinirt::opencl::device(device).context, &err);
+    cl_event initial = nativeApi().clCreateUserEvent(infinirt::opencl::device(device).context, &err);
     if (!initial) {
         return nativeFailure("clCreateUserEvent", err, "creating an event on opencl:%d", device);
     }
-    err = api().clSetUserEventStatus(initial, CL_COMPLETE);
+    err = nativeApi().clSetUserEventStatus(initial, CL_COMPLETE);
     if (err != CL_SUCCESS) {
-        api().clReleaseEvent(initial);
+        nativeApi().clReleaseEvent(initial);
         return nativeFailure("clSetUserEventStatus", err, "creating an event on opencl:%d", device);
     }
     Event *event = new (std::nothrow) Event;
     if (!event) {
-        api().clReleaseEvent(initial);
+        nativeApi().clReleaseEvent(initial);
         return common::fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory creating an event on opencl:%d", device);
     }
     event->device = device;
@@ -78,7 +78,7 @@ infiniStatus_t eventCreate(int device, uint32_t flags, void **out) {
 
 infiniStatus_t eventDestroy(int, void *handle) {
     Event *event = static_cast<Event *>(handle);
-    api().clReleaseEvent(event->recorded);
+    nativeApi().clReleaseEvent(event->recorded);
     delete event;
     return INFINI_STATUS_SUCCESS;
 }
@@ -112,12 +112,12 @@ infiniStatus_t eventRecord(int device, void *handle, void *stream_handle) {
             *stream,
             [&] {
                 const unsigned char zero = 0;
-                return api().clEnqueueSVMMemFill(stream->queue, dev.timing_scratch, &zero, 1, 1, 0, nullptr, &marker);
+                return nativeApi().clEnqueueSVMMemFill(stream->queue, dev.timing_scratch, &zero, 1, 1, 0, nullptr, &marker);
             },
             &number);
     } else {
         err = submit(
-            *stream, [&] { return api().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker); }, &number);
+            *stream, [&] { return nativeApi().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker); }, &number);
     }
     if (err != CL_SUCCESS) {
         return nativeFailure(call, err, "recording an event on opencl:%d", device);
@@ -131,7 +131,7 @@ infiniStatus_t eventRecord(int device, void *handle, void *stream_handle) {
         event->stream_progress = stream->finished;
         event->number = number;
     }
-    api().clReleaseEvent(previous);
+    nativeApi().clReleaseEvent(previous);
     return flushStream(*stream, call);
 }
 
@@ -159,7 +159,7 @@ infiniStatus_t eventQuery(int device, void *handle, infinirtEventStatus_t *out) 
 void awaitEnded(cl_event event) {
     for (;;) {
         cl_int status = CL_QUEUED;
-        if (api().clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) !=
+        if (nativeApi().clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) !=
                 CL_SUCCESS ||
             status <= CL_COMPLETE) { // complete, or terminated (a negative error code)
             return;
@@ -174,7 +174,7 @@ infiniStatus_t eventSynchronize(int device, void *handle) {
     if (!marker.event) {
         return INFINI_STATUS_SUCCESS;
     }
-    cl_int err = api().clWaitForEvents(1, &marker.event);
+    cl_int err = nativeApi().clWaitForEvents(1, &marker.event);
     if (err != CL_SUCCESS) {
         // Failed or not, the synchronize returns once the recorded work has ended.
         awaitEnded(marker.event);
@@ -208,7 +208,7 @@ infiniStatus_t eventElapsedTime(int device, float *ms, void *start_handle, void 
         if (state != CL_COMPLETE) {
             return common::fail(INFINI_STATUS_NOT_READY, "elapsed time asked before both events completed");
         }
-        cl_int err = api().clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof(cl_ulong), &stamps[i],
+        cl_int err = nativeApi().clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof(cl_ulong), &stamps[i],
                                                    nullptr);
         if (err != CL_SUCCESS) {
             return nativeFailure("clGetEventProfilingInfo(CL_PROFILING_COMMAND_END)", err, "on opencl:%d", device);

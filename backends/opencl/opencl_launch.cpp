@@ -48,7 +48,7 @@ const char *paramName(Param param) {
 __attribute__((noinline, cold)) infiniStatus_t paramMismatch(const Kernel &k, uint32_t index,
                                                              const infinirtKernelArg_t &arg) {
     char type[128] = {};
-    api().clGetKernelArgInfo(k.kernel, index, CL_KERNEL_ARG_TYPE_NAME, sizeof(type) - 1, type, nullptr);
+    nativeApi().clGetKernelArgInfo(k.kernel, index, CL_KERNEL_ARG_TYPE_NAME, sizeof(type) - 1, type, nullptr);
     return common::fail(INFINI_STATUS_BAD_PARAM,
                         "argument %u (%s, %zu bytes) of kernel \"%s\" on opencl:%d: parameter %u (%s) is %s", index,
                         argKindName(arg.kind), arg.size, k.name.c_str(), k.device, index,
@@ -57,7 +57,7 @@ __attribute__((noinline, cold)) infiniStatus_t paramMismatch(const Kernel &k, ui
 
 // Sets argument `index`; CL_SUCCESS or the failing call's code (*call names it).
 inline cl_int setArg(const Kernel &k, uint32_t index, const infinirtKernelArg_t &arg, const char **call) {
-    const NativeApi &cl = api();
+    const NativeApi &cl = nativeApi();
     switch (arg.kind) {
     case INFINIRT_KERNEL_ARG_POINTER: {
         const void *ptr = *static_cast<void *const *>(arg.value);
@@ -154,7 +154,7 @@ infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig
         err = submit(
             *stream,
             [&] {
-                return api().clEnqueueNDRangeKernel(stream->queue, k.kernel, dims, nullptr, global, local, 0, nullptr,
+                return nativeApi().clEnqueueNDRangeKernel(stream->queue, k.kernel, dims, nullptr, global, local, 0, nullptr,
                                                     nullptr);
             },
             &number);

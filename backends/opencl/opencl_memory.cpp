@@ -111,7 +111,7 @@ void *svmAllocLocked(Device &dev, size_t size) {
     std::lock_guard<std::mutex> lock(svmMutex());
     static std::vector<void *> *aliased = new std::vector<void *>();
     for (int attempt = 0; attempt < 8; ++attempt) {
-        void *p = api().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, size, 0);
+        void *p = nativeApi().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, size, 0);
         if (!p || !overlapsLive(p, size)) {
             return p;
         }
@@ -164,7 +164,7 @@ infiniStatus_t svmAlloc(int device, void **ptr, size_t size) {
     } catch (...) {
         dev.allocated.fetch_sub(size, std::memory_order_relaxed);
         std::lock_guard<std::mutex> lock(svmMutex());
-        api().clSVMFree(dev.context, p);
+        nativeApi().clSVMFree(dev.context, p);
         throw;
     }
     *ptr = p;
@@ -192,7 +192,7 @@ infiniStatus_t syncCopy(Stream &stream, void *dst, const void *src, size_t size)
     cl_event done = nullptr;
     uint64_t number = 0;
     cl_int err = submit(
-        stream, [&] { return api().clEnqueueSVMMemcpy(stream.queue, CL_FALSE, dst, src, size, 0, nullptr, &done); },
+        stream, [&] { return nativeApi().clEnqueueSVMMemcpy(stream.queue, CL_FALSE, dst, src, size, 0, nullptr, &done); },
         &number);
     if (err != CL_SUCCESS) {
         return nativeFailure("clEnqueueSVMMemcpy", err, "copying %s on opencl:%d", common::formatBytes(size).c_str(),
@@ -249,7 +249,7 @@ infiniStatus_t copy(int device, void *dst, const void *src, size_t size, infinir
     uint64_t number = 0;
     cl_int err = submit(
         *stream,
-        [&] { return api().clEnqueueSVMMemcpy(stream->queue, CL_FALSE, dst, src, size, 0, nullptr, nullptr); },
+        [&] { return nativeApi().clEnqueueSVMMemcpy(stream->queue, CL_FALSE, dst, src, size, 0, nullptr, nullptr); },
         &number);
     if (err != CL_SUCCESS) {
         return nativeFailure("clEnqueueSVMMemcpy", err, "copying %s on opencl:%d", common::formatBytes(size).c_str(),
@@ -275,7 +275,7 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream *stre
     cl_int err = submit(
         *stream,
         [&] {
-            return api().clEnqueueSVMMemFill(stream->queue, ptr, &pattern, 1, count, 0, nullptr,
+            return nativeApi().clEnqueueSVMMemFill(stream->queue, ptr, &pattern, 1, count, 0, nullptr,
                                              blocking ? &done : nullptr);
         },
         &number);
@@ -317,7 +317,7 @@ infiniStatus_t pinnedBuffer(int device, size_t size, cl_mem *buffer, void **host
     // memory objects here: NVIDIA's implementation has handed out addresses of live memory with
     // 16 threads allocating at once (svmAllocLocked).
     std::lock_guard<std::mutex> lock(svmMutex());
-    cl_mem created = api().clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, nullptr, &err);
+    cl_mem created = nativeApi().clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, nullptr, &err);
     if (!created) {
         common::logMessage(
             INFINIRT_LOG_DEBUG,
@@ -325,10 +325,10 @@ infiniStatus_t pinnedBuffer(int device, size_t size, cl_mem *buffer, void **host
             common::formatBytes(size).c_str(), device);
         return INFINI_STATUS_SUCCESS;
     }
-    void *mapped = api().clEnqueueMapBuffer(dev.service_queue, created, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size,
+    void *mapped = nativeApi().clEnqueueMapBuffer(dev.service_queue, created, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size,
                                             0, nullptr, nullptr, &err);
     if (!mapped) {
-        api().clReleaseMemObject(created);
+        nativeApi().clReleaseMemObject(created);
         common::logMessage(INFINIRT_LOG_DEBUG,
                            "clEnqueueMapBuffer of %s on opencl:%d failed, using unpinned host memory",
                            common::formatBytes(size).c_str(), device);
@@ -346,11 +346,11 @@ infiniStatus_t releaseHost(int device, void *host, cl_mem buffer) {
     }
     const Device &dev = infinirt::opencl::device(device);
     std::lock_guard<std::mutex> lock(svmMutex()); // as pinnedBuffer
-    cl_int err = api().clEnqueueUnmapMemObject(dev.service_queue, buffer, host, 0, nullptr, nullptr);
+    cl_int err = nativeApi().clEnqueueUnmapMemObject(dev.service_queue, buffer, host, 0, nullptr, nullptr);
     if (err == CL_SUCCESS) {
-        err = api().clFinish(dev.service_queue);
+        err = nativeApi().clFinish(dev.service_queue);
     }
-    api().clReleaseMemObject(buffer);
+    nativeApi().clReleaseMemObject(buffer);
     if (err != CL_SUCCESS) {
         return nativeFailure("clEnqueueUnmapMemObject", err, "freeing pinned host memory of opencl:%d", device);
     }
@@ -382,7 +382,7 @@ infiniStatus_t freeDevice(int device, void *ptr) {
     Device &dev = infinirt::opencl::device(device);
     {
         std::lock_guard<std::mutex> lock(svmMutex());
-        api().clSVMFree(dev.context, ptr);
+        nativeApi().clSVMFree(dev.context, ptr);
     }
     dev.allocated.fetch_sub(removed.size, std::memory_order_relaxed);
     return INFINI_STATUS_SUCCESS;
@@ -494,7 +494,7 @@ infiniStatus_t freeAsync(int device, void *ptr, void *stream_handle) {
     uint64_t number = 0;
     cl_int err = submit(
         *stream,
-        [&] { return api().clEnqueueSVMFree(stream->queue, 1, pointers, nullptr, nullptr, 0, nullptr, nullptr); },
+        [&] { return nativeApi().clEnqueueSVMFree(stream->queue, 1, pointers, nullptr, nullptr, 0, nullptr, nullptr); },
         &number);
     if (err != CL_SUCCESS) {
         allocations().insert(ptr, removed);

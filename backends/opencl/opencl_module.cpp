@@ -34,11 +34,11 @@ constexpr size_t kDetailNameChars = 240;
 // A variable-length device info array of T ([] when the query fails, e.g. before OpenCL 3.0).
 template <typename T> std::vector<T> deviceInfoArray(cl_device_id id, cl_device_info what) {
     size_t size = 0;
-    if (api().clGetDeviceInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size < sizeof(T)) {
+    if (nativeApi().clGetDeviceInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size < sizeof(T)) {
         return {};
     }
     std::vector<T> values(size / sizeof(T));
-    if (api().clGetDeviceInfo(id, what, values.size() * sizeof(T), values.data(), nullptr) != CL_SUCCESS) {
+    if (nativeApi().clGetDeviceInfo(id, what, values.size() * sizeof(T), values.data(), nullptr) != CL_SUCCESS) {
         return {};
     }
     return values;
@@ -69,7 +69,7 @@ std::string stdOption(cl_device_id id) {
 
 // See CodeTraits::flush_launches.
 bool submitsWithoutFlush(Device &dev) {
-    const NativeApi &cl = api();
+    const NativeApi &cl = nativeApi();
     cl_int err = CL_SUCCESS;
     cl_command_queue queue = cl.clCreateCommandQueueWithProperties(dev.context, dev.id, nullptr, &err);
     if (!queue) {
@@ -109,11 +109,11 @@ bool flushLaunches(Device &dev) {
 
 void fillCodeTraits(Device &dev) {
     CodeTraits &code = dev.code;
-    if (api().clCreateProgramWithIL) {
+    if (nativeApi().clCreateProgramWithIL) {
         code.il_versions = deviceString(dev.id, CL_DEVICE_IL_VERSION);
     }
     code.std_option = stdOption(dev.id);
-    api().clGetDeviceInfo(dev.id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(code.local_mem), &code.local_mem, nullptr);
+    nativeApi().clGetDeviceInfo(dev.id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(code.local_mem), &code.local_mem, nullptr);
     const std::vector<size_t> items = deviceInfoArray<size_t>(dev.id, CL_DEVICE_MAX_WORK_ITEM_SIZES);
     for (size_t i = 0; i < 3; ++i) {
         // A device of fewer dimensions (never below 3 in practice) takes 1 in the others.
@@ -121,7 +121,7 @@ void fillCodeTraits(Device &dev) {
     }
     if (hasExtension(deviceString(dev.id, CL_DEVICE_EXTENSIONS), "cl_intel_global_variable_pointers")) {
         code.global_variable_pointer = reinterpret_cast<GlobalVariablePointerFn>(
-            api().clGetExtensionFunctionAddressForPlatform(dev.platform, "clGetDeviceGlobalVariablePointerINTEL"));
+            nativeApi().clGetExtensionFunctionAddressForPlatform(dev.platform, "clGetDeviceGlobalVariablePointerINTEL"));
     }
     code.flush_launches = flushLaunches(dev);
 }
@@ -129,12 +129,12 @@ void fillCodeTraits(Device &dev) {
 // CL_PROGRAM_BUILD_LOG of the device, without the trailing NUL and blank lines ("" if none).
 std::string buildLog(cl_program program, cl_device_id id) {
     size_t size = 0;
-    if (!program || api().clGetProgramBuildInfo(program, id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS ||
+    if (!program || nativeApi().clGetProgramBuildInfo(program, id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS ||
         size == 0) {
         return "";
     }
     std::string text(size, '\0');
-    if (api().clGetProgramBuildInfo(program, id, CL_PROGRAM_BUILD_LOG, size, text.data(), nullptr) != CL_SUCCESS) {
+    if (nativeApi().clGetProgramBuildInfo(program, id, CL_PROGRAM_BUILD_LOG, size, text.data(), nullptr) != CL_SUCCESS) {
         return "";
     }
     text.resize(std::strlen(text.c_str()));
@@ -152,7 +152,7 @@ std::string firstLines(const std::string &log) {
 
 // A program being put together; released unless handed over (release()).
 struct ProgramRelease {
-    void operator()(cl_program program) const { api().clReleaseProgram(program); }
+    void operator()(cl_program program) const { nativeApi().clReleaseProgram(program); }
 };
 using ProgramRef = std::unique_ptr<std::remove_pointer_t<cl_program>, ProgramRelease>;
 
@@ -199,7 +199,7 @@ infiniStatus_t noIl(const Device &dev, size_t index) {
                         "load OpenCL C source or a DEVICE_BINARY instead",
                         index, dev.index, dev.name.c_str(), dev.version.c_str(),
                         dev.code.il_versions.empty() ? "none" : dev.code.il_versions.c_str(),
-                        api().clCreateProgramWithIL ? "" : ", and the ICD loader lacks clCreateProgramWithIL");
+                        nativeApi().clCreateProgramWithIL ? "" : ", and the ICD loader lacks clCreateProgramWithIL");
 }
 
 // A program object for `image` (index `index`), not yet built.
@@ -217,7 +217,7 @@ infiniStatus_t createProgram(Build &build, const infinirtModuleImage_t &image, s
         if (length == 0) {
             return common::fail(INFINI_STATUS_BAD_PARAM, "image %zu is OpenCL C text of no characters", index);
         }
-        program = api().clCreateProgramWithSource(dev.context, 1, &text, &length, &err);
+        program = nativeApi().clCreateProgramWithSource(dev.context, 1, &text, &length, &err);
         if (!program) {
             return nativeFailure("clCreateProgramWithSource", err, "for image %zu on opencl:%d", index, dev.index);
         }
@@ -227,7 +227,7 @@ infiniStatus_t createProgram(Build &build, const infinirtModuleImage_t &image, s
         if (dev.code.il_versions.empty()) {
             return noIl(dev, index);
         }
-        program = api().clCreateProgramWithIL(dev.context, image.data, image.size, &err);
+        program = nativeApi().clCreateProgramWithIL(dev.context, image.data, image.size, &err);
         if (!program) {
             return nativeFailure("clCreateProgramWithIL", err, "for image %zu (%s) on opencl:%d (IL versions: %s)",
                                  index, common::formatBytes(image.size).c_str(), dev.index,
@@ -237,7 +237,7 @@ infiniStatus_t createProgram(Build &build, const infinirtModuleImage_t &image, s
     case INFINIRT_MODULE_FORMAT_DEVICE_BINARY: {
         const unsigned char *bytes = static_cast<const unsigned char *>(image.data);
         cl_int binary_status = CL_SUCCESS;
-        program = api().clCreateProgramWithBinary(dev.context, 1, &dev.id, &image.size, &bytes, &binary_status, &err);
+        program = nativeApi().clCreateProgramWithBinary(dev.context, 1, &dev.id, &image.size, &bytes, &binary_status, &err);
         if (!program) {
             return nativeFailure("clCreateProgramWithBinary", err,
                                  "for image %zu (%s; binary status %s): not a binary of opencl:%d (\"%s\", %s %s)",
@@ -277,7 +277,7 @@ infiniStatus_t buildOne(Build &build, const infinirtModuleImage_t &image, Progra
     const std::string options = image.format == INFINIRT_MODULE_FORMAT_OPENCL_C
                                     ? sourceOptions(build, image.options)
                                     : std::string(image.options ? image.options : "");
-    const cl_int err = api().clBuildProgram(program.get(), 1, &build.dev.id, options.c_str(), nullptr, nullptr);
+    const cl_int err = nativeApi().clBuildProgram(program.get(), 1, &build.dev.id, options.c_str(), nullptr, nullptr);
     const std::string log = buildLog(program.get(), build.dev.id);
     build.addLog("", log);
     if (err != CL_SUCCESS) {
@@ -310,7 +310,7 @@ infiniStatus_t compileAndLink(Build &build, const infinirtModuleImage_t *images,
         const std::string options = images[i].format == INFINIRT_MODULE_FORMAT_OPENCL_C
                                         ? sourceOptions(build, images[i].options)
                                         : std::string(images[i].options ? images[i].options : "");
-        const cl_int err = api().clCompileProgram(program.get(), 1, &build.dev.id, options.c_str(), 0, nullptr, nullptr,
+        const cl_int err = nativeApi().clCompileProgram(program.get(), 1, &build.dev.id, options.c_str(), 0, nullptr, nullptr,
                                                   nullptr, nullptr);
         const std::string log = buildLog(program.get(), build.dev.id);
         build.addLog("image " + std::to_string(i) + " (compile)", log);
@@ -322,7 +322,7 @@ infiniStatus_t compileAndLink(Build &build, const infinirtModuleImage_t *images,
         compiled.push_back(std::move(program));
     }
     cl_int err = CL_SUCCESS;
-    ProgramRef linked(api().clLinkProgram(build.dev.context, 1, &build.dev.id, nullptr,
+    ProgramRef linked(nativeApi().clLinkProgram(build.dev.context, 1, &build.dev.id, nullptr,
                                           static_cast<cl_uint>(objects.size()), objects.data(), nullptr, nullptr,
                                           &err));
     const std::string log = buildLog(linked.get(), build.dev.id);
@@ -338,11 +338,11 @@ infiniStatus_t compileAndLink(Build &build, const infinirtModuleImage_t *images,
 // CL_PROGRAM_KERNEL_NAMES as "a, b, c", cut at kDetailNameChars.
 std::string kernelNames(cl_program program) {
     size_t size = 0;
-    if (api().clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
+    if (nativeApi().clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
         return "";
     }
     std::string names(size, '\0');
-    if (api().clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr) != CL_SUCCESS) {
+    if (nativeApi().clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr) != CL_SUCCESS) {
         return "";
     }
     names.resize(std::strlen(names.c_str()));
@@ -359,7 +359,7 @@ std::string kernelNames(cl_program program) {
 template <typename T>
 infiniStatus_t workGroupInfo(const Kernel &k, cl_device_id id, cl_kernel_work_group_info what, const char *name,
                              T *value) {
-    const cl_int err = api().clGetKernelWorkGroupInfo(k.kernel, id, what, sizeof(T), value, nullptr);
+    const cl_int err = nativeApi().clGetKernelWorkGroupInfo(k.kernel, id, what, sizeof(T), value, nullptr);
     if (err != CL_SUCCESS) {
         return nativeFailure("clGetKernelWorkGroupInfo", err, "(%s) of kernel \"%s\" on opencl:%d", name,
                              k.name.c_str(), k.device);
@@ -368,7 +368,7 @@ infiniStatus_t workGroupInfo(const Kernel &k, cl_device_id id, cl_kernel_work_gr
 }
 
 template <typename T> bool argInfo(const Kernel &k, cl_uint index, cl_kernel_arg_info what, T *value) {
-    return api().clGetKernelArgInfo(k.kernel, index, what, sizeof(T), value, nullptr) == CL_SUCCESS;
+    return nativeApi().clGetKernelArgInfo(k.kernel, index, what, sizeof(T), value, nullptr) == CL_SUCCESS;
 }
 
 // What each parameter takes (Kernel::params); none where any answer is missing (the
@@ -386,7 +386,7 @@ void describeParams(Kernel &k) {
             return;
         }
         // A longer name is no sampler_t or queue_t (a failure to fit leaves `type` empty).
-        api().clGetKernelArgInfo(k.kernel, i, CL_KERNEL_ARG_TYPE_NAME, sizeof(type) - 1, type, nullptr);
+        nativeApi().clGetKernelArgInfo(k.kernel, i, CL_KERNEL_ARG_TYPE_NAME, sizeof(type) - 1, type, nullptr);
         // Images (and pipes) have an access qualifier; buffers and values have none.
         if (access != CL_KERNEL_ARG_ACCESS_NONE || (type_qualifier & CL_KERNEL_ARG_TYPE_PIPE) ||
             std::strcmp(type, "sampler_t") == 0 || std::strcmp(type, "queue_t") == 0) {
@@ -404,7 +404,7 @@ void describeParams(Kernel &k) {
 
 // Queries what the kernel's attributes and launches need.
 infiniStatus_t describeKernel(Kernel &k, Device &dev) {
-    cl_int err = api().clGetKernelInfo(k.kernel, CL_KERNEL_NUM_ARGS, sizeof(k.num_args), &k.num_args, nullptr);
+    cl_int err = nativeApi().clGetKernelInfo(k.kernel, CL_KERNEL_NUM_ARGS, sizeof(k.num_args), &k.num_args, nullptr);
     if (err != CL_SUCCESS) {
         return nativeFailure("clGetKernelInfo", err, "(CL_KERNEL_NUM_ARGS) of kernel \"%s\" on opencl:%d",
                              k.name.c_str(), k.device);
@@ -520,9 +520,9 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
 infiniStatus_t moduleUnload(int, void *handle) {
     Module *module = static_cast<Module *>(handle);
     for (auto &entry : module->kernels) {
-        api().clReleaseKernel(entry.second->kernel);
+        nativeApi().clReleaseKernel(entry.second->kernel);
     }
-    api().clReleaseProgram(module->program);
+    nativeApi().clReleaseProgram(module->program);
     delete module;
     return INFINI_STATUS_SUCCESS;
 }
@@ -538,7 +538,7 @@ infiniStatus_t moduleGetKernel(int device, void *handle, const char *name, void 
         return INFINI_STATUS_SUCCESS;
     }
     cl_int err = CL_SUCCESS;
-    cl_kernel created = api().clCreateKernel(module->program, name, &err);
+    cl_kernel created = nativeApi().clCreateKernel(module->program, name, &err);
     if (!created) {
         if (err == CL_INVALID_KERNEL_NAME) {
             const std::string names = kernelNames(module->program);
@@ -555,14 +555,14 @@ infiniStatus_t moduleGetKernel(int device, void *handle, const char *name, void 
     kernel->name = name;
     const infiniStatus_t status = describeKernel(*kernel, infinirt::opencl::device(device));
     if (status != INFINI_STATUS_SUCCESS) {
-        api().clReleaseKernel(created);
+        nativeApi().clReleaseKernel(created);
         return status;
     }
     Kernel *k = kernel.get();
     try {
         module->kernels.emplace(k->name, std::move(kernel));
     } catch (...) {
-        api().clReleaseKernel(created);
+        nativeApi().clReleaseKernel(created);
         throw;
     }
     *out = k;

@@ -50,6 +50,6 @@ bool loadNativeApi(std::string *reason) {
     return g_loaded;
 }
 
-const NativeApi &api() { return g_api; }
+const NativeApi &nativeApi() { return g_api; }
 
 } // namespace infinirt::opencl

@@ -60,7 +60,7 @@ namespace infinirt::opencl {
 // answers what needs them with NOT_IMPLEMENTED instead of refusing to load.
 #define INFINIRT_OPENCL_OPTIONAL_SYMBOLS(X) X(clCreateProgramWithIL)
 
-// One function pointer per symbol, named like the symbol: api().clFinish(queue).
+// One function pointer per symbol, named like the symbol: nativeApi().clFinish(queue).
 struct NativeApi {
 #define INFINIRT_OPENCL_DECLARE(name) decltype(&::name) name = nullptr;
     INFINIRT_OPENCL_SYMBOLS(INFINIRT_OPENCL_DECLARE)
@@ -71,10 +71,10 @@ struct NativeApi {
 // Loads the ICD loader and resolves every symbol (the optional ones where present), once per process (thread-safe). The library is
 // $INFINIRT_OPENCL_LIBRARY if set (read with secure_getenv), else "libOpenCL.so.1". Returns true
 // when every symbol resolved; otherwise false and `reason` says which step failed (the library
-// stays loaded but api() must not be used). Repeated calls return the first call's result.
+// stays loaded but nativeApi() must not be used). Repeated calls return the first call's result.
 bool loadNativeApi(std::string *reason);
 
 // The resolved table. Only valid after loadNativeApi() returned true; never changes afterwards.
-const NativeApi &api();
+const NativeApi &nativeApi();
 
 } // namespace infinirt::opencl

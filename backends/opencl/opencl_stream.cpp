@@ -16,8 +16,8 @@ namespace {
 // then drops the reference the callback was given.
 void CL_CALLBACK completeUserEvent(cl_event, cl_int state, void *user) {
     cl_event stand_in = static_cast<cl_event>(user);
-    api().clSetUserEventStatus(stand_in, state < 0 ? state : CL_COMPLETE);
-    api().clReleaseEvent(stand_in);
+    nativeApi().clSetUserEventStatus(stand_in, state < 0 ? state : CL_COMPLETE);
+    nativeApi().clReleaseEvent(stand_in);
 }
 
 } // namespace
@@ -25,7 +25,7 @@ void CL_CALLBACK completeUserEvent(cl_event, cl_int state, void *user) {
 infiniStatus_t createQueue(Device &dev, cl_command_queue *queue) {
     const cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
     cl_int err = CL_SUCCESS;
-    cl_command_queue created = api().clCreateCommandQueueWithProperties(dev.context, dev.id, props, &err);
+    cl_command_queue created = nativeApi().clCreateCommandQueueWithProperties(dev.context, dev.id, props, &err);
     if (!created) {
         return nativeFailure("clCreateCommandQueueWithProperties", err, "creating a stream on opencl:%d", dev.index);
     }
@@ -42,7 +42,7 @@ infiniStatus_t resolveStream(int device, void *stream, Stream **out) {
 }
 
 infiniStatus_t flushStream(const Stream &stream, const char *after) {
-    cl_int err = api().clFlush(stream.queue);
+    cl_int err = nativeApi().clFlush(stream.queue);
     if (err != CL_SUCCESS) {
         return nativeFailure("clFlush", err, "after %s on opencl:%d", after, stream.device);
     }
@@ -56,22 +56,22 @@ void finishedThrough(Progress &progress, uint64_t n) {
 }
 
 infiniStatus_t waitCommand(Stream &stream, cl_event done, uint64_t n, const char *after) {
-    cl_int err = api().clWaitForEvents(1, &done);
+    cl_int err = nativeApi().clWaitForEvents(1, &done);
     if (err != CL_SUCCESS) {
         // A synchronous call returns only once its command has completed or terminated: the
         // caller frees its buffers after it, failed or not.
         awaitEnded(done);
-        api().clReleaseEvent(done);
+        nativeApi().clReleaseEvent(done);
         return nativeFailure("clWaitForEvents", err, "after %s on opencl:%d", after, stream.device);
     }
-    api().clReleaseEvent(done);
+    nativeApi().clReleaseEvent(done);
     finishedThrough(*stream.finished, n);
     return INFINI_STATUS_SUCCESS;
 }
 
 infiniStatus_t finishStream(Stream &stream, const char *why) {
     const uint64_t before = stream.enqueued.load(std::memory_order_acquire);
-    cl_int err = api().clFinish(stream.queue);
+    cl_int err = nativeApi().clFinish(stream.queue);
     if (err != CL_SUCCESS) {
         return nativeFailure("clFinish", err, "%s on opencl:%d", why, stream.device);
     }
@@ -88,7 +88,7 @@ infiniStatus_t streamCreate(int device, void **out) {
     }
     Stream *stream = new (std::nothrow) Stream;
     if (!stream) {
-        api().clReleaseCommandQueue(queue);
+        nativeApi().clReleaseCommandQueue(queue);
         return common::fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory creating a stream on opencl:%d", device);
     }
     stream->device = device;
@@ -117,9 +117,9 @@ infiniStatus_t streamDestroy(int device, void *handle) {
         return status;
     }
     if (stream->probe) {
-        api().clReleaseEvent(stream->probe);
+        nativeApi().clReleaseEvent(stream->probe);
     }
-    api().clReleaseCommandQueue(stream->queue);
+    nativeApi().clReleaseCommandQueue(stream->queue);
     delete stream;
     return INFINI_STATUS_SUCCESS;
 }
@@ -152,14 +152,14 @@ infiniStatus_t streamQuery(int device, void *handle) {
         cl_int err = CL_SUCCESS;
         {
             std::lock_guard<SubmitLock> submit_lock(stream->submit_lock);
-            err = api().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker);
+            err = nativeApi().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker);
             covers = stream->enqueued.load(std::memory_order_relaxed);
         }
         if (err != CL_SUCCESS) {
             return nativeFailure("clEnqueueMarkerWithWaitList", err, "querying a stream of opencl:%d", device);
         }
         if (stream->probe) {
-            api().clReleaseEvent(stream->probe);
+            nativeApi().clReleaseEvent(stream->probe);
         }
         stream->probe = marker;
         stream->probe_covers = covers;
@@ -170,7 +170,7 @@ infiniStatus_t streamQuery(int device, void *handle) {
     }
     cl_int state = CL_COMPLETE;
     cl_int err =
-        api().clGetEventInfo(stream->probe, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(state), &state, nullptr);
+        nativeApi().clGetEventInfo(stream->probe, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(state), &state, nullptr);
     if (err != CL_SUCCESS) {
         return nativeFailure("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", err, "on opencl:%d", device);
     }
@@ -205,25 +205,25 @@ infiniStatus_t streamWaitEvent(int device, void *stream_handle, void *event_hand
     if (event->device != stream->device) {
         // A wait list may only hold events of the queue's context.
         cl_int err = CL_SUCCESS;
-        stand_in = api().clCreateUserEvent(infinirt::opencl::device(stream->device).context, &err);
+        stand_in = nativeApi().clCreateUserEvent(infinirt::opencl::device(stream->device).context, &err);
         if (!stand_in) {
             return nativeFailure("clCreateUserEvent", err, "waiting on an event of opencl:%d", event->device);
         }
-        api().clRetainEvent(stand_in); // the callback's reference
-        err = api().clSetEventCallback(marker.event, CL_COMPLETE, completeUserEvent, stand_in);
+        nativeApi().clRetainEvent(stand_in); // the callback's reference
+        err = nativeApi().clSetEventCallback(marker.event, CL_COMPLETE, completeUserEvent, stand_in);
         if (err != CL_SUCCESS) {
-            api().clSetUserEventStatus(stand_in, CL_COMPLETE);
-            api().clReleaseEvent(stand_in);
-            api().clReleaseEvent(stand_in);
+            nativeApi().clSetUserEventStatus(stand_in, CL_COMPLETE);
+            nativeApi().clReleaseEvent(stand_in);
+            nativeApi().clReleaseEvent(stand_in);
             return nativeFailure("clSetEventCallback", err, "waiting on an event of opencl:%d", event->device);
         }
         wait_for = stand_in;
     }
     uint64_t number = 0;
     cl_int err = submit(
-        *stream, [&] { return api().clEnqueueBarrierWithWaitList(stream->queue, 1, &wait_for, nullptr); }, &number);
+        *stream, [&] { return nativeApi().clEnqueueBarrierWithWaitList(stream->queue, 1, &wait_for, nullptr); }, &number);
     if (stand_in) {
-        api().clReleaseEvent(stand_in);
+        nativeApi().clReleaseEvent(stand_in);
     }
     if (err != CL_SUCCESS) {
         return nativeFailure("clEnqueueBarrierWithWaitList", err, "making a stream of opencl:%d wait", device);

@@ -27,7 +27,7 @@
 
 namespace {
 
-using infinirt::cuda::driver;
+using infinirt::cuda::nativeApi;
 using Clock = std::chrono::steady_clock;
 
 bool g_failed = false;
@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
     CUstream cs = static_cast<CUstream>(ns);
     CUevent ce = static_cast<CUevent>(ne);
     CUcontext cctx = static_cast<CUcontext>(ctx);
-    auto drain = [&] { check(driver().cuStreamSynchronize(cs), "cuStreamSynchronize"); };
+    auto drain = [&] { check(nativeApi().cuStreamSynchronize(cs), "cuStreamSynchronize"); };
     auto nothing = [] {};
 
     void *small_host = nullptr, *small_dev = nullptr;
@@ -133,9 +133,9 @@ int main(int argc, char **argv) {
     std::vector<Row> rows;
     rows.push_back(compare(
         "EventRecord", rounds, enqueues, [&] { infinirtEventRecord(event, stream); },
-        [&] { driver().cuEventRecord(ce, cs); }, drain));
+        [&] { nativeApi().cuEventRecord(ce, cs); }, drain));
     rows.push_back(compare(
-        "StreamQuery", rounds, iters, [&] { infinirtStreamQuery(stream); }, [&] { driver().cuStreamQuery(cs); },
+        "StreamQuery", rounds, iters, [&] { infinirtStreamQuery(stream); }, [&] { nativeApi().cuStreamQuery(cs); },
         nothing));
     rows.push_back(compare(
         "EventQuery", rounds, iters,
@@ -143,21 +143,21 @@ int main(int argc, char **argv) {
             infinirtEventStatus_t st;
             infinirtEventQuery(event, &st);
         },
-        [&] { driver().cuEventQuery(ce); }, nothing));
+        [&] { nativeApi().cuEventQuery(ce); }, nothing));
     rows.push_back(compare(
         "MemcpyAsync 64 B H2D", rounds, enqueues,
         [&] { infinirtMemcpyAsync(small_dev, small_host, 64, INFINIRT_MEMCPY_H2D, stream); },
-        [&] { driver().cuMemcpyAsync(small_d, small_h, 64, cs); }, drain));
+        [&] { nativeApi().cuMemcpyAsync(small_d, small_h, 64, cs); }, drain));
     /* The default stream resolves through the bound context: this row shows what binding costs
      * on the fast path (the thread's current context is already the primary one). */
-    auto drain_default = [&] { check(driver().cuStreamSynchronize(CU_STREAM_LEGACY), "cuStreamSynchronize"); };
+    auto drain_default = [&] { check(nativeApi().cuStreamSynchronize(CU_STREAM_LEGACY), "cuStreamSynchronize"); };
     rows.push_back(compare(
         "MemcpyAsync 64 B NULL", rounds, enqueues,
         [&] { infinirtMemcpyAsync(small_dev, small_host, 64, INFINIRT_MEMCPY_H2D, nullptr); },
-        [&] { driver().cuMemcpyAsync(small_d, small_h, 64, CU_STREAM_LEGACY); }, drain_default));
+        [&] { nativeApi().cuMemcpyAsync(small_d, small_h, 64, CU_STREAM_LEGACY); }, drain_default));
     rows.push_back(compare(
         "SetDevice", rounds, iters, [&] { infinirtSetDevice(INFINI_DEVICE_NVIDIA, 0); },
-        [&] { driver().cuCtxSetCurrent(cctx); }, nothing));
+        [&] { nativeApi().cuCtxSetCurrent(cctx); }, nothing));
 
     std::printf("\ncuda dispatch overhead on %s (%s, driver %s), median of %d batches of %d (queries) or %d "
                 "(enqueues) calls per side\n",
@@ -204,10 +204,10 @@ int main(int argc, char **argv) {
         for (int r = 0; r < 3; ++r) { /* alternate whole series too */
             if (dir == 0) {
                 ours.push_back(gbps([&] { infinirtMemcpyAsync(dev, host, big, INFINIRT_MEMCPY_H2D, stream); }));
-                native.push_back(gbps([&] { driver().cuMemcpyAsync(d, reinterpret_cast<uintptr_t>(host), big, cs); }));
+                native.push_back(gbps([&] { nativeApi().cuMemcpyAsync(d, reinterpret_cast<uintptr_t>(host), big, cs); }));
             } else {
                 ours.push_back(gbps([&] { infinirtMemcpyAsync(host, dev, big, INFINIRT_MEMCPY_D2H, stream); }));
-                native.push_back(gbps([&] { driver().cuMemcpyAsync(reinterpret_cast<uintptr_t>(host), d, big, cs); }));
+                native.push_back(gbps([&] { nativeApi().cuMemcpyAsync(reinterpret_cast<uintptr_t>(host), d, big, cs); }));
             }
         }
         bw.push_back({dir == 0 ? "H2D" : "D2H", median(ours), median(native)});

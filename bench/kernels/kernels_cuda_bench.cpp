@@ -30,7 +30,7 @@
 
 namespace {
 
-using infinirt::cuda::driver;
+using infinirt::cuda::nativeApi;
 using namespace infinirt_bench;
 
 /* Used when nvcc was not found at build time (INFINIRT_BENCH_KERNELS_PTX is ""), or when the
@@ -40,8 +40,8 @@ const char *const kFallbackPtx = kEmptyKernelPtx;
 bool checkCu(CUresult rc, const char *what) {
     if (rc != CUDA_SUCCESS) {
         const char *name = "?";
-        if (driver().cuGetErrorName != nullptr) {
-            driver().cuGetErrorName(rc, &name);
+        if (nativeApi().cuGetErrorName != nullptr) {
+            nativeApi().cuGetErrorName(rc, &name);
         }
         std::fprintf(stderr, "%s failed: %s (%d)\n", what, name, static_cast<int>(rc));
         g_failed = true;
@@ -135,7 +135,7 @@ int main(int argc, char **argv) {
     }
     infinirtKernel_t kernel = nullptr;
     check(infinirtModuleGetKernel(&kernel, module, "empty"), "infinirtModuleGetKernel(empty)");
-    checkCu(driver().cuCtxSetCurrent(ctx), "cuCtxSetCurrent(primary context)");
+    checkCu(nativeApi().cuCtxSetCurrent(ctx), "cuCtxSetCurrent(primary context)");
     CUmodule cmod = nullptr;
     CUfunction cfn = nullptr;
     checkCu(cuModuleLoadData(&cmod, ptx.c_str()), "cuModuleLoadData");
@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
     const infinirtLaunchConfig_t config = launchConfig(1, 1);
     auto ours = [&] { infinirtLaunchKernel(kernel, &config, nullptr, 0, stream); };
     auto theirs = [&] { cuLaunchKernel(cfn, 1, 1, 1, 1, 1, 1, 0, cs, nullptr, nullptr); };
-    auto drain = [&] { checkCu(driver().cuStreamSynchronize(cs), "cuStreamSynchronize"); };
+    auto drain = [&] { checkCu(nativeApi().cuStreamSynchronize(cs), "cuStreamSynchronize"); };
     /* Every call is checked once before timing; the timed loops ignore the statuses. */
     check(infinirtLaunchKernel(kernel, &config, nullptr, 0, stream), "infinirtLaunchKernel");
     checkCu(cuLaunchKernel(cfn, 1, 1, 1, 1, 1, 1, 0, cs, nullptr, nullptr), "cuLaunchKernel");
@@ -161,14 +161,14 @@ int main(int argc, char **argv) {
     captureLaunches(kernel, config, stream, kGraphLaunches, &graph, &exec);
     CUgraph cgraph = nullptr;
     CUgraphExec cexec = nullptr;
-    checkCu(driver().cuStreamBeginCapture(cs, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+    checkCu(nativeApi().cuStreamBeginCapture(cs, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
     for (int i = 0; i < kGraphLaunches; ++i) {
         checkCu(cuLaunchKernel(cfn, 1, 1, 1, 1, 1, 1, 0, cs, nullptr, nullptr), "cuLaunchKernel (capturing)");
     }
-    checkCu(driver().cuStreamEndCapture(cs, &cgraph), "cuStreamEndCapture");
-    checkCu(driver().cuGraphInstantiateWithFlags(&cexec, cgraph, 0), "cuGraphInstantiateWithFlags");
+    checkCu(nativeApi().cuStreamEndCapture(cs, &cgraph), "cuStreamEndCapture");
+    checkCu(nativeApi().cuGraphInstantiateWithFlags(&cexec, cgraph, 0), "cuGraphInstantiateWithFlags");
     check(infinirtGraphLaunch(exec, stream), "infinirtGraphLaunch");
-    checkCu(driver().cuGraphLaunch(cexec, cs), "cuGraphLaunch");
+    checkCu(nativeApi().cuGraphLaunch(cexec, cs), "cuGraphLaunch");
     drain();
     if (g_failed) {
         return 1;
@@ -196,7 +196,7 @@ int main(int argc, char **argv) {
     rows.push_back(info("launch 1x1, call by call", "ns", interleaved(rounds, launches / 2, ours, theirs, drain)));
     rows.push_back(info("launch + sync, empty kernel 1x1", "ns", launchSync(rounds, syncs, kernel, config, stream, [&] {
                             theirs();
-                            driver().cuStreamSynchronize(cs);
+                            nativeApi().cuStreamSynchronize(cs);
                         })));
     Pair graph_vs_native = paired(
         rounds, replays,
@@ -205,8 +205,8 @@ int main(int argc, char **argv) {
             infinirtStreamSynchronize(stream);
         },
         [&] {
-            driver().cuGraphLaunch(cexec, cs);
-            driver().cuStreamSynchronize(cs);
+            nativeApi().cuGraphLaunch(cexec, cs);
+            nativeApi().cuStreamSynchronize(cs);
         },
         [] {});
     rows.push_back(info("graph of 100 launches + sync (vs direct)", "us",
@@ -224,8 +224,8 @@ int main(int argc, char **argv) {
                "captured natively",
                rows);
 
-    checkCu(driver().cuGraphExecDestroy(cexec), "cuGraphExecDestroy");
-    checkCu(driver().cuGraphDestroy(cgraph), "cuGraphDestroy");
+    checkCu(nativeApi().cuGraphExecDestroy(cexec), "cuGraphExecDestroy");
+    checkCu(nativeApi().cuGraphDestroy(cgraph), "cuGraphDestroy");
     check(infinirtGraphExecDestroy(exec), "infinirtGraphExecDestroy");
     check(infinirtGraphDestroy(graph), "infinirtGraphDestroy");
     checkCu(cuModuleUnload(cmod), "cuModuleUnload");

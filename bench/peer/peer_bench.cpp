@@ -27,7 +27,7 @@
 
 namespace {
 
-using infinirt::cuda::driver;
+using infinirt::cuda::nativeApi;
 using Clock = std::chrono::steady_clock;
 
 bool g_failed = false;
@@ -129,10 +129,10 @@ void gpuToGpu(size_t size, int reps) {
                 ok(infinirtStreamSynchronize(stream), "infinirtStreamSynchronize");
             },
             [&] {
-                ok(driver().cuMemcpyPeerAsync(dptr(b), static_cast<CUcontext>(ctx1), dptr(a),
+                ok(nativeApi().cuMemcpyPeerAsync(dptr(b), static_cast<CUcontext>(ctx1), dptr(a),
                                               static_cast<CUcontext>(ctx0), size, cs),
                    "cuMemcpyPeerAsync");
-                ok(driver().cuStreamSynchronize(cs), "cuStreamSynchronize");
+                ok(nativeApi().cuStreamSynchronize(cs), "cuStreamSynchronize");
             });
         const double ratio = ours > 0 ? native / ours : 0.0;
         std::printf("%-12s %14.2f %14.2f %8.3f  %s\n", on ? "on" : "off", gbps(size, ours), gbps(size, native), ratio,
@@ -164,8 +164,8 @@ struct Leg {
         size = bytes;
         dev = mallocOn(type, 0, size, false);
         if (type == INFINI_DEVICE_NVIDIA) {
-            ok(driver().cuMemHostAlloc(&host, size, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
-            ok(driver().cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+            ok(nativeApi().cuMemHostAlloc(&host, size, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+            ok(nativeApi().cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
         } else {
             host = mallocOn(type, 0, size, true);
         }
@@ -174,10 +174,10 @@ struct Leg {
     void close() {
         if (type == INFINI_DEVICE_NVIDIA) {
             if (cs != nullptr) {
-                driver().cuStreamDestroy(cs);
+                nativeApi().cuStreamDestroy(cs);
             }
             if (host != nullptr) {
-                driver().cuMemFreeHost(host);
+                nativeApi().cuMemFreeHost(host);
             }
         } else if (host != nullptr) {
             infinirtFreeHost(host);
@@ -190,8 +190,8 @@ struct Leg {
         void *dst = to_device ? dev : host;
         const void *src = to_device ? host : dev;
         if (type == INFINI_DEVICE_NVIDIA) {
-            ok(driver().cuMemcpyAsync(dptr(dst), dptr(src), size, cs), to_device ? "cuMemcpyAsync H2D" : "cuMemcpyAsync D2H");
-            ok(driver().cuStreamSynchronize(cs), "cuStreamSynchronize");
+            ok(nativeApi().cuMemcpyAsync(dptr(dst), dptr(src), size, cs), to_device ? "cuMemcpyAsync H2D" : "cuMemcpyAsync D2H");
+            ok(nativeApi().cuStreamSynchronize(cs), "cuStreamSynchronize");
         } else {
             ok(infinirtSetDevice(type, 0), "infinirtSetDevice");
             ok(infinirtMemcpy(dst, src, size, to_device ? INFINIRT_MEMCPY_H2D : INFINIRT_MEMCPY_D2H),

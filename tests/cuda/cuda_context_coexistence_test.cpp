@@ -15,7 +15,7 @@
 namespace {
 
 using cuda_test::ContextStack;
-using cuda_test::driver;
+using cuda_test::nativeApi;
 
 template <class Body>
 void InFreshThread(Body body) {
@@ -25,7 +25,7 @@ void InFreshThread(Body body) {
 
 CUcontext Current() {
     CUcontext c = nullptr;
-    EXPECT_EQ(driver().cuCtxGetCurrent(&c), CUDA_SUCCESS);
+    EXPECT_EQ(nativeApi().cuCtxGetCurrent(&c), CUDA_SUCCESS);
     return c;
 }
 
@@ -50,7 +50,7 @@ TEST(CudaContextCoexistence, CallerStackIsUnchangedByEveryCall) {
         ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_NVIDIA, 0), INFINI_STATUS_SUCCESS);
         const CUcontext primary = PrimaryContext();
         CUdevice dev = 0;
-        ASSERT_EQ(driver().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+        ASSERT_EQ(nativeApi().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
         /* The caller's own contexts, pushed on top of the primary one: [own2, own1, primary]. */
         CUcontext own1 = nullptr, own2 = nullptr;
         ASSERT_EQ(extra.cuCtxCreate(&own1, 0, dev), CUDA_SUCCESS);
@@ -142,7 +142,7 @@ TEST(CudaContextCoexistence, SetDeviceReplacesTheTopLikeCudaSetDevice) {
     InFreshThread([] {
         const cuda_test::Extra extra = cuda_test::ExtraEntryPoints();
         CUdevice dev = 0;
-        ASSERT_EQ(driver().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+        ASSERT_EQ(nativeApi().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
         CUcontext own = nullptr;
         ASSERT_EQ(extra.cuCtxCreate(&own, 0, dev), CUDA_SUCCESS);
         ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_NVIDIA, 0), INFINI_STATUS_SUCCESS);
@@ -195,35 +195,35 @@ TEST(CudaContextCoexistence, DriverTakesTheContextFromStreamAndEventHandles) {
     InFreshThread([] {
         const cuda_test::Extra extra = cuda_test::ExtraEntryPoints();
         CUdevice dev = 0;
-        ASSERT_EQ(driver().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+        ASSERT_EQ(nativeApi().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
         CUcontext a = nullptr, b = nullptr;
         ASSERT_EQ(extra.cuCtxCreate(&a, 0, dev), CUDA_SUCCESS);
         CUstream s = nullptr;
         CUevent e = nullptr;
         CUdeviceptr buf = 0;
-        ASSERT_EQ(driver().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
-        ASSERT_EQ(driver().cuEventCreate(&e, 0), CUDA_SUCCESS);
-        ASSERT_EQ(driver().cuMemAlloc(&buf, 1 << 16), CUDA_SUCCESS);
+        ASSERT_EQ(nativeApi().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+        ASSERT_EQ(nativeApi().cuEventCreate(&e, 0), CUDA_SUCCESS);
+        ASSERT_EQ(nativeApi().cuMemAlloc(&buf, 1 << 16), CUDA_SUCCESS);
         CUcontext popped = nullptr;
-        ASSERT_EQ(driver().cuCtxPopCurrent(&popped), CUDA_SUCCESS);
+        ASSERT_EQ(nativeApi().cuCtxPopCurrent(&popped), CUDA_SUCCESS);
         ASSERT_EQ(Current(), nullptr);
         for (int round = 0; round < 2; ++round) { /* round 0: no context; round 1: another one */
-            EXPECT_EQ(driver().cuMemsetD8Async(buf, 1, 1 << 16, s), CUDA_SUCCESS) << "round " << round;
-            EXPECT_EQ(driver().cuMemcpyAsync(buf + 1024, buf, 1024, s), CUDA_SUCCESS) << "round " << round;
-            EXPECT_EQ(driver().cuEventRecord(e, s), CUDA_SUCCESS) << "round " << round;
-            CUresult q = driver().cuStreamQuery(s);
+            EXPECT_EQ(nativeApi().cuMemsetD8Async(buf, 1, 1 << 16, s), CUDA_SUCCESS) << "round " << round;
+            EXPECT_EQ(nativeApi().cuMemcpyAsync(buf + 1024, buf, 1024, s), CUDA_SUCCESS) << "round " << round;
+            EXPECT_EQ(nativeApi().cuEventRecord(e, s), CUDA_SUCCESS) << "round " << round;
+            CUresult q = nativeApi().cuStreamQuery(s);
             EXPECT_TRUE(q == CUDA_SUCCESS || q == CUDA_ERROR_NOT_READY) << "round " << round << ": " << q;
-            q = driver().cuEventQuery(e);
+            q = nativeApi().cuEventQuery(e);
             EXPECT_TRUE(q == CUDA_SUCCESS || q == CUDA_ERROR_NOT_READY) << "round " << round << ": " << q;
-            EXPECT_EQ(driver().cuStreamSynchronize(s), CUDA_SUCCESS) << "round " << round;
-            EXPECT_EQ(driver().cuEventSynchronize(e), CUDA_SUCCESS) << "round " << round;
+            EXPECT_EQ(nativeApi().cuStreamSynchronize(s), CUDA_SUCCESS) << "round " << round;
+            EXPECT_EQ(nativeApi().cuEventSynchronize(e), CUDA_SUCCESS) << "round " << round;
             if (round == 0) {
                 ASSERT_EQ(extra.cuCtxCreate(&b, 0, dev), CUDA_SUCCESS);
             }
         }
         EXPECT_EQ(extra.cuCtxDestroy(b), CUDA_SUCCESS);
-        ASSERT_EQ(driver().cuCtxPushCurrent(a), CUDA_SUCCESS);
-        EXPECT_EQ(driver().cuMemFree(buf), CUDA_SUCCESS);
+        ASSERT_EQ(nativeApi().cuCtxPushCurrent(a), CUDA_SUCCESS);
+        EXPECT_EQ(nativeApi().cuMemFree(buf), CUDA_SUCCESS);
         EXPECT_EQ(extra.cuCtxDestroy(a), CUDA_SUCCESS);
     });
 }

@@ -34,13 +34,13 @@ TEST(CudaErrors, PropertiesComeFromTheDriver) {
     props.struct_size = sizeof props;
     ASSERT_EQ(infinirtGetDeviceProperties(INFINI_DEVICE_NVIDIA, 0, &props), INFINI_STATUS_SUCCESS);
     CUdevice dev = 0;
-    ASSERT_EQ(cuda_test::driver().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+    ASSERT_EQ(cuda_test::nativeApi().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
     char name[256] = "";
-    ASSERT_EQ(cuda_test::driver().cuDeviceGetName(name, sizeof name, dev), CUDA_SUCCESS);
+    ASSERT_EQ(cuda_test::nativeApi().cuDeviceGetName(name, sizeof name, dev), CUDA_SUCCESS);
     int major = 0, sms = 0;
-    ASSERT_EQ(cuda_test::driver().cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
+    ASSERT_EQ(cuda_test::nativeApi().cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
               CUDA_SUCCESS);
-    ASSERT_EQ(cuda_test::driver().cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
+    ASSERT_EQ(cuda_test::nativeApi().cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
               CUDA_SUCCESS);
     EXPECT_STREQ(props.name, name);
     EXPECT_EQ(props.compute_capability_major, major);

@@ -52,7 +52,7 @@ TEST(CudaInterop, KernelRunsOnInfinirtMemoryAndStream) {
     ASSERT_EQ(infinirtEventCreate(&event), INFINI_STATUS_SUCCESS);
     ASSERT_EQ(infinirtEventGetNativeHandle(event, &native_event), INFINI_STATUS_SUCCESS);
     ASSERT_EQ(infinirtEventRecord(event, stream), INFINI_STATUS_SUCCESS);
-    EXPECT_EQ(cuda_test::driver().cuEventSynchronize(static_cast<CUevent>(native_event)), CUDA_SUCCESS);
+    EXPECT_EQ(cuda_test::nativeApi().cuEventSynchronize(static_cast<CUevent>(native_event)), CUDA_SUCCESS);
 
     EXPECT_EQ(infinirtEventDestroy(event), INFINI_STATUS_SUCCESS);
     EXPECT_EQ(infinirtStreamDestroy(stream), INFINI_STATUS_SUCCESS);

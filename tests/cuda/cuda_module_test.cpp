@@ -31,7 +31,7 @@ namespace {
 // so before the driver reads its environment).
 [[maybe_unused]] const int kJitCacheOff = setenv("CUDA_CACHE_DISABLE", "1", 1);
 
-using cuda_test::driver;
+using cuda_test::nativeApi;
 
 /* Two PTX images only linked together make a working module: call_answer calls `answer`, which
  * the other image defines. */
@@ -105,7 +105,7 @@ protected:
         props.struct_size = sizeof props;
         ASSERT_EQ(infinirtGetDeviceProperties(INFINI_DEVICE_NVIDIA, 0, &props), INFINI_STATUS_SUCCESS);
         cc_ = props.compute_capability_major * 10 + props.compute_capability_minor;
-        ASSERT_EQ(driver().cuDriverGetVersion(&driver_version_), CUDA_SUCCESS);
+        ASSERT_EQ(nativeApi().cuDriverGetVersion(&driver_version_), CUDA_SUCCESS);
     }
     void TearDown() override {
         for (infinirtModule_t m : modules_) {
@@ -384,9 +384,9 @@ TEST_F(CudaModule, DynamicSharedMemoryIsRaisedToTheOptInLimit) {
     ASSERT_NE(m, nullptr);
     infinirtKernel_t k = Kernel(m, "static_shared");
     CUdevice dev = 0;
-    ASSERT_EQ(driver().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+    ASSERT_EQ(nativeApi().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
     int optin = 0;
-    ASSERT_EQ(driver().cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev),
+    ASSERT_EQ(nativeApi().cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev),
               CUDA_SUCCESS);
     const int64_t room = optin - 1024;
     const int64_t before = Attribute(k, INFINIRT_KERNEL_ATTR_MAX_DYNAMIC_SHARED_BYTES);
@@ -498,13 +498,13 @@ TEST_F(CudaModule, LaunchesOnExplicitStreamsNeedNoCurrentContext) {
         const cuda_test::Extra extra = cuda_test::ExtraEntryPoints();
         ASSERT_NE(extra.cuCtxCreate, nullptr);
         CUdevice dev = 0;
-        ASSERT_EQ(driver().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+        ASSERT_EQ(nativeApi().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
         CUcontext own = nullptr;
         ASSERT_EQ(extra.cuCtxCreate(&own, 0, dev), CUDA_SUCCESS);
         ExpectVectorAdd(m, stream);
         EXPECT_EQ(cuda_test::ContextStack(), std::vector<CUcontext>{own});
         CUcontext popped = nullptr;
-        EXPECT_EQ(driver().cuCtxPopCurrent(&popped), CUDA_SUCCESS);
+        EXPECT_EQ(nativeApi().cuCtxPopCurrent(&popped), CUDA_SUCCESS);
         EXPECT_EQ(extra.cuCtxDestroy(own), CUDA_SUCCESS);
     });
     foreign.join();

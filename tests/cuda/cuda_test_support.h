@@ -14,7 +14,7 @@
 
 namespace cuda_test {
 
-using infinirt::cuda::driver;
+using infinirt::cuda::nativeApi;
 
 /* The CUDA devices the driver itself reports; 0 with `why` filled when there is no usable one. */
 inline int DriverDeviceCount(std::string *why) {
@@ -23,12 +23,12 @@ inline int DriverDeviceCount(std::string *why) {
         *why = reason;
         return 0;
     }
-    if (CUresult rc = driver().cuInit(0)) {
+    if (CUresult rc = nativeApi().cuInit(0)) {
         *why = "cuInit failed with CUresult " + std::to_string(rc);
         return 0;
     }
     int count = 0;
-    if (CUresult rc = driver().cuDeviceGetCount(&count)) {
+    if (CUresult rc = nativeApi().cuDeviceGetCount(&count)) {
         *why = "cuDeviceGetCount failed with CUresult " + std::to_string(rc);
         return 0;
     }
@@ -60,17 +60,17 @@ inline std::vector<CUcontext> ContextStack() {
     std::vector<CUcontext> stack;
     for (;;) {
         CUcontext top = nullptr;
-        if (driver().cuCtxGetCurrent(&top) != CUDA_SUCCESS || top == nullptr) {
+        if (nativeApi().cuCtxGetCurrent(&top) != CUDA_SUCCESS || top == nullptr) {
             break;
         }
         CUcontext popped = nullptr;
-        if (driver().cuCtxPopCurrent(&popped) != CUDA_SUCCESS) {
+        if (nativeApi().cuCtxPopCurrent(&popped) != CUDA_SUCCESS) {
             break;
         }
         stack.push_back(popped);
     }
     for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-        driver().cuCtxPushCurrent(*it);
+        nativeApi().cuCtxPushCurrent(*it);
     }
     return stack;
 }

@@ -23,7 +23,7 @@ Anchor cudaAnchor(const Target &) {
 
 namespace {
 
-using infinirt::cuda::driver;
+using infinirt::cuda::nativeApi;
 
 template <typename Fn> Fn resolved(const char *name, int version) {
     return reinterpret_cast<Fn>(infinirt::cuda::resolve(name, version));
@@ -56,13 +56,13 @@ Anchor cudaAnchor(const Target &target) {
     }
     // The tool runs on one thread and infinirtSetDevice leaves this context current; set it anyway.
     CUcontext context = static_cast<CUcontext>(native);
-    if (driver().cuCtxSetCurrent(context) != CUDA_SUCCESS) {
+    if (nativeApi().cuCtxSetCurrent(context) != CUDA_SUCCESS) {
         return noAnchor("cuCtxSetCurrent(the primary context) failed");
     }
     CUevent event = nullptr;
     CUmodule module = nullptr;
     CUfunction function = nullptr;
-    if (driver().cuEventCreate(&event, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+    if (nativeApi().cuEventCreate(&event, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
         moduleLoadData(&module, infinirt_bench::kEmptyKernelPtx) != CUDA_SUCCESS ||
         moduleGetFunction(&function, module, "empty") != CUDA_SUCCESS) {
         return noAnchor("cuEventCreate, cuModuleLoadData or cuModuleGetFunction failed");
@@ -82,12 +82,12 @@ Anchor cudaAnchor(const Target &target) {
             // cuMemcpyDtoD returns before the copy is done (no host synchronisation for device to
             // device); infinirtMemcpy returns complete, so the anchor waits for its copy too.
             dtod(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), size);
-            driver().cuStreamSynchronize(nullptr);
+            nativeApi().cuStreamSynchronize(nullptr);
         }
     };
-    a.event_record = [event, stream] { driver().cuEventRecord(event, stream); };
-    a.event_query = [event] { driver().cuEventQuery(event); };
-    a.stream_sync = [stream] { driver().cuStreamSynchronize(stream); };
+    a.event_record = [event, stream] { nativeApi().cuEventRecord(event, stream); };
+    a.event_query = [event] { nativeApi().cuEventQuery(event); };
+    a.stream_sync = [stream] { nativeApi().cuStreamSynchronize(stream); };
     a.launch = [launchKernel, function, stream] {
         launchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, nullptr, nullptr);
     };
