@@ -26,8 +26,8 @@ infiniStatus_t destroyGraphLike(const char *function, void *h, HandleKind kind, 
     } else {
         Backend *b = g_registry.by_type[slot->type];
         infiniStatus_t st = kind == HandleKind::Graph
-                                ? INFINIRT_CALL(b, graph_destroy, slot->device, slot->device, slot->native)
-                                : INFINIRT_CALL(b, graph_exec_destroy, slot->device, slot->device, slot->native);
+                                ? INFINIRT_DEVICE_CALL(b, graph_destroy, slot->device, slot->native)
+                                : INFINIRT_DEVICE_CALL(b, graph_exec_destroy, slot->device, slot->native);
         if (st != INFINI_STATUS_SUCCESS) {
             handles().restore(h, slot);
             return st;
@@ -61,7 +61,7 @@ __export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infini
     if (s.backend->table.stream_begin_capture != nullptr) {
         {
             NativeCaptureExclusive ending; // no submission to the stream is inside the plugin meanwhile
-            st = INFINIRT_CALL(s.backend, stream_end_capture, s.device, s.device, s.native, &native);
+            st = INFINIRT_DEVICE_CALL(s.backend, stream_end_capture, s.device, s.native, &native);
             refs.reset(ending.take(s.slot)); // the capture is over
         }
         if (refs != nullptr) {
@@ -138,7 +138,7 @@ __export infiniStatus_t infinirtGraphInstantiate(infinirtGraphExec_t *graph_exec
             INFINIRT_GUARD_END("infinirtGraphInstantiate")
         }
         infiniStatus_t st =
-            INFINIRT_CALL(b, graph_instantiate, g->device, g->device, &native, g->native, log_buffer, buffer_size);
+            INFINIRT_DEVICE_CALL(b, graph_instantiate, g->device, &native, g->native, log_buffer, buffer_size);
         if (st != INFINI_STATUS_SUCCESS) {
             return st;
         }
@@ -191,7 +191,7 @@ __export infiniStatus_t infinirtGraphLaunch(infinirtGraphExec_t graph_exec, infi
                         "launched");
         }
         return submitUncaptured(s, "infinirtGraphLaunch", "the launch of a graph", [&] {
-            return INFINIRT_CALL(s.backend, graph_launch, s.device, s.device, e->native, s.native);
+            return INFINIRT_DEVICE_CALL(s.backend, graph_launch, s.device, e->native, s.native);
         });
     }
     const CaptureGraph *exec = static_cast<const CaptureGraph *>(e->native);

@@ -283,7 +283,7 @@ __export infiniStatus_t infinirtModuleLoad(infinirtModule_t *module, infiniDevic
         return notImplemented(b, "module_load");
     }
     void *native = nullptr;
-    st = INFINIRT_CALL(b, module_load, device_id, device_id, resolved.data(), count, log, log_size, &native);
+    st = INFINIRT_DEVICE_CALL(b, module_load, device_id, resolved.data(), count, log, log_size, &native);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -354,7 +354,7 @@ __export infiniStatus_t infinirtModuleGetKernel(infinirtKernel_t *kernel, infini
         return notImplemented(b, "module_get_kernel");
     }
     void *native = nullptr;
-    infiniStatus_t st = INFINIRT_CALL(b, module_get_kernel, m->device, m->device, m->native, name, &native);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(b, module_get_kernel, m->device, m->native, name, &native);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -401,7 +401,7 @@ __export infiniStatus_t infinirtModuleGetGlobal(void **ptr, size_t *size, infini
     ModuleRecord *m = moduleOf(slot);
     void *p = nullptr;
     size_t n = 0;
-    infiniStatus_t st = INFINIRT_CALL(m->backend, module_get_global, m->device, m->device, m->native, name, &p, &n);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(m->backend, module_get_global, m->device, m->native, name, &p, &n);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -428,7 +428,7 @@ __export infiniStatus_t infinirtKernelGetAttribute(int64_t *value, infinirtKerne
     }
     Backend *b = g_registry.by_type[ks->type];
     int64_t v = 0;
-    infiniStatus_t st = INFINIRT_CALL(b, kernel_get_attribute, ks->device, ks->device, ks->native, attr, &v);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(b, kernel_get_attribute, ks->device, ks->native, attr, &v);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -458,7 +458,7 @@ __export infiniStatus_t infinirtKernelSetAttribute(infinirtKernel_t kernel, infi
                     static_cast<long long>(value));
     }
     Backend *b = g_registry.by_type[ks->type];
-    infiniStatus_t st = INFINIRT_CALL(b, kernel_set_attribute, ks->device, ks->device, ks->native, attr, value);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(b, kernel_set_attribute, ks->device, ks->native, attr, value);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }

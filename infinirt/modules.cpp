@@ -13,7 +13,7 @@ infiniStatus_t ModuleRecord::release(bool report) {
     infiniStatus_t st = INFINI_STATUS_SUCCESS;
     if (backend->table.module_unload != nullptr) {
         if (report) {
-            st = INFINIRT_CALL(backend, module_unload, device, device, native);
+            st = INFINIRT_DEVICE_CALL(backend, module_unload, device, native);
         } else {
             st = backend->table.module_unload(device, native);
             if (st != INFINI_STATUS_SUCCESS) {
