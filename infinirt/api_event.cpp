@@ -35,12 +35,11 @@ __export infiniStatus_t infinirtEventCreateWithFlags(infinirtEvent_t *event_ptr,
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    void *h = handles().create(HandleKind::Event, type, id, native, flags);
-    if (h == nullptr) {
-        if (b->table.event_destroy != nullptr) {
-            b->table.event_destroy(id, native);
-        }
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtEventCreate: no room for another handle");
+    void *h = nullptr;
+    st = handleOrUndo(h, "infinirtEventCreate", HandleKind::Event, type, id, native, flags, nullptr,
+                      [&] { destroyPluginObject(b->table.event_destroy, id, native); });
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     *event_ptr = h;
     return INFINI_STATUS_SUCCESS;

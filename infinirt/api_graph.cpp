@@ -15,6 +15,17 @@ void writeLog(char *log, size_t size, const char *text) {
     }
 }
 
+// The undo of a graph or exec that got no handle: the loader's record for a generic one is
+// deleted, the plugin's object destroyed otherwise.
+void destroyNewGraphLike(const Backend *b, HandleKind kind, uint32_t flags, int device, void *native) {
+    if (flags & kGenericGraph) {
+        delete static_cast<CaptureGraph *>(native);
+    } else {
+        destroyPluginObject(kind == HandleKind::Graph ? b->table.graph_destroy : b->table.graph_exec_destroy, device,
+                            native);
+    }
+}
+
 // Destroys a graph or exec handle: the loader's record for generic ones, the plugin's otherwise.
 infiniStatus_t destroyGraphLike(const char *function, void *h, HandleKind kind, const char *what) {
     HandleSlot *slot = handles().lookup(h, kind);
@@ -83,14 +94,11 @@ __export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infini
         native = g.release();
         flags = kGenericGraph;
     }
-    void *h = handles().create(HandleKind::Graph, s.type, s.device, native, flags);
-    if (h == nullptr) {
-        if (flags & kGenericGraph) {
-            delete static_cast<CaptureGraph *>(native);
-        } else if (s.backend->table.graph_destroy != nullptr) {
-            s.backend->table.graph_destroy(s.device, native);
-        }
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtStreamEndCapture: no room for another handle");
+    void *h = nullptr;
+    st = handleOrUndo(h, "infinirtStreamEndCapture", HandleKind::Graph, s.type, s.device, native, flags, nullptr,
+                      [&] { destroyNewGraphLike(s.backend, HandleKind::Graph, flags, s.device, native); });
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     handles().lookup(h, HandleKind::Graph)->module_refs.store(refs.release(), std::memory_order_release);
     *graph_ptr = h;
@@ -143,14 +151,13 @@ __export infiniStatus_t infinirtGraphInstantiate(infinirtGraphExec_t *graph_exec
             return st;
         }
     }
-    void *h = handles().create(HandleKind::Exec, g->type, g->device, native, g->flags & kGenericGraph);
-    if (h == nullptr) {
-        if (g->flags & kGenericGraph) {
-            delete static_cast<CaptureGraph *>(native);
-        } else if (b->table.graph_exec_destroy != nullptr) {
-            b->table.graph_exec_destroy(g->device, native);
-        }
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtGraphInstantiate: no room for another handle");
+    void *h = nullptr;
+    const uint32_t flags = g->flags & kGenericGraph;
+    const infiniStatus_t st =
+        handleOrUndo(h, "infinirtGraphInstantiate", HandleKind::Exec, g->type, g->device, native, flags, nullptr,
+                     [&] { destroyNewGraphLike(b, HandleKind::Exec, flags, g->device, native); });
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     handles().lookup(h, HandleKind::Exec)->module_refs.store(refs.release(), std::memory_order_release);
     writeLog(log_buffer, buffer_size, "");

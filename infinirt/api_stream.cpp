@@ -64,12 +64,11 @@ __export infiniStatus_t infinirtStreamCreate(infinirtStream_t *stream_ptr) {
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    void *h = handles().create(HandleKind::Stream, type, id, native, 0);
-    if (h == nullptr) {
-        if (b->table.stream_destroy != nullptr) {
-            b->table.stream_destroy(id, native);
-        }
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtStreamCreate: no room for another handle");
+    void *h = nullptr;
+    st = handleOrUndo(h, "infinirtStreamCreate", HandleKind::Stream, type, id, native, 0, nullptr,
+                      [&] { destroyPluginObject(b->table.stream_destroy, id, native); });
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     *stream_ptr = h;
     return INFINI_STATUS_SUCCESS;
