@@ -15,7 +15,7 @@ namespace infinirt {
 namespace {
 // A reader-writer lock that lets a waiting writer in first: submissions to a capturing stream
 // hold it shared back to back from several threads, and with readers first (std::shared_mutex on
-// glibc) the end of the capture could wait for ever (seen on an H200: stress.contract hung).
+// glibc) the shared holds can overlap without a gap, so the end of the capture could wait for ever.
 class WriterFirstLock {
 public:
     WriterFirstLock() {

@@ -183,11 +183,11 @@ public:
     ModuleRefs *take(HandleSlot *stream);
 };
 
-// Captures and device-wide synchronisation (issue 16, item 11). A device-wide synchronisation
-// while a stream of that device captures is refused (BAD_PARAM, as CUDA refuses it in global
-// capture mode; on cuda it crashed inside cuCtxSynchronize). Begins of capture on a device and
-// synchronisations of that device are serialised by the device's lock, so no capture can begin
-// while the device synchronises: the check cannot be raced.
+// Captures and device-wide synchronisation. A device-wide synchronisation while a stream of that
+// device captures is refused (BAD_PARAM, as CUDA refuses it in global capture mode; on cuda it
+// crashed inside cuCtxSynchronize). Begins of capture on a device and synchronisations of that
+// device are serialised by the device's lock, so no capture can begin while the device
+// synchronises: the check cannot be raced.
 //
 // Runs `begin` (the plugin's or the loader's begin of capture on a stream of (type, id)) under the
 // device's lock and counts the capture when it succeeds.
