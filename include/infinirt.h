@@ -492,7 +492,7 @@ typedef struct {
     unsigned char uuid[16];
     int has_uuid;
     char pci_bus_id[32];          /* "0000:3b:00.0"; "" if none */
-    /* ---- appended in 0.1 (issue 13); 0 means unknown for each ---------------------------- */
+    /* ---- from here on, 0 means unknown for each field ---------------------------------------- */
     infinirtDeviceKind_t device_kind; /* the default device is the first GPU or ACCELERATOR */
     int clock_rate_khz;           /* peak core clock (cpu: cpufreq's maximum; 0 without cpufreq) */
     int memory_clock_rate_khz;    /* peak memory clock */
@@ -718,8 +718,9 @@ typedef enum {
     INFINIRT_PEER_ATTR_COPY_WITHOUT_STAGING = 2,
     INFINIRT_PEER_ATTR_PERFORMANCE_RANK = 3   /* lower is better; 0 when unknown */
 } infinirtPeerAttribute_t;
-/* 1 when type:id can read and write peer's memory directly; 0 for itself, other backends, no support. */
-/* *can_access: whether access can be enabled (infinirtDeviceEnablePeerAccess), not whether it is.
+/* *can_access: 1 when access of type:id to peer's memory can be enabled
+ * (infinirtDeviceEnablePeerAccess; cpu pairs: always), whether or not it is enabled now; 0 for a
+ * device with itself, devices of two backends and backends without peer access (opencl).
  * NULL can_access -> NULL_POINTER (checked first). Does not block. */
 __export infiniStatus_t infinirtDeviceCanAccessPeer(int *can_access, infiniDevice_t type, int id,
                                                     infiniDevice_t peer_type, int peer_id);
@@ -731,32 +732,34 @@ __export infiniStatus_t infinirtDeviceCanAccessPeer(int *can_access, infiniDevic
  * devices); a device paired with itself -> BAD_PARAM. Does not block. */
 __export infiniStatus_t infinirtDeviceGetPeerAttribute(int *value, infinirtPeerAttribute_t attr, infiniDevice_t type, int id,
                                                        infiniDevice_t peer_type, int peer_id);
-/* One direction; idempotent (enabling twice is success); thread-safe. flags must be 0. */
-/* Lets type:id access peer's memory (kernels of type:id may dereference peer pointers; copies
- * between the two take the direct path). flags != 0 -> BAD_PARAM (before the devices); a device
- * paired with itself, or a pair infinirtDeviceCanAccessPeer answers 0 for -> BAD_PARAM naming it.
- * Does not block (cuda: the driver may wait for the device's work, as cuCtxEnablePeerAccess does). */
+/* Lets type:id access peer's memory, in that direction only: kernels of type:id may dereference
+ * pointers to peer's memory, and cuda/hip copies between the two go over the link instead of
+ * through the host. Enabling access that is enabled is SUCCESS; thread-safe. flags != 0 ->
+ * BAD_PARAM (before the devices); a device paired with itself, or a pair
+ * infinirtDeviceCanAccessPeer answers 0 for -> BAD_PARAM naming it. Does not block (cuda: the
+ * driver may wait for the device's work, as cuCtxEnablePeerAccess does). */
 __export infiniStatus_t infinirtDeviceEnablePeerAccess(infiniDevice_t type, int id, infiniDevice_t peer_type, int peer_id,
                                                        uint32_t flags);
 /* Undoes infinirtDeviceEnablePeerAccess for that direction. Access that is not enabled (never
  * enabled, already disabled, or a pair without support) -> BAD_PARAM; itself -> BAD_PARAM. Copies
  * between the two keep working (through the staged or driver path). */
 __export infiniStatus_t infinirtDeviceDisablePeerAccess(infiniDevice_t type, int id, infiniDevice_t peer_type, int peer_id);
-/* Any two devices, same backend or not, peer access enabled or not: direct when possible, staged otherwise. */
-/* Copies `size` bytes from src (memory of src_type:src_id) to dst (memory of dst_type:dst_id),
- * ordered after the work already submitted to BOTH devices' default streams, complete on return.
- * The same device twice is a device-to-device copy. Checked in this order: NULL dst or src ->
- * NULL_POINTER (also with size 0); the devices (dst first); then size 0 is a no-op (SUCCESS); a
- * pointer infinirt allocated must belong to the device named with it and its range must lie
- * inside its allocation, else BAD_PARAM with the figures (memory infinirt did not allocate is
- * not checked: cpu devices accept any host memory). Paths: same backend with a native peer copy
- * (cuda cuMemcpyPeerAsync, cpu memmove), direct whether or not access is enabled (cuda: the
+/* Copies `size` bytes from src (memory of src_type:src_id) to dst (memory of dst_type:dst_id), for
+ * any two devices, of one backend or two, peer access enabled or not; ordered after the work
+ * already submitted to BOTH devices' default streams, complete on return. The same device twice
+ * is a device-to-device copy. Checked in this order: NULL dst or src -> NULL_POINTER (also with
+ * size 0); the devices (dst first); then size 0 is a no-op (SUCCESS); a pointer infinirt
+ * allocated must belong to the device named with it and its range must lie inside its
+ * allocation, else BAD_PARAM with the figures (memory infinirt did not allocate is not checked:
+ * cpu devices accept any host memory). Paths: two devices of a backend with a native peer copy
+ * (cuda cuMemcpyPeerAsync, cpu memmove): direct, whether or not access is enabled (cuda: the
  * driver routes it through the host when access is off); a cpu device and another backend's
  * device: host-direct, the other backend's own D2H/H2D straight to/from the cpu device's memory
- * (host memory), after the cpu side's stream drained, complete on return; otherwise staged by the loader through
- * two 8 MiB pinned host bounce buffers of the source backend (of the destination's when its
- * pinned memory serves DMA better: cuda/hip over opencl over cpu), double-buffered so that reading chunk k+1 overlaps writing chunk k; never a
- * host allocation of the whole size. */
+ * (host memory) after the cpu side's stream drained; otherwise (two other backends, opencl pairs)
+ * staged by the loader through two 8 MiB pinned host bounce buffers of the source backend (of the
+ * destination's when its pinned memory serves DMA better: cuda/hip over opencl over cpu),
+ * double-buffered so that reading chunk k+1 overlaps writing chunk k; never a host allocation of
+ * the whole size. */
 __export infiniStatus_t infinirtMemcpyPeer(void *dst, infiniDevice_t dst_type, int dst_id,
                                            const void *src, infiniDevice_t src_type, int src_id, size_t size);
 /* Stream-ordered on `stream` (NULL: the current device's default stream), which must belong to
@@ -764,10 +767,11 @@ __export infiniStatus_t infinirtMemcpyPeer(void *dst, infiniDevice_t dst_type, i
  * and before the size-0 no-op; a bad handle -> INVALID_HANDLE). Ordered after earlier work on
  * `stream` only: ordering with the other device is the caller's, through events
  * (infinirtStreamWaitEvent across devices is a device-side wait where the backend can). A direct
- * copy returns without waiting. A staged or host-direct copy (between backends, opencl pairs) runs the other
- * device's half on that device's default stream and blocks the caller until the copy is
- * complete. On a stream capturing under record/replay a same-backend copy is recorded; a staged
- * one is refused with BAD_PARAM and invalidates the capture (cuda/hip capture natively). */
+ * copy returns without waiting. A staged or host-direct copy (between backends, opencl pairs)
+ * runs the other device's half on that device's default stream and blocks the caller until the
+ * copy is complete. On a stream capturing under record/replay a direct copy is recorded; a staged
+ * or host-direct one is refused with BAD_PARAM and invalidates the capture (cuda/hip capture
+ * natively). */
 __export infiniStatus_t infinirtMemcpyPeerAsync(void *dst, infiniDevice_t dst_type, int dst_id,
                                                 const void *src, infiniDevice_t src_type, int src_id, size_t size,
                                                 infinirtStream_t stream);

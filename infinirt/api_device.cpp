@@ -130,7 +130,7 @@ __export infiniStatus_t infinirtGetMemInfo(infiniDevice_t device, int device_id,
     }
     size_t f = 0;
     size_t t = 0;
-    st = INFINIRT_CALL(b, get_mem_info, device_id, device_id, &f, &t);
+    st = INFINIRT_DEVICE_CALL(b, get_mem_info, device_id, &f, &t);
     if (st == INFINI_STATUS_SUCCESS) {
         *free_bytes = f;
         *total_bytes = t;
@@ -156,7 +156,7 @@ __export infiniStatus_t infinirtGetDeviceResourceSnapshot(infiniDevice_t device,
         st = checked(b, device_id, "get_resource_snapshot",
                      INFINIRT_PLUGIN_STATUS(b, get_resource_snapshot, device_id, &s));
     } else {
-        st = INFINIRT_CALL(b, get_mem_info, device_id, device_id, &s.free_bytes, &s.total_bytes);
+        st = INFINIRT_DEVICE_CALL(b, get_mem_info, device_id, &s.free_bytes, &s.total_bytes);
         if (st == INFINI_STATUS_SUCCESS) {
             s.used_bytes = s.total_bytes >= s.free_bytes ? s.total_bytes - s.free_bytes : 0;
             s.valid_fields |= INFINIRT_RESOURCE_FIELD_MEMORY_CAPACITY;
@@ -201,7 +201,7 @@ __export infiniStatus_t infinirtGetDeviceProperties(infiniDevice_t device, int d
     p.struct_size = sizeof p;
     p.compute_capability_major = -1;
     p.compute_capability_minor = -1;
-    st = INFINIRT_CALL(b, get_device_properties, device_id, device_id, &p);
+    st = INFINIRT_DEVICE_CALL(b, get_device_properties, device_id, &p);
     if (st == INFINI_STATUS_SUCCESS) {
         p.struct_size = sizeof p;
         // Whether graphs are the backend's own or the loader's record/replay (capture.cpp).

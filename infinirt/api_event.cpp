@@ -31,16 +31,15 @@ __export infiniStatus_t infinirtEventCreateWithFlags(infinirtEvent_t *event_ptr,
         return st;
     }
     void *native = nullptr;
-    st = INFINIRT_CALL(b, event_create, id, id, flags, &native);
+    st = INFINIRT_DEVICE_CALL(b, event_create, id, flags, &native);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    void *h = handles().create(HandleKind::Event, type, id, native, flags);
-    if (h == nullptr) {
-        if (b->table.event_destroy != nullptr) {
-            b->table.event_destroy(id, native);
-        }
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtEventCreate: no room for another handle");
+    void *h = nullptr;
+    st = handleOrUndo(h, "infinirtEventCreate", HandleKind::Event, type, id, native, flags, nullptr,
+                      [&] { destroyPluginObject(b->table.event_destroy, id, native); });
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     *event_ptr = h;
     return INFINI_STATUS_SUCCESS;
@@ -74,7 +73,7 @@ __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStrea
         }
     }
     return submitTo(
-        s, [&] { return INFINIRT_CALL_BEGUN(s.backend, event_record, s.device, s.device, ev->native, s.native); },
+        s, [&] { return INFINIRT_DEVICE_CALL_BEGUN(s.backend, event_record, s.device, ev->native, s.native); },
         [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtEventRecord"); });
 }
 
@@ -113,7 +112,7 @@ __export infiniStatus_t infinirtEventSynchronize(infinirtEvent_t event) {
         return invalidHandle("infinirtEventSynchronize", "event", event);
     }
     Backend *b = g_registry.by_type[ev->type];
-    return INFINIRT_CALL(b, event_synchronize, ev->device, ev->device, ev->native);
+    return INFINIRT_DEVICE_CALL(b, event_synchronize, ev->device, ev->native);
 }
 
 __export infiniStatus_t infinirtEventDestroy(infinirtEvent_t event) {
@@ -123,7 +122,7 @@ __export infiniStatus_t infinirtEventDestroy(infinirtEvent_t event) {
         return invalidHandle("infinirtEventDestroy", "event", event);
     }
     Backend *b = g_registry.by_type[ev->type];
-    infiniStatus_t st = INFINIRT_CALL(b, event_destroy, ev->device, ev->device, ev->native);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(b, event_destroy, ev->device, ev->native);
     if (st != INFINI_STATUS_SUCCESS) {
         handles().restore(event, ev);
         return st;
@@ -158,7 +157,7 @@ __export infiniStatus_t infinirtEventElapsedTime(float *ms_ptr, infinirtEvent_t 
     }
     Backend *b = g_registry.by_type[a->type];
     float ms = 0.0f;
-    infiniStatus_t st = INFINIRT_CALL(b, event_elapsed_time, a->device, a->device, &ms, a->native, z->native);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(b, event_elapsed_time, a->device, &ms, a->native, z->native);
     if (st == INFINI_STATUS_SUCCESS) {
         *ms_ptr = ms;
     }

@@ -15,6 +15,17 @@ void writeLog(char *log, size_t size, const char *text) {
     }
 }
 
+// The undo of a graph or exec that got no handle: the loader's record for a generic one is
+// deleted, the plugin's object destroyed otherwise.
+void destroyNewGraphLike(const Backend *b, HandleKind kind, uint32_t flags, int device, void *native) {
+    if (flags & kGenericGraph) {
+        delete static_cast<CaptureGraph *>(native);
+    } else {
+        destroyPluginObject(kind == HandleKind::Graph ? b->table.graph_destroy : b->table.graph_exec_destroy, device,
+                            native);
+    }
+}
+
 // Destroys a graph or exec handle: the loader's record for generic ones, the plugin's otherwise.
 infiniStatus_t destroyGraphLike(const char *function, void *h, HandleKind kind, const char *what) {
     HandleSlot *slot = handles().lookup(h, kind);
@@ -26,8 +37,8 @@ infiniStatus_t destroyGraphLike(const char *function, void *h, HandleKind kind, 
     } else {
         Backend *b = g_registry.by_type[slot->type];
         infiniStatus_t st = kind == HandleKind::Graph
-                                ? INFINIRT_CALL(b, graph_destroy, slot->device, slot->device, slot->native)
-                                : INFINIRT_CALL(b, graph_exec_destroy, slot->device, slot->device, slot->native);
+                                ? INFINIRT_DEVICE_CALL(b, graph_destroy, slot->device, slot->native)
+                                : INFINIRT_DEVICE_CALL(b, graph_exec_destroy, slot->device, slot->native);
         if (st != INFINI_STATUS_SUCCESS) {
             handles().restore(h, slot);
             return st;
@@ -61,7 +72,7 @@ __export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infini
     if (s.backend->table.stream_begin_capture != nullptr) {
         {
             NativeCaptureExclusive ending; // no submission to the stream is inside the plugin meanwhile
-            st = INFINIRT_CALL(s.backend, stream_end_capture, s.device, s.device, s.native, &native);
+            st = INFINIRT_DEVICE_CALL(s.backend, stream_end_capture, s.device, s.native, &native);
             refs.reset(ending.take(s.slot)); // the capture is over
         }
         if (refs != nullptr) {
@@ -83,14 +94,11 @@ __export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infini
         native = g.release();
         flags = kGenericGraph;
     }
-    void *h = handles().create(HandleKind::Graph, s.type, s.device, native, flags);
-    if (h == nullptr) {
-        if (flags & kGenericGraph) {
-            delete static_cast<CaptureGraph *>(native);
-        } else if (s.backend->table.graph_destroy != nullptr) {
-            s.backend->table.graph_destroy(s.device, native);
-        }
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtStreamEndCapture: no room for another handle");
+    void *h = nullptr;
+    st = handleOrUndo(h, "infinirtStreamEndCapture", HandleKind::Graph, s.type, s.device, native, flags, nullptr,
+                      [&] { destroyNewGraphLike(s.backend, HandleKind::Graph, flags, s.device, native); });
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     handles().lookup(h, HandleKind::Graph)->module_refs.store(refs.release(), std::memory_order_release);
     *graph_ptr = h;
@@ -138,19 +146,18 @@ __export infiniStatus_t infinirtGraphInstantiate(infinirtGraphExec_t *graph_exec
             INFINIRT_GUARD_END("infinirtGraphInstantiate")
         }
         infiniStatus_t st =
-            INFINIRT_CALL(b, graph_instantiate, g->device, g->device, &native, g->native, log_buffer, buffer_size);
+            INFINIRT_DEVICE_CALL(b, graph_instantiate, g->device, &native, g->native, log_buffer, buffer_size);
         if (st != INFINI_STATUS_SUCCESS) {
             return st;
         }
     }
-    void *h = handles().create(HandleKind::Exec, g->type, g->device, native, g->flags & kGenericGraph);
-    if (h == nullptr) {
-        if (g->flags & kGenericGraph) {
-            delete static_cast<CaptureGraph *>(native);
-        } else if (b->table.graph_exec_destroy != nullptr) {
-            b->table.graph_exec_destroy(g->device, native);
-        }
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtGraphInstantiate: no room for another handle");
+    void *h = nullptr;
+    const uint32_t flags = g->flags & kGenericGraph;
+    const infiniStatus_t st =
+        handleOrUndo(h, "infinirtGraphInstantiate", HandleKind::Exec, g->type, g->device, native, flags, nullptr,
+                     [&] { destroyNewGraphLike(b, HandleKind::Exec, flags, g->device, native); });
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     handles().lookup(h, HandleKind::Exec)->module_refs.store(refs.release(), std::memory_order_release);
     writeLog(log_buffer, buffer_size, "");
@@ -191,7 +198,7 @@ __export infiniStatus_t infinirtGraphLaunch(infinirtGraphExec_t graph_exec, infi
                         "launched");
         }
         return submitUncaptured(s, "infinirtGraphLaunch", "the launch of a graph", [&] {
-            return INFINIRT_CALL(s.backend, graph_launch, s.device, s.device, e->native, s.native);
+            return INFINIRT_DEVICE_CALL(s.backend, graph_launch, s.device, e->native, s.native);
         });
     }
     const CaptureGraph *exec = static_cast<const CaptureGraph *>(e->native);

@@ -282,25 +282,21 @@ __export infiniStatus_t infinirtModuleLoad(infinirtModule_t *module, infiniDevic
     if (b->table.module_load == nullptr) {
         return notImplemented(b, "module_load");
     }
+    std::unique_ptr<ModuleRecord> m(new ModuleRecord()); // before the load: nothing to undo if it throws
     void *native = nullptr;
-    st = INFINIRT_CALL(b, module_load, device_id, device_id, resolved.data(), count, log, log_size, &native);
+    st = INFINIRT_DEVICE_CALL(b, module_load, device_id, resolved.data(), count, log, log_size, &native);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    std::unique_ptr<ModuleRecord> m(new (std::nothrow) ModuleRecord());
+    m->backend = b;
+    m->type = device;
+    m->device = device_id;
+    m->native = native;
     void *h = nullptr;
-    if (m != nullptr) {
-        m->backend = b;
-        m->type = device;
-        m->device = device_id;
-        m->native = native;
-        h = handles().create(HandleKind::Module, device, device_id, native, 0, m.get());
-    }
-    if (h == nullptr) {
-        if (b->table.module_unload != nullptr) {
-            b->table.module_unload(device_id, native);
-        }
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtModuleLoad: no room for another handle");
+    st = handleOrUndo(h, "infinirtModuleLoad", HandleKind::Module, device, device_id, native, 0, m.get(),
+                      [&] { destroyPluginObject(b->table.module_unload, device_id, native); });
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     m.release();
     *module = h;
@@ -354,7 +350,7 @@ __export infiniStatus_t infinirtModuleGetKernel(infinirtKernel_t *kernel, infini
         return notImplemented(b, "module_get_kernel");
     }
     void *native = nullptr;
-    infiniStatus_t st = INFINIRT_CALL(b, module_get_kernel, m->device, m->device, m->native, name, &native);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(b, module_get_kernel, m->device, m->native, name, &native);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -375,9 +371,11 @@ __export infiniStatus_t infinirtModuleGetKernel(infinirtKernel_t *kernel, infini
     k->max_threads = query(INFINIRT_KERNEL_ATTR_MAX_THREADS_PER_BLOCK);
     k->num_params = query(INFINIRT_KERNEL_ATTR_NUM_PARAMS);
     k->max_dynamic_shared.store(query(INFINIRT_KERNEL_ATTR_MAX_DYNAMIC_SHARED_BYTES), std::memory_order_relaxed);
-    void *h = handles().create(HandleKind::Kernel, m->type, m->device, native, 0, k.get());
-    if (h == nullptr) {
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtModuleGetKernel: no room for another handle");
+    void *h = nullptr;
+    st = handleOrUndo(h, "infinirtModuleGetKernel", HandleKind::Kernel, m->type, m->device, native, 0, k.get(),
+                      [] {}); // the plugin's kernel belongs to its module: nothing to destroy
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     k->handle = h;
     m->kernels.emplace(k->name, std::move(k));
@@ -401,7 +399,7 @@ __export infiniStatus_t infinirtModuleGetGlobal(void **ptr, size_t *size, infini
     ModuleRecord *m = moduleOf(slot);
     void *p = nullptr;
     size_t n = 0;
-    infiniStatus_t st = INFINIRT_CALL(m->backend, module_get_global, m->device, m->device, m->native, name, &p, &n);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(m->backend, module_get_global, m->device, m->native, name, &p, &n);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -428,7 +426,7 @@ __export infiniStatus_t infinirtKernelGetAttribute(int64_t *value, infinirtKerne
     }
     Backend *b = g_registry.by_type[ks->type];
     int64_t v = 0;
-    infiniStatus_t st = INFINIRT_CALL(b, kernel_get_attribute, ks->device, ks->device, ks->native, attr, &v);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(b, kernel_get_attribute, ks->device, ks->native, attr, &v);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -458,7 +456,7 @@ __export infiniStatus_t infinirtKernelSetAttribute(infinirtKernel_t kernel, infi
                     static_cast<long long>(value));
     }
     Backend *b = g_registry.by_type[ks->type];
-    infiniStatus_t st = INFINIRT_CALL(b, kernel_set_attribute, ks->device, ks->device, ks->native, attr, value);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(b, kernel_set_attribute, ks->device, ks->native, attr, value);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }

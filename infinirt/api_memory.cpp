@@ -208,8 +208,8 @@ infiniStatus_t allocate(const char *function, infinirtMemoryKind_t kind, void **
     }
     void *ptr = nullptr;
     if (st == INFINI_STATUS_SUCCESS) {
-        st = kind == INFINIRT_MEMORY_DEVICE ? INFINIRT_CALL(b, malloc_device, id, id, &ptr, size)
-                                            : INFINIRT_CALL(b, malloc_host, id, id, &ptr, size);
+        st = kind == INFINIRT_MEMORY_DEVICE ? INFINIRT_DEVICE_CALL(b, malloc_device, id, &ptr, size)
+                                            : INFINIRT_DEVICE_CALL(b, malloc_host, id, &ptr, size);
     }
     if (st == INFINI_STATUS_SUCCESS) {
         st = track(function, b, type, id, ptr, size, kind);
@@ -246,8 +246,8 @@ infiniStatus_t release(const char *function, infinirtMemoryKind_t kind, void *pt
                                    "capture (as CUDA does in global capture mode): free it after the capture ends",
                                    a.type, a.device, [&] {
                                        return kind == INFINIRT_MEMORY_DEVICE
-                                                  ? INFINIRT_CALL(b, free_device, a.device, a.device, ptr)
-                                                  : INFINIRT_CALL(b, free_host, a.device, a.device, ptr);
+                                                  ? INFINIRT_DEVICE_CALL(b, free_device, a.device, ptr)
+                                                  : INFINIRT_DEVICE_CALL(b, free_host, a.device, ptr);
                                    });
     if (st != INFINI_STATUS_SUCCESS) {
         recordAllocation(a);
@@ -317,13 +317,13 @@ __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, 
     for (const Side *other : {&d, &s}) {
         if (other->known() && (other->a->type != type || other->a->device != id)) {
             Backend *ob = g_registry.by_type[other->a->type];
-            st = INFINIRT_CALL(ob, stream_synchronize, other->a->device, other->a->device, nullptr);
+            st = INFINIRT_DEVICE_CALL(ob, stream_synchronize, other->a->device, nullptr);
             if (st != INFINI_STATUS_SUCCESS) {
                 return st;
             }
         }
     }
-    return INFINIRT_CALL(b, memcpy_sync, id, id, dst, src, size, kind);
+    return INFINIRT_DEVICE_CALL(b, memcpy_sync, id, dst, src, size, kind);
 }
 
 __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
@@ -369,7 +369,7 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
             return captureAppend(capture.graph(), op);
         }
     }
-    return INFINIRT_SUBMIT_CALL(r, r.backend, memcpy_async, r.device, r.device, dst, src, size, kind, r.native);
+    return INFINIRT_SUBMIT_CALL(r, r.backend, memcpy_async, r.device, dst, src, size, kind, r.native);
 }
 
 __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count) {
@@ -397,7 +397,7 @@ __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count) {
             return st;
         }
     }
-    return INFINIRT_CALL(b, memset_sync, id, id, ptr, value, count);
+    return INFINIRT_DEVICE_CALL(b, memset_sync, id, ptr, value, count);
 }
 
 __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, infinirtStream_t stream) {
@@ -429,7 +429,7 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
             return captureAppend(capture.graph(), op);
         }
     }
-    return INFINIRT_SUBMIT_CALL(r, r.backend, memset_async, r.device, r.device, ptr, value, count, r.native);
+    return INFINIRT_SUBMIT_CALL(r, r.backend, memset_async, r.device, ptr, value, count, r.native);
 }
 
 __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtStream_t stream) {
@@ -451,8 +451,8 @@ __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtS
     // stream order too.
     st = submitUncaptured(r, "infinirtMallocAsync", "a stream-ordered allocation", [&] {
         return r.backend->table.malloc_async != nullptr
-                   ? INFINIRT_CALL(r.backend, malloc_async, r.device, r.device, &ptr, size, r.native)
-                   : INFINIRT_CALL(r.backend, malloc_device, r.device, r.device, &ptr, size);
+                   ? INFINIRT_DEVICE_CALL(r.backend, malloc_async, r.device, &ptr, size, r.native)
+                   : INFINIRT_DEVICE_CALL(r.backend, malloc_device, r.device, &ptr, size);
     });
     if (st == INFINI_STATUS_SUCCESS) {
         st = track("infinirtMallocAsync", r.backend, r.type, r.device, ptr, size, INFINIRT_MEMORY_DEVICE);
@@ -493,12 +493,11 @@ __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream) {
     }
     st = submitUncaptured(r, "infinirtFreeAsync", "a stream-ordered free", [&] {
         if (r.backend->table.free_async != nullptr) {
-            return INFINIRT_CALL(r.backend, free_async, r.device, r.device, ptr, r.native);
+            return INFINIRT_DEVICE_CALL(r.backend, free_async, r.device, ptr, r.native);
         }
         // Stream order without the plugin's help: the stream's earlier work finishes first.
-        infiniStatus_t synced = INFINIRT_CALL(r.backend, stream_synchronize, r.device, r.device, r.native);
-        return synced == INFINI_STATUS_SUCCESS ? INFINIRT_CALL(r.backend, free_device, a.device, a.device, ptr)
-                                               : synced;
+        infiniStatus_t synced = INFINIRT_DEVICE_CALL(r.backend, stream_synchronize, r.device, r.native);
+        return synced == INFINI_STATUS_SUCCESS ? INFINIRT_DEVICE_CALL(r.backend, free_device, a.device, ptr) : synced;
     });
     if (st != INFINI_STATUS_SUCCESS) {
         recordAllocation(a);

@@ -16,7 +16,7 @@ __export infiniStatus_t infinirtStreamGetNativeHandle(infinirtStream_t stream, v
         return st;
     }
     void *out = nullptr;
-    st = INFINIRT_CALL(r.backend, stream_get_native, r.device, r.device, r.native, &out);
+    st = INFINIRT_DEVICE_CALL(r.backend, stream_get_native, r.device, r.native, &out);
     if (st == INFINI_STATUS_SUCCESS) {
         *native = out;
     }
@@ -34,7 +34,7 @@ __export infiniStatus_t infinirtEventGetNativeHandle(infinirtEvent_t event, void
     }
     Backend *b = g_registry.by_type[ev->type];
     void *out = nullptr;
-    infiniStatus_t st = INFINIRT_CALL(b, event_get_native, ev->device, ev->device, ev->native, &out);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(b, event_get_native, ev->device, ev->native, &out);
     if (st == INFINI_STATUS_SUCCESS) {
         *native = out;
     }
@@ -52,7 +52,7 @@ __export infiniStatus_t infinirtDeviceGetNativeContext(infiniDevice_t device, in
         return st;
     }
     void *out = nullptr;
-    st = INFINIRT_CALL(b, device_get_native_context, device_id, device_id, &out);
+    st = INFINIRT_DEVICE_CALL(b, device_get_native_context, device_id, &out);
     if (st == INFINI_STATUS_SUCCESS) {
         *native = out;
     }

@@ -37,7 +37,7 @@ infiniStatus_t canAccess(const PeerEnd &a, const PeerEnd &b, int &value) {
     if (a == b || a.type != b.type || a.backend->table.device_can_access_peer == nullptr) {
         return INFINI_STATUS_SUCCESS;
     }
-    return INFINIRT_CALL(a.backend, device_can_access_peer, a.id, a.id, b.id, &value);
+    return INFINIRT_DEVICE_CALL(a.backend, device_can_access_peer, a.id, b.id, &value);
 }
 
 // A pointer infinirt allocated must belong to the device it is named with, and the copy must stay
@@ -125,7 +125,7 @@ __export infiniStatus_t infinirtDeviceGetPeerAttribute(int *value, infinirtPeerA
     }
     int out = 0;
     if (a.type == b.type && a.backend->table.device_get_peer_attribute != nullptr) {
-        st = INFINIRT_CALL(a.backend, device_get_peer_attribute, a.id, a.id, b.id, attr, &out);
+        st = INFINIRT_DEVICE_CALL(a.backend, device_get_peer_attribute, a.id, b.id, attr, &out);
     } else if (a.type == b.type) {
         // The plugin's other entries say what it can do.
         if (attr == INFINIRT_PEER_ATTR_ACCESS_SUPPORTED) {
@@ -159,7 +159,7 @@ __export infiniStatus_t infinirtDeviceEnablePeerAccess(infiniDevice_t type, int 
                     typeName(a.type), a.id, typeName(b.type), b.id,
                     a.type != b.type ? "devices of two backends" : "the backend has no peer access");
     }
-    return INFINIRT_CALL(a.backend, device_enable_peer_access, a.id, a.id, b.id);
+    return INFINIRT_DEVICE_CALL(a.backend, device_enable_peer_access, a.id, b.id);
 }
 
 __export infiniStatus_t infinirtDeviceDisablePeerAccess(infiniDevice_t type, int id, infiniDevice_t peer_type,
@@ -175,7 +175,7 @@ __export infiniStatus_t infinirtDeviceDisablePeerAccess(infiniDevice_t type, int
         return fail(INFINI_STATUS_BAD_PARAM, "%s: access of %s:%d to %s:%d is not enabled (it cannot be)", function,
                     typeName(a.type), a.id, typeName(b.type), b.id);
     }
-    return INFINIRT_CALL(a.backend, device_disable_peer_access, a.id, a.id, b.id);
+    return INFINIRT_DEVICE_CALL(a.backend, device_disable_peer_access, a.id, b.id);
 }
 
 __export infiniStatus_t infinirtMemcpyPeer(void *dst, infiniDevice_t dst_type, int dst_id, const void *src,

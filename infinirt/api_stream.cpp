@@ -13,7 +13,7 @@ namespace infinirt {
 infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
     if (INFINIRT_LIKELY(ev->type == s.type && ev->device == s.device)) {
         return submitTo(
-            s, [&] { return INFINIRT_CALL_BEGUN(s.backend, stream_wait_event, s.device, s.device, s.native, ev->native); },
+            s, [&] { return INFINIRT_DEVICE_CALL_BEGUN(s.backend, stream_wait_event, s.device, s.native, ev->native); },
             [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtStreamWaitEvent"); });
     }
     if (INFINIRT_UNLIKELY(g_layers.validation) && ev->type != s.type) {
@@ -25,8 +25,8 @@ infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
         return submitTo(
             s,
             [&] {
-                return INFINIRT_CALL_BEGUN(s.backend, stream_wait_peer_event, s.device, s.device, s.native, ev->device,
-                                           ev->native);
+                return INFINIRT_DEVICE_CALL_BEGUN(s.backend, stream_wait_peer_event, s.device, s.native, ev->device,
+                                                  ev->native);
             },
             [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtStreamWaitEvent"); });
     }
@@ -34,7 +34,7 @@ infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
     // and no graph node can stand for it.
     Backend *eb = g_registry.by_type[ev->type];
     return submitTo(
-        s, [&] { return INFINIRT_CALL_BEGUN(eb, event_synchronize, ev->device, ev->device, ev->native); },
+        s, [&] { return INFINIRT_DEVICE_CALL_BEGUN(eb, event_synchronize, ev->device, ev->native); },
         [&](ModuleRefs *) {
             return fail(INFINI_STATUS_BAD_PARAM,
                         "infinirtStreamWaitEvent: a stream of %d:%d under native capture cannot wait on an event "
@@ -60,16 +60,15 @@ __export infiniStatus_t infinirtStreamCreate(infinirtStream_t *stream_ptr) {
         return st;
     }
     void *native = nullptr;
-    st = INFINIRT_CALL(b, stream_create, id, id, &native);
+    st = INFINIRT_DEVICE_CALL(b, stream_create, id, &native);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    void *h = handles().create(HandleKind::Stream, type, id, native, 0);
-    if (h == nullptr) {
-        if (b->table.stream_destroy != nullptr) {
-            b->table.stream_destroy(id, native);
-        }
-        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtStreamCreate: no room for another handle");
+    void *h = nullptr;
+    st = handleOrUndo(h, "infinirtStreamCreate", HandleKind::Stream, type, id, native, 0, nullptr,
+                      [&] { destroyPluginObject(b->table.stream_destroy, id, native); });
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     *stream_ptr = h;
     return INFINI_STATUS_SUCCESS;
@@ -95,7 +94,7 @@ __export infiniStatus_t infinirtStreamDestroy(infinirtStream_t stream) {
         return invalidHandle("infinirtStreamDestroy", "stream", stream);
     }
     Backend *b = g_registry.by_type[slot->type];
-    infiniStatus_t st = INFINIRT_CALL(b, stream_destroy, slot->device, slot->device, slot->native);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(b, stream_destroy, slot->device, slot->native);
     if (st != INFINI_STATUS_SUCCESS) {
         handles().restore(stream, slot);
         return st;
@@ -125,7 +124,7 @@ __export infiniStatus_t infinirtStreamSynchronize(infinirtStream_t stream) {
             return captureInvalidate(capture.graph(), "infinirtStreamSynchronize");
         }
     }
-    return INFINIRT_CALL(s.backend, stream_synchronize, s.device, s.device, s.native);
+    return INFINIRT_DEVICE_CALL(s.backend, stream_synchronize, s.device, s.native);
 }
 
 __export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream) {

@@ -15,7 +15,7 @@ namespace infinirt {
 namespace {
 // A reader-writer lock that lets a waiting writer in first: submissions to a capturing stream
 // hold it shared back to back from several threads, and with readers first (std::shared_mutex on
-// glibc) the end of the capture could wait for ever (seen on an H200: stress.contract hung).
+// glibc) the shared holds can overlap without a gap, so the end of the capture could wait for ever.
 class WriterFirstLock {
 public:
     WriterFirstLock() {
@@ -220,7 +220,7 @@ infiniStatus_t deviceSynchronizeUnlessCapturing(const char *function, Backend *b
                                      "a device-wide synchronisation is refused during capture (as CUDA does in "
                                      "global capture mode): end the capture first, or synchronise the streams you "
                                      "need",
-                                     type, id, [&] { return INFINIRT_CALL(b, device_synchronize, id, id); });
+                                     type, id, [&] { return INFINIRT_DEVICE_CALL(b, device_synchronize, id); });
 }
 
 infiniStatus_t captureAppend(CaptureGraph *graph, const CapturedOp &op) {
@@ -259,15 +259,15 @@ infiniStatus_t captureReplay(const std::vector<CapturedOp> &ops, const StreamRef
         infiniStatus_t st = INFINI_STATUS_SUCCESS;
         switch (op.kind) {
         case CapturedOp::Kind::Memcpy:
-            st = INFINIRT_CALL(b, memcpy_async, t.device, t.device, op.dst, op.src, op.size, op.memcpy_kind, t.native);
+            st = INFINIRT_DEVICE_CALL(b, memcpy_async, t.device, op.dst, op.src, op.size, op.memcpy_kind, t.native);
             break;
         case CapturedOp::Kind::Memset:
-            st = INFINIRT_CALL(b, memset_async, t.device, t.device, op.dst, op.value, op.size, t.native);
+            st = INFINIRT_DEVICE_CALL(b, memset_async, t.device, op.dst, op.value, op.size, t.native);
             break;
         case CapturedOp::Kind::Launch: {
             const CapturedLaunch &l = *op.launch;
-            st = INFINIRT_CALL(b, launch_kernel, t.device, t.device, l.kernel, &l.config, l.args.data(),
-                               static_cast<uint32_t>(l.args.size()), t.native);
+            st = INFINIRT_DEVICE_CALL(b, launch_kernel, t.device, l.kernel, &l.config, l.args.data(),
+                                      static_cast<uint32_t>(l.args.size()), t.native);
             break;
         }
         case CapturedOp::Kind::EventRecord:
@@ -277,7 +277,7 @@ infiniStatus_t captureReplay(const std::vector<CapturedOp> &ops, const StreamRef
                 return invalidHandle("infinirtGraphLaunch", "event (recorded in the graph)", op.event);
             }
             if (op.kind == CapturedOp::Kind::EventRecord) {
-                st = INFINIRT_CALL(b, event_record, t.device, t.device, ev->native, t.native);
+                st = INFINIRT_DEVICE_CALL(b, event_record, t.device, ev->native, t.native);
             } else {
                 st = streamWaitEventOn(t, ev);
             }

@@ -118,7 +118,7 @@ template <typename Call, typename Held> INFINIRT_COLD infiniStatus_t heldSubmit(
     return call();
 }
 // Runs `call` (a plugin call submitting to the stream of StreamRef `r`, made with
-// INFINIRT_CALL_BEGUN: submitTo begins the plugin call) under the protocol above;
+// INFINIRT_DEVICE_CALL_BEGUN: submitTo begins the plugin call) under the protocol above;
 // `held(ModuleRefs *)` runs first when the stream captures natively. No submission nests in
 // another (plugin calls do not call back into the loader's submissions), so the mark is one slot.
 template <typename Call, typename Held>
@@ -152,8 +152,8 @@ struct NothingToNote {
 };
 // `expr` (a plugin call submitting to the stream of StreamRef `r`), under the protocol above.
 #define INFINIRT_SUBMIT(r, expr) ::infinirt::submitTo((r), [&] { return (expr); }, ::infinirt::NothingToNote())
-// INFINIRT_CALL_BEGUN(b, entry, device, ...) submitted to the stream of StreamRef `r`.
-#define INFINIRT_SUBMIT_CALL(r, b, entry, device, ...) INFINIRT_SUBMIT((r), INFINIRT_CALL_BEGUN((b), entry, (device), __VA_ARGS__))
+// INFINIRT_DEVICE_CALL_BEGUN(b, entry, ...) submitted to the stream of StreamRef `r`.
+#define INFINIRT_SUBMIT_CALL(r, b, entry, ...) INFINIRT_SUBMIT((r), INFINIRT_DEVICE_CALL_BEGUN((b), entry, __VA_ARGS__))
 
 // Notes an event that a native capture records or waits for (ModuleRefs::addEvent).
 infiniStatus_t noteCapturedEvent(ModuleRefs *refs, const HandleSlot *event, const char *function);
@@ -183,11 +183,11 @@ public:
     ModuleRefs *take(HandleSlot *stream);
 };
 
-// Captures and device-wide synchronisation (issue 16, item 11). A device-wide synchronisation
-// while a stream of that device captures is refused (BAD_PARAM, as CUDA refuses it in global
-// capture mode; on cuda it crashed inside cuCtxSynchronize). Begins of capture on a device and
-// synchronisations of that device are serialised by the device's lock, so no capture can begin
-// while the device synchronises: the check cannot be raced.
+// Captures and device-wide synchronisation. A device-wide synchronisation while a stream of that
+// device captures is refused (BAD_PARAM, as CUDA refuses it in global capture mode; on cuda it
+// crashed inside cuCtxSynchronize). Begins of capture on a device and synchronisations of that
+// device are serialised by the device's lock, so no capture can begin while the device
+// synchronises: the check cannot be raced.
 //
 // Runs `begin` (the plugin's or the loader's begin of capture on a stream of (type, id)) under the
 // device's lock and counts the capture when it succeeds.

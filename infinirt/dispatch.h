@@ -39,16 +39,28 @@ INFINIRT_COLD inline infiniStatus_t invalidHandle(const char *function, const ch
 // whose status is ignored (cleanup, the pointer probe) may use the table directly.
 #define INFINIRT_PLUGIN_STATUS(b, entry, ...) (::infinirt::beginPluginCall(), INFINIRT_PLUGIN_STATUS_BEGUN((b), entry, __VA_ARGS__))
 
-// Calls plugin entry `entry` of backend `b` on `device`; NOT_IMPLEMENTED if the plugin lacks it.
+// Calls plugin entry `entry` of backend `b` with the arguments `...`; a failure is reported as one
+// on `device`. NOT_IMPLEMENTED if the plugin lacks the entry. For the entries whose first argument
+// is not the device the call runs on (memcpy_peer_async); the others use INFINIRT_DEVICE_CALL.
 #define INFINIRT_CALL(b, entry, device, ...) (::infinirt::beginPluginCall(), INFINIRT_CALL_BEGUN((b), entry, (device), __VA_ARGS__))
 
-// The same two without beginPluginCall, for submitTo (capture.h), which begins the plugin call
+// INFINIRT_CALL for an entry whose first argument is the device it runs on: that argument is the
+// device a failure is reported on. INFINIRT_DEVICE_CALL(b, event_synchronize, ev->device, ev->native).
+#define INFINIRT_DEVICE_CALL(b, entry, ...) INFINIRT_CALL((b), entry, INFINIRT_FIRST_ARG_(__VA_ARGS__, ~), __VA_ARGS__)
+
+// These three without beginPluginCall, for submitTo (capture.h), which begins the plugin call
 // itself with the thread-local state it touches anyway.
 #define INFINIRT_PLUGIN_STATUS_BEGUN(b, entry, ...) ((b)->table.entry(__VA_ARGS__))
 #define INFINIRT_CALL_BEGUN(b, entry, device, ...)                                                        \
     ((b)->table.entry != nullptr                                                                          \
          ? ::infinirt::checked((b), (device), #entry, INFINIRT_PLUGIN_STATUS_BEGUN((b), entry, __VA_ARGS__)) \
          : ::infinirt::notImplemented((b), #entry))
+#define INFINIRT_DEVICE_CALL_BEGUN(b, entry, ...)                                                                      \
+    INFINIRT_CALL_BEGUN((b), entry, INFINIRT_FIRST_ARG_(__VA_ARGS__, ~), __VA_ARGS__)
+
+// The first of the arguments (the `~` the callers above append keeps `...` non-empty when the
+// entry takes the device alone).
+#define INFINIRT_FIRST_ARG_(first, ...) first
 
 #define INFINIRT_ENTER()                                        \
     do {                                                        \

@@ -100,4 +100,26 @@ private:
 extern HandleTable g_handles INFINIRT_HIDDEN;
 inline HandleTable &handles() { return g_handles; }
 
+// Makes the handle for `native`, the object C entry `function` just created (through a plugin
+// entry or in the loader), and stores it in `h`. When no handle can be made, `undo()` destroys the
+// object, so that a failed create leaves nothing behind, and the result is OUT_OF_MEMORY.
+template <typename Undo>
+infiniStatus_t handleOrUndo(void *&h, const char *function, HandleKind k, int type, int device, void *native,
+                            uint32_t flags, void *record, Undo &&undo) {
+    h = handles().create(k, type, device, native, flags, record);
+    if (h == nullptr) {
+        undo();
+        return fail(INFINI_STATUS_OUT_OF_MEMORY, "%s: no room for another handle", function);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// The undo of a plugin's create: its destroy entry `destroy` (stream_destroy, event_destroy, ...;
+// NULL where the plugin has none) on the object, whose status goes unreported (the create failed).
+inline void destroyPluginObject(infiniStatus_t (*destroy)(int, void *), int device, void *native) {
+    if (destroy != nullptr) {
+        destroy(device, native);
+    }
+}
+
 } // namespace infinirt

@@ -1,5 +1,7 @@
 #include "module_file.h"
 
+#include "common/module_formats.hpp"
+
 #include <cctype>
 #include <cstdarg>
 #include <cstdio>
@@ -77,10 +79,6 @@ bool readString(const unsigned char *data, uint64_t size, uint32_t header_size, 
     return true;
 }
 
-const char *const kFormatNames[] = {"AUTO", "PTX", "CUBIN", "FATBIN", "HSACO", "OPENCL_C", "SPIRV", "DEVICE_BINARY",
-                                    "HOST_SO"};
-constexpr uint32_t kFormatCount = sizeof kFormatNames / sizeof kFormatNames[0];
-
 } // namespace
 
 uint32_t crc32(const unsigned char *data, size_t size, uint32_t crc) {
@@ -114,11 +112,13 @@ uint32_t fileCrc(const unsigned char *data, size_t size) {
     return crc32(data + kCrcOffset + 4, size - kCrcOffset - 4, c);
 }
 
-const char *formatText(uint32_t format) { return format < kFormatCount ? kFormatNames[format] : "unknown"; }
+const char *formatText(uint32_t format) {
+    return common::moduleFormatName(format);
+}
 
 uint32_t formatValue(const std::string &name) {
-    for (uint32_t f = 1; f < kFormatCount; ++f) {
-        const char *n = kFormatNames[f];
+    for (uint32_t f = 1; f < common::kModuleFormatCount; ++f) {
+        const char *n = common::kModuleFormatNames[f];
         if (name.size() == std::strlen(n)) {
             bool same = true;
             for (size_t i = 0; i < name.size() && same; ++i) {

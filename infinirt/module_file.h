@@ -1,7 +1,8 @@
 // The infinirt module file (docs/module-file.md): one file holding a kernel image per backend,
 // format and architecture. The reader and writer here depend on nothing but the C++ standard
-// library, so the loader (infinirtModuleLoadFile), the packer (tools/infinirt-pack) and the
-// reader's fuzz test build the same code.
+// library and the format names of backends/common/module_formats.hpp, so the loader
+// (infinirtModuleLoadFile), the packer (tools/infinirt-pack) and the reader's fuzz test build the
+// same code.
 //
 // The reader never reads outside the bytes it is given: every offset and length is checked
 // against the buffer's size (without overflow) before it is used, and a file that fails a check is

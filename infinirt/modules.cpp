@@ -13,7 +13,7 @@ infiniStatus_t ModuleRecord::release(bool report) {
     infiniStatus_t st = INFINI_STATUS_SUCCESS;
     if (backend->table.module_unload != nullptr) {
         if (report) {
-            st = INFINIRT_CALL(backend, module_unload, device, device, native);
+            st = INFINIRT_DEVICE_CALL(backend, module_unload, device, native);
         } else {
             st = backend->table.module_unload(device, native);
             if (st != INFINI_STATUS_SUCCESS) {
@@ -124,21 +124,6 @@ infinirtModuleFormat_t sniffFormat(const void *data, size_t size, std::string &w
         return INFINIRT_MODULE_FORMAT_PTX;
     }
     return INFINIRT_MODULE_FORMAT_OPENCL_C;
-}
-
-const char *formatName(infinirtModuleFormat_t format) {
-    switch (format) {
-    case INFINIRT_MODULE_FORMAT_AUTO: return "AUTO";
-    case INFINIRT_MODULE_FORMAT_PTX: return "PTX";
-    case INFINIRT_MODULE_FORMAT_CUBIN: return "CUBIN";
-    case INFINIRT_MODULE_FORMAT_FATBIN: return "FATBIN";
-    case INFINIRT_MODULE_FORMAT_HSACO: return "HSACO";
-    case INFINIRT_MODULE_FORMAT_OPENCL_C: return "OPENCL_C";
-    case INFINIRT_MODULE_FORMAT_SPIRV: return "SPIRV";
-    case INFINIRT_MODULE_FORMAT_DEVICE_BINARY: return "DEVICE_BINARY";
-    case INFINIRT_MODULE_FORMAT_HOST_SO: return "HOST_SO";
-    }
-    return "unknown";
 }
 
 } // namespace infinirt

@@ -96,7 +96,5 @@ struct ModuleRefs {
 // The format of an image given as AUTO, from its first bytes; AUTO when it cannot tell (then
 // `why` says what it saw).
 infinirtModuleFormat_t sniffFormat(const void *data, size_t size, std::string &why);
-// "PTX", "OPENCL_C", ... for messages.
-const char *formatName(infinirtModuleFormat_t format);
 
 } // namespace infinirt

@@ -14,13 +14,13 @@ infiniStatus_t hostDirectCopy(void *dst, const PeerEnd &d, const void *src, cons
     const bool to_cpu = d.type == INFINI_DEVICE_CPU;
     const PeerEnd &cpu = to_cpu ? d : s;
     const PeerEnd &other = to_cpu ? s : d;
-    infiniStatus_t st = INFINIRT_CALL(cpu.backend, stream_synchronize, cpu.id, cpu.id, cpu_stream);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(cpu.backend, stream_synchronize, cpu.id, cpu_stream);
     if (st == INFINI_STATUS_SUCCESS) {
-        st = INFINIRT_CALL(other.backend, memcpy_async, other.id, other.id, dst, src, size,
-                           to_cpu ? INFINIRT_MEMCPY_D2H : INFINIRT_MEMCPY_H2D, other_stream);
+        st = INFINIRT_DEVICE_CALL(other.backend, memcpy_async, other.id, dst, src, size,
+                                  to_cpu ? INFINIRT_MEMCPY_D2H : INFINIRT_MEMCPY_H2D, other_stream);
     }
     if (st == INFINI_STATUS_SUCCESS) {
-        st = INFINIRT_CALL(other.backend, stream_synchronize, other.id, other.id, other_stream);
+        st = INFINIRT_DEVICE_CALL(other.backend, stream_synchronize, other.id, other_stream);
     }
     return st;
 }
@@ -29,7 +29,7 @@ infiniStatus_t hostDirectCopy(void *dst, const PeerEnd &d, const void *src, cons
 
 infiniStatus_t peerCopySync(void *dst, const PeerEnd &d, const void *src, const PeerEnd &s, size_t size) {
     if (d == s) {
-        return INFINIRT_CALL(s.backend, memcpy_sync, s.id, s.id, dst, src, size, INFINIRT_MEMCPY_D2D);
+        return INFINIRT_DEVICE_CALL(s.backend, memcpy_sync, s.id, dst, src, size, INFINIRT_MEMCPY_D2D);
     }
     if (peerCopyIsHostDirect(d, s)) {
         return hostDirectCopy(dst, d, src, s, size, nullptr, nullptr);
@@ -40,12 +40,12 @@ infiniStatus_t peerCopySync(void *dst, const PeerEnd &d, const void *src, const 
     }
     // One plugin, a direct copy on the source's default stream, after the destination's default
     // stream has drained (so a fill queued there earlier cannot land after the copy).
-    infiniStatus_t st = INFINIRT_CALL(d.backend, stream_synchronize, d.id, d.id, nullptr);
+    infiniStatus_t st = INFINIRT_DEVICE_CALL(d.backend, stream_synchronize, d.id, nullptr);
     if (st == INFINI_STATUS_SUCCESS) {
         st = INFINIRT_CALL(s.backend, memcpy_peer_async, s.id, d.id, dst, s.id, src, size, s.id, nullptr);
     }
     if (st == INFINI_STATUS_SUCCESS) {
-        st = INFINIRT_CALL(s.backend, stream_synchronize, s.id, s.id, nullptr);
+        st = INFINIRT_DEVICE_CALL(s.backend, stream_synchronize, s.id, nullptr);
     }
     return st;
 }
@@ -53,8 +53,7 @@ infiniStatus_t peerCopySync(void *dst, const PeerEnd &d, const void *src, const 
 infiniStatus_t peerCopyAsync(void *dst, const PeerEnd &d, const void *src, const PeerEnd &s, size_t size,
                              const StreamRef &r) {
     if (d == s) {
-        return INFINIRT_CALL(r.backend, memcpy_async, r.device, r.device, dst, src, size, INFINIRT_MEMCPY_D2D,
-                             r.native);
+        return INFINIRT_DEVICE_CALL(r.backend, memcpy_async, r.device, dst, src, size, INFINIRT_MEMCPY_D2D, r.native);
     }
     if (!peerCopyIsStaged(d, s)) {
         return INFINIRT_CALL(r.backend, memcpy_peer_async, r.device, d.id, dst, s.id, src, size, r.device, r.native);

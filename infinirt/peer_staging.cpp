@@ -51,7 +51,7 @@ infiniStatus_t takeBounce(const PeerEnd &host, BouncePair &pair) {
         }
     }
     for (int i = 0; i < 2; ++i) {
-        infiniStatus_t st = INFINIRT_CALL(host.backend, malloc_host, host.id, host.id, &pair.buffer[i], kStagingChunk);
+        infiniStatus_t st = INFINIRT_DEVICE_CALL(host.backend, malloc_host, host.id, &pair.buffer[i], kStagingChunk);
         if (st != INFINI_STATUS_SUCCESS) {
             if (i == 1) {
                 host.backend->table.free_host(host.id, pair.buffer[0]);
@@ -75,7 +75,8 @@ struct EventPair {
     explicit EventPair(const PeerEnd &e) : end(e) {}
     infiniStatus_t create() {
         for (void *&e : event) {
-            infiniStatus_t st = INFINIRT_CALL(end.backend, event_create, end.id, end.id, INFINIRT_EVENT_DISABLE_TIMING, &e);
+            infiniStatus_t st =
+                INFINIRT_DEVICE_CALL(end.backend, event_create, end.id, INFINIRT_EVENT_DISABLE_TIMING, &e);
             if (st != INFINI_STATUS_SUCCESS) {
                 return st;
             }
@@ -130,10 +131,10 @@ infiniStatus_t stagedCopy(void *dst, const PeerEnd &d, void *d_stream, const voi
     const char *from = static_cast<const char *>(src);
     char *to = static_cast<char *>(dst);
     auto read = [&](size_t k) {
-        infiniStatus_t r = INFINIRT_CALL(s.backend, memcpy_async, s.id, s.id, bounce.buffer[k % 2],
-                                         from + k * kStagingChunk, length(k), INFINIRT_MEMCPY_D2H, s_stream);
+        infiniStatus_t r = INFINIRT_DEVICE_CALL(s.backend, memcpy_async, s.id, bounce.buffer[k % 2],
+                                                from + k * kStagingChunk, length(k), INFINIRT_MEMCPY_D2H, s_stream);
         if (r == INFINI_STATUS_SUCCESS) {
-            r = INFINIRT_CALL(s.backend, event_record, s.id, s.id, read_done.event[k % 2], s_stream);
+            r = INFINIRT_DEVICE_CALL(s.backend, event_record, s.id, read_done.event[k % 2], s_stream);
         }
         return r;
     };
@@ -142,25 +143,25 @@ infiniStatus_t stagedCopy(void *dst, const PeerEnd &d, void *d_stream, const voi
         if (k + 1 < chunks) {
             // Chunk k+1 goes into the buffer chunk k-1 came through: wait until it was written.
             if (k >= 1) {
-                st = INFINIRT_CALL(d.backend, event_synchronize, d.id, d.id, write_done.event[(k + 1) % 2]);
+                st = INFINIRT_DEVICE_CALL(d.backend, event_synchronize, d.id, write_done.event[(k + 1) % 2]);
             }
             if (st == INFINI_STATUS_SUCCESS) {
                 st = read(k + 1);
             }
         }
         if (st == INFINI_STATUS_SUCCESS) {
-            st = INFINIRT_CALL(s.backend, event_synchronize, s.id, s.id, read_done.event[k % 2]);
+            st = INFINIRT_DEVICE_CALL(s.backend, event_synchronize, s.id, read_done.event[k % 2]);
         }
         if (st == INFINI_STATUS_SUCCESS) {
-            st = INFINIRT_CALL(d.backend, memcpy_async, d.id, d.id, to + k * kStagingChunk, bounce.buffer[k % 2],
-                               length(k), INFINIRT_MEMCPY_H2D, d_stream);
+            st = INFINIRT_DEVICE_CALL(d.backend, memcpy_async, d.id, to + k * kStagingChunk, bounce.buffer[k % 2],
+                                      length(k), INFINIRT_MEMCPY_H2D, d_stream);
         }
         if (st == INFINI_STATUS_SUCCESS) {
-            st = INFINIRT_CALL(d.backend, event_record, d.id, d.id, write_done.event[k % 2], d_stream);
+            st = INFINIRT_DEVICE_CALL(d.backend, event_record, d.id, write_done.event[k % 2], d_stream);
         }
     }
     if (st == INFINI_STATUS_SUCCESS) {
-        st = INFINIRT_CALL(d.backend, event_synchronize, d.id, d.id, write_done.event[(chunks - 1) % 2]);
+        st = INFINIRT_DEVICE_CALL(d.backend, event_synchronize, d.id, write_done.event[(chunks - 1) % 2]);
     } else {
         // Nothing queued may still use the buffers when they go back to the pool. Cleanup: the
         // failure already reported stays the thread's last error.

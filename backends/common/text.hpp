@@ -3,6 +3,8 @@
 #ifndef INFINIRT_COMMON_TEXT_HPP
 #define INFINIRT_COMMON_TEXT_HPP
 
+#include "common/module_formats.hpp" // moduleFormatName, for messages
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -67,22 +69,6 @@ inline std::string firstLines(const std::string &log, int max_lines, size_t max_
         out += (lines++ ? " | " : "") + line;
     }
     return out;
-}
-
-// "PTX", "OPENCL_C", ...: a module image format as messages name it (the enumerator's suffix).
-inline const char *moduleFormatName(infinirtModuleFormat_t format) noexcept {
-    switch (format) {
-    case INFINIRT_MODULE_FORMAT_AUTO: return "AUTO";
-    case INFINIRT_MODULE_FORMAT_PTX: return "PTX";
-    case INFINIRT_MODULE_FORMAT_CUBIN: return "CUBIN";
-    case INFINIRT_MODULE_FORMAT_FATBIN: return "FATBIN";
-    case INFINIRT_MODULE_FORMAT_HSACO: return "HSACO";
-    case INFINIRT_MODULE_FORMAT_OPENCL_C: return "OPENCL_C";
-    case INFINIRT_MODULE_FORMAT_SPIRV: return "SPIRV";
-    case INFINIRT_MODULE_FORMAT_DEVICE_BINARY: return "DEVICE_BINARY";
-    case INFINIRT_MODULE_FORMAT_HOST_SO: return "HOST_SO";
-    }
-    return "unknown";
 }
 
 } // namespace infinirt::common
