@@ -91,7 +91,7 @@ Fit judge(const modfile::Entry &e, const Target &t) {
     }
     int rank = 0;
     char why[256] = "";
-    const infiniStatus_t st = INFINIRT_CALL(t.backend, module_rank_image, t.id, t.id,
+    const infiniStatus_t st = INFINIRT_DEVICE_CALL(t.backend, module_rank_image, t.id,
                                             static_cast<infinirtModuleFormat_t>(fmt), e.arch.c_str(), &rank, why,
                                             sizeof why);
     if (st != INFINI_STATUS_SUCCESS) {

@@ -185,7 +185,7 @@ bool entryWrapped(Entry e) { return kWrapped[static_cast<int>(e)]; }
 const infinirtPluginTable_t &layerNext(int type) { return g_next[type]; }
 
 long layerThreadId() {
-    // A system call each time would cost about a microsecond per traced call.
+    // Asked once per thread: a system call on every traced call would dominate its cost.
     static thread_local const long id = static_cast<long>(syscall(SYS_gettid));
     return id;
 }
