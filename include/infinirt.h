@@ -554,6 +554,56 @@ __export infiniStatus_t infinirtPointerGetAttributes(infinirtPointerAttributes_t
  * Either output may be NULL (not both: NULL_POINTER). Thread-safe; never blocks on devices. */
 __export infiniStatus_t infinirtGetLiveAllocations(size_t *count, size_t *bytes);
 
+/* ---- Memory beyond malloc (extension; docs/memory.md) --------------------------------------
+ * Host registration: pins memory the program already has for `device`'s copies. The range is
+ * then infinirt memory of kind HOST (infinirtPointerGetAttributes: the registration's base and
+ * size) and takes the pinned path in copies; it stays the caller's memory (unregister before
+ * freeing it). Overlapping an existing registration or allocation, size 0, unknown flags and
+ * unregistering a pointer that is not the start of a registration are BAD_PARAM; NULL ptr is
+ * NULL_POINTER. NOT_IMPLEMENTED where the backend cannot pin (the detail says why). */
+#define INFINIRT_HOST_REGISTER_READ_ONLY 0x1u
+__export infiniStatus_t infinirtHostRegister(infiniDevice_t device, int device_id, void *ptr, size_t size,
+                                             uint32_t flags);
+__export infiniStatus_t infinirtHostUnregister(void *ptr);
+
+/* Virtual memory: reserve an address range once, create physical allocations, map them into the
+ * range (in any order) and grow it as needed. Mapped memory is infinirt memory: copies, memsets,
+ * kernels, infinirtPointerGetAttributes (kind DEVICE; base and size of the contiguous mapped range
+ * holding the pointer) and the validation layer treat it like infinirtMalloc memory, across the
+ * seams between physical allocations mapped side by side. Sizes and offsets are multiples of the
+ * device's minimum granularity (else BAD_PARAM). BAD_PARAM too: mapping over a mapped range,
+ * past the end of the physical allocation or outside a reservation of the physical allocation's
+ * device; unmapping a range that is not made of whole mappings; freeing a reservation that still
+ * has mappings, or one unknown or already freed. A released handle is INVALID_HANDLE; NULL
+ * pointers are NULL_POINTER. */
+typedef void *infinirtPhysicalMem_t; /* a loader handle, like streams */
+#define INFINIRT_MEM_CREATE_SHAREABLE 0x1u /* may be exported with infinirtIpcGetMemHandle */
+typedef enum { INFINIRT_MEM_GRANULARITY_MINIMUM = 0, INFINIRT_MEM_GRANULARITY_RECOMMENDED = 1 } infinirtMemGranularity_t;
+#define INFINIRT_MEM_ACCESS_NONE 0x0u
+#define INFINIRT_MEM_ACCESS_READ 0x1u
+#define INFINIRT_MEM_ACCESS_READWRITE 0x3u
+
+__export infiniStatus_t infinirtMemGetAllocationGranularity(size_t *granularity, infiniDevice_t device, int device_id,
+                                                            infinirtMemGranularity_t which);
+/* alignment 0: the minimum granularity; else a power of two. */
+__export infiniStatus_t infinirtMemAddressReserve(void **ptr, infiniDevice_t device, int device_id, size_t size,
+                                                  size_t alignment);
+/* The whole reservation: ptr and size as reserved. */
+__export infiniStatus_t infinirtMemAddressFree(void *ptr, size_t size);
+__export infiniStatus_t infinirtMemCreate(infinirtPhysicalMem_t *mem, infiniDevice_t device, int device_id, size_t size,
+                                          uint32_t flags);
+/* The handle stops validating at once; the memory goes at its last unmap (as CUDA does). */
+__export infiniStatus_t infinirtMemRelease(infinirtPhysicalMem_t mem);
+/* Maps [offset, offset + size) of mem at ptr, inside a reservation of the same device, and gives
+ * the owning device read-write access. */
+__export infiniStatus_t infinirtMemMap(void *ptr, size_t size, infinirtPhysicalMem_t mem, size_t offset);
+/* Waits for the owning device's queued work (and other devices' that used the range) first. */
+__export infiniStatus_t infinirtMemUnmap(void *ptr, size_t size);
+/* Access of (device, device_id), a device of the owner's backend, to a mapped range: one of the
+ * INFINIRT_MEM_ACCESS_ values (else BAD_PARAM). */
+__export infiniStatus_t infinirtMemSetAccess(void *ptr, size_t size, infiniDevice_t device, int device_id,
+                                             uint32_t access);
+
 /* Native handles (extension): the backend's own object behind a handle, for interop; it stays
  * infinirt's (do not destroy it). NULL native -> NULL_POINTER (checked first); then
  * INVALID_HANDLE for a bad handle, or the device checks; NOT_IMPLEMENTED where the backend has

@@ -95,7 +95,8 @@ typedef struct infinirtPluginTraits {
  *   FreePtr (memory released), OutMem (void **: memory created), OutGlobal / OutGlobalSize (a
  *   module global's address and size), Stream, Event, Graph, Exec, Module, Kernel (an object
  *   used), Out<Object> (void **: an object created), Destroy<Object> (an object destroyed),
- *   KernelArgs (const infinirtKernelArg_t *, its count the next Value).
+ *   KernelArgs (const infinirtKernelArg_t *, its count the next Value), Mapped / Unmapped (void *:
+ *   a range made memory / given back, its size the Size argument).
  * The groups below can also be expanded alone. Entries are only ever appended to the last one.
  *
  * The contract of each entry follows, group by group.
@@ -319,6 +320,49 @@ typedef struct infinirtPluginTraits {
       (P(Device, int, device), P(Value, infinirtModuleFormat_t, format), P(Skip, const char *, arch),            \
        P(Skip, int *, rank), P(Skip, char *, why), P(Skip, size_t, why_size)))
 
+/* ---- memory beyond malloc (all optional; NULL: NOT_IMPLEMENTED)
+ * The loader checks and records everything it can before these run (infinirt.h, "Memory beyond
+ * malloc"): devices, NULL pointers, flags, sizes and offsets against the minimum granularity,
+ * reservations, overlaps, handles; it keeps the records that make registered and mapped memory
+ * infinirt memory.
+ * host_register: pins [ptr, ptr + size) (size > 0) for the device's copies; flags are
+ *   INFINIRT_HOST_REGISTER_ flags. NOT_IMPLEMENTED with the reason where the device cannot.
+ * host_unregister: ptr is the start of a registration host_register made on `device`.
+ * mem_get_granularity: with the other mem_ entries, or none of them.
+ * mem_address_reserve: a range of `size` (a multiple of the minimum granularity) aligned to
+ *   `alignment` (a power of two, >= the minimum granularity), no memory behind it.
+ * mem_address_free: exactly a range mem_address_reserve gave, with nothing mapped in it.
+ * mem_create: a physical allocation of `size` bytes (the plugin's object in *mem); flags are
+ *   INFINIRT_MEM_CREATE_ flags.
+ * mem_release: a physical allocation no longer mapped anywhere.
+ * mem_map: [offset, offset + size) of `mem` (within it) at ptr, inside a reservation of `device`
+ *   and over no other mapping; the device gets read-write access.
+ * mem_unmap: a range of whole mappings of `device`; waits for the device's queued work first.
+ * mem_set_access: access (an INFINIRT_MEM_ACCESS_ value) of the plugin's device `accessor` to a
+ *   mapped range of `device`. */
+#define INFINIRT_PLUGIN_ENTRIES_MEMORY_MAPPING(X, P, c)                                                        \
+    X(c, host_register, HostRegister, hostRegister, infinirtHostRegister, COLD,                                  \
+      (P(Device, int, device), P(Skip, void *, ptr), P(Size, size_t, size), P(Value, uint32_t, flags)))          \
+    X(c, host_unregister, HostUnregister, hostUnregister, infinirtHostUnregister, COLD,                          \
+      (P(Device, int, device), P(Skip, void *, ptr)))                                                            \
+    X(c, mem_get_granularity, MemGetGranularity, memGetGranularity, infinirtMemGetAllocationGranularity, COLD,   \
+      (P(Device, int, device), P(Value, infinirtMemGranularity_t, which), P(Skip, size_t *, granularity)))       \
+    X(c, mem_address_reserve, MemAddressReserve, memAddressReserve, infinirtMemAddressReserve, COLD,             \
+      (P(Device, int, device), P(Skip, void **, ptr), P(Size, size_t, size), P(Value, size_t, alignment)))       \
+    X(c, mem_address_free, MemAddressFree, memAddressFree, infinirtMemAddressFree, COLD,                         \
+      (P(Device, int, device), P(Skip, void *, ptr), P(Size, size_t, size)))                                     \
+    X(c, mem_create, MemCreate, memCreate, infinirtMemCreate, COLD,                                              \
+      (P(Device, int, device), P(Skip, void **, mem), P(Size, size_t, size), P(Value, uint32_t, flags)))         \
+    X(c, mem_release, MemRelease, memRelease, infinirtMemRelease, COLD, (P(Device, int, device), P(Skip, void *, mem))) \
+    X(c, mem_map, MemMap, memMap, infinirtMemMap, COLD,                                                          \
+      (P(Device, int, device), P(Mapped, void *, ptr), P(Size, size_t, size), P(Skip, void *, mem),              \
+       P(Value, size_t, offset)))                                                                                \
+    X(c, mem_unmap, MemUnmap, memUnmap, infinirtMemUnmap, COLD,                                                  \
+      (P(Device, int, device), P(Unmapped, void *, ptr), P(Size, size_t, size)))                                 \
+    X(c, mem_set_access, MemSetAccess, memSetAccess, infinirtMemSetAccess, COLD,                                 \
+      (P(Device, int, device), P(Skip, void *, ptr), P(Size, size_t, size), P(Value, int, accessor),             \
+       P(Value, uint32_t, access)))
+
 #define INFINIRT_PLUGIN_ENTRIES(X, P, c)                                                                       \
     INFINIRT_PLUGIN_ENTRIES_DEVICES(X, P, c)                                                                     \
     INFINIRT_PLUGIN_ENTRIES_STREAMS_EVENTS(X, P, c)                                                              \
@@ -327,7 +371,8 @@ typedef struct infinirtPluginTraits {
     INFINIRT_PLUGIN_ENTRIES_NATIVE(X, P, c)                                                                      \
     INFINIRT_PLUGIN_ENTRIES_MODULES(X, P, c)                                                                     \
     INFINIRT_PLUGIN_ENTRIES_PEERS(X, P, c)                                                                       \
-    INFINIRT_PLUGIN_ENTRIES_LOADER(X, P, c)
+    INFINIRT_PLUGIN_ENTRIES_LOADER(X, P, c)                                                                      \
+    INFINIRT_PLUGIN_ENTRIES_MEMORY_MAPPING(X, P, c)
 
 /* The function types, infinirtPlugin<Type>Fn, and the table. */
 #define INFINIRT_PLUGIN_PARAM_DECL_(role, type, name) type name

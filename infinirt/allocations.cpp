@@ -1,5 +1,6 @@
 #include "allocations.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -82,11 +83,124 @@ void recordAllocation(const Allocation &a) {
     changed(t);
 }
 
-bool takeAllocation(void *ptr, infinirtMemoryKind_t kind, Allocation &taken, Allocation &found, bool &holds) {
+bool recordIfFree(const Allocation &a, Allocation &found) {
+    Table &t = table();
+    std::unique_lock<std::shared_mutex> lock(t.mutex);
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(a.base);
+    auto it = t.live.lower_bound(lo + a.size);
+    if (it != t.live.begin()) {
+        --it;
+        if (it->first + std::max<size_t>(it->second.size, 1) > lo) {
+            found = it->second;
+            return false;
+        }
+    }
+    t.live[lo] = a;
+    changed(t);
+    return true;
+}
+
+void recordMapped(void *base, size_t size, int type, int device, uintptr_t lo, uintptr_t hi) {
+    Table &t = table();
+    std::unique_lock<std::shared_mutex> lock(t.mutex);
+    Allocation a{base, size, type, device, INFINIRT_MEMORY_DEVICE, Origin::Mapped};
+    const uintptr_t b = reinterpret_cast<uintptr_t>(base);
+    auto joins = [&](const Allocation &n) {
+        return n.origin == Origin::Mapped && n.type == type && n.device == device;
+    };
+    auto merge_users = [&](const Allocation &n) {
+        for (int i = 0; i < INFINI_DEVICE_TYPE_COUNT; ++i) {
+            a.foreign_users[i] |= n.foreign_users[i];
+            a.foreign_all[i] = a.foreign_all[i] || n.foreign_all[i];
+        }
+    };
+    auto after = t.live.find(b + size);
+    if (b + size < hi && after != t.live.end() && joins(after->second)) {
+        a.size += after->second.size;
+        merge_users(after->second);
+        t.live.erase(after);
+    }
+    auto before = t.live.lower_bound(b);
+    if (b > lo && before != t.live.begin()) {
+        --before;
+        if (before->first + before->second.size == b && joins(before->second)) {
+            a.base = before->second.base;
+            a.size += before->second.size;
+            merge_users(before->second);
+            t.live.erase(before);
+        }
+    }
+    t.live[reinterpret_cast<uintptr_t>(a.base)] = a;
+    changed(t);
+}
+
+void removeMapped(void *base, size_t size) {
+    Table &t = table();
+    std::unique_lock<std::shared_mutex> lock(t.mutex);
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(base);
+    const uintptr_t hi = lo + size;
+    auto it = t.live.lower_bound(lo);
+    if (it != t.live.begin() && std::prev(it)->first + std::prev(it)->second.size > lo) {
+        --it;
+    }
+    while (it != t.live.end() && it->first < hi) {
+        const Allocation a = it->second;
+        if (a.origin != Origin::Mapped) {
+            ++it;
+            continue;
+        }
+        it = t.live.erase(it);
+        const uintptr_t a_lo = reinterpret_cast<uintptr_t>(a.base);
+        if (a_lo < lo) {
+            Allocation head = a;
+            head.size = lo - a_lo;
+            t.live[a_lo] = head;
+        }
+        if (a_lo + a.size > hi) {
+            Allocation tail = a;
+            tail.base = reinterpret_cast<void *>(hi);
+            tail.size = a_lo + a.size - hi;
+            t.live[hi] = tail;
+        }
+        it = t.live.upper_bound(a_lo);
+    }
+    changed(t);
+}
+
+bool mappedUsers(void *base, size_t size, Allocation &users) {
+    Table &t = table();
+    std::shared_lock<std::shared_mutex> lock(t.mutex);
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(base);
+    const uintptr_t hi = lo + size;
+    auto it = t.live.lower_bound(lo);
+    if (it != t.live.begin() && std::prev(it)->first + std::prev(it)->second.size > lo) {
+        --it;
+    }
+    bool any = false;
+    for (; it != t.live.end() && it->first < hi; ++it) {
+        const Allocation &a = it->second;
+        if (a.origin != Origin::Mapped) {
+            continue;
+        }
+        if (!any) {
+            users = a;
+            any = true;
+            continue;
+        }
+        for (int i = 0; i < INFINI_DEVICE_TYPE_COUNT; ++i) {
+            users.foreign_users[i] |= a.foreign_users[i];
+            users.foreign_all[i] = users.foreign_all[i] || a.foreign_all[i];
+        }
+    }
+    return any;
+}
+
+bool takeAllocation(void *ptr, infinirtMemoryKind_t kind, Origin origin, Allocation &taken, Allocation &found,
+                    bool &holds) {
     Table &t = table();
     std::unique_lock<std::shared_mutex> lock(t.mutex);
     auto it = t.live.find(reinterpret_cast<uintptr_t>(ptr));
-    if (it != t.live.end() && it->second.kind == kind) {
+    if (it != t.live.end() && it->second.kind == kind && it->second.origin == origin) {
         taken = it->second;
         t.live.erase(it);
         changed(t);
@@ -103,10 +217,13 @@ bool takeAllocation(void *ptr, infinirtMemoryKind_t kind, Allocation &taken, All
 void liveAllocationTotals(size_t &count, size_t &bytes) {
     Table &t = table();
     std::shared_lock<std::shared_mutex> lock(t.mutex);
-    count = t.live.size();
+    count = 0;
     bytes = 0;
     for (const auto &entry : t.live) {
-        bytes += entry.second.size;
+        if (entry.second.origin == Origin::Malloc) {
+            ++count;
+            bytes += entry.second.size;
+        }
     }
 }
 

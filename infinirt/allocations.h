@@ -15,12 +15,20 @@
 
 namespace infinirt {
 
+// How a recorded range became infinirt memory: which call gives it back.
+enum class Origin : uint8_t {
+    Malloc,     // infinirtMalloc, infinirtMallocHost, infinirtMallocAsync: the frees
+    Registered, // infinirtHostRegister: infinirtHostUnregister
+    Mapped,     // infinirtMemMap: infinirtMemUnmap (one record per contiguous mapped range)
+};
+
 struct Allocation {
     void *base = nullptr;
     size_t size = 0;
     int type = 0;
     int device = 0;
     infinirtMemoryKind_t kind = INFINIRT_MEMORY_UNKNOWN;
+    Origin origin = Origin::Malloc;
     // Devices other than the owner whose streams were handed this memory (copies, fills, kernel
     // arguments): bit `id` of foreign_users[type] for ids below 32; foreign_all[type] for a larger
     // id (every device of that type then counts). Free waits for them (api_memory.cpp).
@@ -43,11 +51,26 @@ struct Allocation {
 
 // Records a live allocation (also: puts back one whose release failed in the plugin).
 void recordAllocation(const Allocation &a);
-// Removes the allocation starting exactly at `ptr` if it has kind `kind`; false otherwise, with
-// `found` describing the allocation holding `ptr` if any (to explain the refusal).
-bool takeAllocation(void *ptr, infinirtMemoryKind_t kind, Allocation &taken, Allocation &found, bool &holds);
-// How many allocations are live, and their bytes.
+// Records `a` unless its range overlaps a recorded one: false then, with `found` that one.
+bool recordIfFree(const Allocation &a, Allocation &found);
+// Removes the allocation starting exactly at `ptr` if it has kind `kind` and origin `origin`;
+// false otherwise, with `found` describing the allocation holding `ptr` if any (to explain the
+// refusal).
+bool takeAllocation(void *ptr, infinirtMemoryKind_t kind, Origin origin, Allocation &taken, Allocation &found,
+                    bool &holds);
+// How many allocations of origin Malloc are live, and their bytes.
 void liveAllocationTotals(size_t &count, size_t &bytes);
+// Mapped memory (origin Mapped, kind DEVICE of (type, device)): [base, base + size), free in the
+// record, joins it, merged with the mapped records that touch it inside [lo, hi) (the
+// reservation), so that a range across the seam of two mappings is one allocation for range
+// checks, copies and attributes.
+void recordMapped(void *base, size_t size, int type, int device, uintptr_t lo, uintptr_t hi);
+// [base, base + size), which lies in mapped records, leaves them (the parts outside it stay, each
+// keeping the users noted on it).
+void removeMapped(void *base, size_t size);
+// The mapped records inside [base, base + size) merged into one description of their users
+// (foreign_users of all); false if none.
+bool mappedUsers(void *base, size_t size, Allocation &users);
 // The allocation holding `ptr` (base <= ptr < base + size); false if none.
 bool findAllocation(const void *ptr, Allocation &out);
 // Both at once, at one generation of the record (copies look up their two sides).
@@ -61,6 +84,9 @@ inline const Allocation *lookupAllocation(const void *ptr);
 inline void lookupAllocations(const void *a, const Allocation *&out_a, const void *b, const Allocation *&out_b);
 // Notes that a stream of (type, id) was handed memory of the live allocation at `base`.
 void noteForeignUser(const void *base, int type, int id);
+// Before memory of `a` is released: every device other than the owner whose streams were handed
+// it has finished its queued work (api_memory.cpp; the owner's is the plugin's to wait for).
+infiniStatus_t waitForOtherUsers(const char *function, const Allocation &a);
 
 // ---- the per-thread lookup cache (allocations.cpp) ----------------------------------------------
 

@@ -49,11 +49,17 @@ infiniStatus_t track(const char *function, Backend *b, int type, int id, void *p
 infiniStatus_t untrack(const char *function, void *ptr, infinirtMemoryKind_t kind, Allocation &a) {
     Allocation found;
     bool holds = false;
-    if (takeAllocation(ptr, kind, a, found, holds)) {
+    if (takeAllocation(ptr, kind, Origin::Malloc, a, found, holds)) {
         return INFINI_STATUS_SUCCESS;
     }
     if (!holds) {
         return fail(INFINI_STATUS_BAD_PARAM, "%s: %p was not allocated by infinirt or was already freed", function, ptr);
+    }
+    if (found.origin != Origin::Malloc) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: %p is %s (%p, %zu bytes) on %s:%d; use %s", function, ptr,
+                    found.origin == Origin::Mapped ? "mapped memory" : "registered host memory", found.base,
+                    found.size, typeName(found.type), found.device,
+                    found.origin == Origin::Mapped ? "infinirtMemUnmap" : "infinirtHostUnregister");
     }
     if (found.base != ptr) {
         return fail(INFINI_STATUS_BAD_PARAM, "%s: %p points inside the allocation at %p (%zu bytes); pass its start",
@@ -133,9 +139,9 @@ inline void noteUse(const Side &s, int type, int device) {
     }
 }
 
-// Before memory is released: every device other than the owner whose streams were handed it has
-// finished its queued work (the owner's is the plugin's free to wait for, as cudaFree does).
-infiniStatus_t waitForOtherUsers(const char *function, const Allocation &a) {
+} // namespace
+
+infiniStatus_t infinirt::waitForOtherUsers(const char *function, const Allocation &a) {
     for (int t = 0; t < kTypeCount; ++t) {
         Backend *b = g_registry.by_type[t];
         if (b == nullptr || (a.foreign_users[t] == 0 && !a.foreign_all[t])) {
@@ -152,6 +158,8 @@ infiniStatus_t waitForOtherUsers(const char *function, const Allocation &a) {
     }
     return INFINI_STATUS_SUCCESS;
 }
+
+namespace {
 
 // DEFAULT -> a concrete kind when infinirt knows both pointers; stays DEFAULT for the plugin to
 // resolve when one of them is memory infinirt did not allocate.

@@ -1,4 +1,4 @@
-// Loader handles for streams, events, graphs and graph execs.
+// Loader handles for streams, events, graphs, graph execs, modules, kernels and physical memory.
 //
 // A handle is not a pointer: it encodes a tag for its kind, a slot index and the slot's generation.
 // Slots live in chunks that are never freed, so validating any value -- a destroyed handle, a
@@ -17,7 +17,7 @@
 
 namespace infinirt {
 
-enum class HandleKind : uint8_t { Stream = 1, Event = 2, Graph = 3, Exec = 4, Module = 5, Kernel = 6 };
+enum class HandleKind : uint8_t { Stream = 1, Event = 2, Graph = 3, Exec = 4, Module = 5, Kernel = 6, PhysicalMem = 7 };
 
 struct CaptureGraph; // capture.h
 struct ModuleRefs;   // modules.h

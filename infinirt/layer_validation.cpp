@@ -84,6 +84,7 @@ const char *memoryKind(Entry e) {
     switch (e) {
     case Entry::malloc_host: return "pinned host memory";
     case Entry::malloc_async: return "stream-ordered device memory";
+    case Entry::mem_map: return "mapped device memory";
     default: return "device memory";
     }
 }
@@ -273,6 +274,79 @@ INFINIRT_COLD infiniStatus_t usedAfterDestroy(State &s, const LayerCall &c, Arg 
     return INFINI_STATUS_SUCCESS; // never seen: made before the layer, or by the loader itself
 }
 
+// Mapped memory: [base, base + size) of (type, device) joins the record, merged with mapped
+// neighbours of the same device that touch it, so that ranges across the seams between physical
+// allocations check like one allocation (as the loader's own record does). Caller holds the lock.
+void recordMapped(State &s, const LayerCall &c, uintptr_t base, size_t size) {
+    Memory m;
+    m.base = base;
+    m.size = size;
+    m.type = c.type;
+    m.device = c.device();
+    m.kind = Entry::mem_map;
+    m.created = origin(s, c.entry);
+    auto mergeable = [&](const Memory &n) {
+        return n.kind == Entry::mem_map && n.type == m.type && n.device == m.device;
+    };
+    auto after = s.memory.find(base + size);
+    if (after != s.memory.end() && mergeable(after->second)) {
+        m.size += after->second.size;
+        s.memory.erase(after);
+    }
+    auto before = s.memory.lower_bound(base);
+    if (before != s.memory.begin()) {
+        --before;
+        if (before->first + before->second.size == base && mergeable(before->second)) {
+            m.base = before->first;
+            m.size += before->second.size;
+            m.created = before->second.created;
+            s.memory.erase(before);
+        }
+    }
+    s.memory[m.base] = m;
+    forgetFreed(s, base, size);
+}
+
+// [base, base + size) is no longer mapped: cut out of the mapped records it lies in (the pieces
+// outside it stay), and remembered as freed. Caller holds the lock.
+void recordUnmapped(State &s, const LayerCall &c, uintptr_t base, size_t size) {
+    const uintptr_t end = base + size;
+    auto it = s.memory.lower_bound(base);
+    if (it != s.memory.begin() && std::prev(it)->first + std::prev(it)->second.size > base) {
+        --it;
+    }
+    while (it != s.memory.end() && it->first < end) {
+        const Memory m = it->second;
+        it = s.memory.erase(it);
+        if (m.kind != Entry::mem_map) {
+            s.memory[m.base] = m; // not mapped memory: left as it was
+            continue;
+        }
+        if (m.base < base) {
+            Memory head = m;
+            head.size = base - m.base;
+            s.memory[head.base] = head;
+        }
+        if (m.base + m.size > end) {
+            Memory tail = m;
+            tail.base = end;
+            tail.size = m.base + m.size - end;
+            s.memory[tail.base] = tail;
+        }
+        it = s.memory.upper_bound(m.base);
+    }
+    Memory gone;
+    gone.base = base;
+    gone.size = size;
+    gone.type = c.type;
+    gone.device = c.device();
+    gone.kind = Entry::mem_map;
+    s.freed.push_back(Freed{gone, origin(s, c.entry)});
+    if (s.freed.size() > kFreedRecord) {
+        s.freed.pop_front();
+    }
+}
+
 } // namespace
 
 void validationInit() { state(); }
@@ -402,6 +476,10 @@ void validateAfter(const LayerCall &c, infiniStatus_t st) {
             const uintptr_t size_at = static_cast<uintptr_t>(c.find(Arg::OutGlobalSize));
             forgetFreed(s, reinterpret_cast<uintptr_t>(*reinterpret_cast<void **>(v)),
                         size_at != 0 ? *reinterpret_cast<const size_t *>(size_at) : 1);
+        } else if (ok && role == Arg::Mapped) {
+            recordMapped(s, c, v, static_cast<size_t>(c.find(Arg::Size)));
+        } else if (ok && role == Arg::Unmapped) {
+            recordUnmapped(s, c, v, static_cast<size_t>(c.find(Arg::Size)));
         } else if (ok && role == Arg::FreePtr) {
             auto it = s.memory.find(v);
             if (it != s.memory.end()) {

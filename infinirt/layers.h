@@ -46,7 +46,9 @@ enum class Arg : uint8_t {
     Stream, Event, Graph, Exec, Module, Kernel,                // a plugin object in use
     OutStream, OutEvent, OutGraph, OutExec, OutModule, OutKernel, // void **: an object created
     DestroyStream, DestroyEvent, DestroyGraph, DestroyExec, DestroyModule, // an object destroyed
-    KernelArgs // const infinirtKernelArg_t *, its count in the following Value
+    KernelArgs, // const infinirtKernelArg_t *, its count in the following Value
+    Mapped,     // void *: a range made memory (mem_map), its size the entry's Size
+    Unmapped    // void *: a range given back (mem_unmap), its size the entry's Size
 };
 
 constexpr int kMaxArgs = 7;

@@ -112,6 +112,19 @@ NativeStatus nativeMemcpyPeerAsync(void *dst, int dst_device, void *dst_context,
 NativeStatus nativeLaunchKernel(const gpu::NativeLaunch &launch);
 NativeStatus nativeLaunchKernelEx(const gpu::NativeLaunch &launch);
 
+/* cuda_virtual_memory.cpp: registration and the VMM driver API (a physical allocation is its
+ * CUmemGenericAllocationHandle as void*) */
+NativeStatus nativeHostRegister(void *ptr, size_t size, bool read_only);
+NativeStatus nativeHostUnregister(void *ptr);
+NativeStatus nativeMemGranularity(size_t *granularity, int device, bool recommended);
+NativeStatus nativeMemAddressReserve(void **ptr, size_t size, size_t alignment);
+NativeStatus nativeMemAddressFree(void *ptr, size_t size);
+NativeStatus nativeMemCreate(void **mem, int device, size_t size, bool shareable);
+NativeStatus nativeMemRelease(void *mem);
+NativeStatus nativeMemMap(void *ptr, size_t size, void *mem, size_t offset);
+NativeStatus nativeMemUnmap(void *ptr, size_t size);
+NativeStatus nativeMemSetAccess(void *ptr, size_t size, int device, unsigned access);
+
 /* cuda_graph.cpp */
 NativeStatus nativeBeginCapture(void *s, int mode);
 NativeStatus nativeEndCapture(void *s, void **g);

@@ -88,7 +88,17 @@ namespace infinirt::cuda {
     X(cuFuncGetAttribute, 2020)                                                                                        \
     X(cuFuncSetAttribute, 9000)                                                                                        \
     X(cuLaunchKernel, 4000)                                                                                            \
-    X(cuLaunchKernelEx, 11060)
+    X(cuLaunchKernelEx, 11060)                                                                                         \
+    X(cuMemHostRegister, 6050)                                                                                         \
+    X(cuMemHostUnregister, 4000)                                                                                       \
+    X(cuMemGetAllocationGranularity, 10020)                                                                            \
+    X(cuMemAddressReserve, 10020)                                                                                      \
+    X(cuMemAddressFree, 10020)                                                                                         \
+    X(cuMemCreate, 10020)                                                                                              \
+    X(cuMemRelease, 10020)                                                                                             \
+    X(cuMemMap, 10020)                                                                                                 \
+    X(cuMemUnmap, 10020)                                                                                               \
+    X(cuMemSetAccess, 10020)
 
 /* Entry points of newer drivers than the plugin requires: NULL when the driver lacks them, and
  * every use checks. cuFuncGetParamInfo (12.4) gives kernels' parameter counts; the others (12.3,

@@ -34,6 +34,21 @@ infinirtPluginTable_t buildTable(const VendorApi &v) {
         INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_MODULES);
         t.module_rank_image = nullptr;
     }
+    /* Registration, virtual memory: each all or none. */
+    if (v.host_register.call == nullptr) {
+        t.host_register = nullptr;
+        t.host_unregister = nullptr;
+    }
+    if (v.mem_create.call == nullptr) {
+        t.mem_get_granularity = nullptr;
+        t.mem_address_reserve = nullptr;
+        t.mem_address_free = nullptr;
+        t.mem_create = nullptr;
+        t.mem_release = nullptr;
+        t.mem_map = nullptr;
+        t.mem_unmap = nullptr;
+        t.mem_set_access = nullptr;
+    }
     /* Peers: all or none. */
     if (v.can_access_peer.call == nullptr) {
         INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_PEERS);

@@ -210,6 +210,22 @@ struct VendorApi {
     int p2p_attr_performance_rank;
     NativeStatus peer_already_enabled; /* enable_peer_access's answer when it is: success for infinirt */
     NativeStatus peer_not_enabled;     /* disable_peer_access's answer when it is not: BAD_PARAM */
+
+    /* ---- memory beyond malloc (optional: host_register.call NULL leaves the registration entries
+     * NULL, mem_create.call NULL the virtual-memory ones) ----
+     * Over the bound context. A physical allocation is the vendor's handle as void*; `device` is a
+     * plugin device index; `access` an INFINIRT_MEM_ACCESS_ value. */
+    Entry<NativeStatus (*)(void *ptr, size_t size, bool read_only)> host_register; /* portable: every context */
+    Entry<NativeStatus (*)(void *ptr)> host_unregister;
+    Entry<NativeStatus (*)(size_t *granularity, int device, bool recommended)> mem_granularity;
+    Entry<NativeStatus (*)(void **ptr, size_t size, size_t alignment)> mem_address_reserve;
+    Entry<NativeStatus (*)(void *ptr, size_t size)> mem_address_free;
+    /* shareable: exportable as a POSIX file descriptor. */
+    Entry<NativeStatus (*)(void **mem, int device, size_t size, bool shareable)> mem_create;
+    Entry<NativeStatus (*)(void *mem)> mem_release;
+    Entry<NativeStatus (*)(void *ptr, size_t size, void *mem, size_t offset)> mem_map;
+    Entry<NativeStatus (*)(void *ptr, size_t size)> mem_unmap;
+    Entry<NativeStatus (*)(void *ptr, size_t size, int device, unsigned access)> mem_set_access;
 };
 
 /* Installs `vendor` for the life of the process (static storage) and returns the plugin table

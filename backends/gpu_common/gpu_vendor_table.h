@@ -115,7 +115,19 @@
     /* HIP cannot tell a module function's parameter count: NUM_PARAMS is -1. */                                   \
     X(PICK, function_param_count, nativeFunctionParamCount, "cuFuncGetParamInfo")                                  \
     /* HIP 5.2 has no module-level cooperative or cluster launch: those answer NOT_IMPLEMENTED. */                 \
-    X(PICK, launch_kernel_ex, nativeLaunchKernelEx, "cuLaunchKernelEx")
+    X(PICK, launch_kernel_ex, nativeLaunchKernelEx, "cuLaunchKernelEx")                                            \
+    /* Registration and virtual memory: hip's native API table does not declare hipHostRegister and the hipMem*  \
+     * virtual-memory calls yet; without them the entries are NULL (NOT_IMPLEMENTED). */                          \
+    X(PICK, host_register, nativeHostRegister, "cuMemHostRegister_v2")                                             \
+    X(PICK, host_unregister, nativeHostUnregister, "cuMemHostUnregister")                                          \
+    X(PICK, mem_granularity, nativeMemGranularity, "cuMemGetAllocationGranularity")                                \
+    X(PICK, mem_address_reserve, nativeMemAddressReserve, "cuMemAddressReserve")                                   \
+    X(PICK, mem_address_free, nativeMemAddressFree, "cuMemAddressFree")                                            \
+    X(PICK, mem_create, nativeMemCreate, "cuMemCreate")                                                            \
+    X(PICK, mem_release, nativeMemRelease, "cuMemRelease")                                                         \
+    X(PICK, mem_map, nativeMemMap, "cuMemMap")                                                                     \
+    X(PICK, mem_unmap, nativeMemUnmap, "cuMemUnmap")                                                               \
+    X(PICK, mem_set_access, nativeMemSetAccess, "cuMemSetAccess")
 
 #define INFINIRT_GPU_SET_VALUE(PICK, field, cuda, hip) table.field = PICK(cuda, hip);
 #define INFINIRT_GPU_SET_ENTRY(PICK, field, converter, cuda, hip) table.field = {converter, PICK(cuda, hip)};

@@ -20,7 +20,10 @@ const infinirtPluginTable_t kTable = [] {
                             Entry::stream_begin_capture, Entry::stream_end_capture, Entry::graph_destroy,
                             Entry::graph_instantiate, Entry::graph_exec_destroy, Entry::graph_launch,
                             Entry::stream_get_native, Entry::event_get_native, Entry::device_get_native_context,
-                            Entry::pointer_get_attributes>);
+                            Entry::pointer_get_attributes, Entry::host_register, Entry::host_unregister,
+                            Entry::mem_get_granularity, Entry::mem_address_reserve, Entry::mem_address_free,
+                            Entry::mem_create, Entry::mem_release, Entry::mem_map, Entry::mem_unmap,
+                            Entry::mem_set_access>);
     return t;
 }();
 

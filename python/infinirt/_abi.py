@@ -124,6 +124,11 @@ class MemoryKind(enum.IntEnum):
     HOST = 3
 
 
+class MemGranularity(enum.IntEnum):
+    MINIMUM = 0
+    RECOMMENDED = 1
+
+
 class ModuleFormat(enum.IntEnum):
     AUTO = 0
     PTX = 1
@@ -178,6 +183,7 @@ ENUMS = {
     "infinirtStreamCaptureMode_t": (StreamCaptureMode, "INFINIRT_STREAM_CAPTURE_MODE_"),
     "infinirtBackendState_t": (BackendState, "INFINIRT_BACKEND_"),
     "infinirtMemoryKind_t": (MemoryKind, "INFINIRT_MEMORY_"),
+    "infinirtMemGranularity_t": (MemGranularity, "INFINIRT_MEM_GRANULARITY_"),
     "infinirtDeviceKind_t": (DeviceKind, "INFINIRT_DEVICE_KIND_"),
     "infinirtModuleFormat_t": (ModuleFormat, "INFINIRT_MODULE_FORMAT_"),
     "infinirtKernelAttribute_t": (KernelAttribute, "INFINIRT_KERNEL_ATTR_"),
@@ -187,7 +193,19 @@ ENUMS = {
 
 # #define constants
 LAUNCH_COOPERATIVE = 0x1
-DEFINES = {"INFINIRT_LAUNCH_COOPERATIVE": LAUNCH_COOPERATIVE}
+HOST_REGISTER_READ_ONLY = 0x1
+MEM_CREATE_SHAREABLE = 0x1
+MEM_ACCESS_NONE = 0x0
+MEM_ACCESS_READ = 0x1
+MEM_ACCESS_READWRITE = 0x3
+DEFINES = {
+    "INFINIRT_LAUNCH_COOPERATIVE": LAUNCH_COOPERATIVE,
+    "INFINIRT_HOST_REGISTER_READ_ONLY": HOST_REGISTER_READ_ONLY,
+    "INFINIRT_MEM_CREATE_SHAREABLE": MEM_CREATE_SHAREABLE,
+    "INFINIRT_MEM_ACCESS_NONE": MEM_ACCESS_NONE,
+    "INFINIRT_MEM_ACCESS_READ": MEM_ACCESS_READ,
+    "INFINIRT_MEM_ACCESS_READWRITE": MEM_ACCESS_READWRITE,
+}
 
 # A C enum is an int on every ABI infinirt builds for.
 c_enum = c_int
@@ -359,6 +377,16 @@ FUNCTIONS = {
     "infinirtStreamGetDevice": (_st, [_vp, _p(c_enum), _p(c_int)]),
     "infinirtPointerGetAttributes": (_st, [_p(PointerAttributes), _vp]),
     "infinirtGetLiveAllocations": (_st, [_p(c_size_t), _p(c_size_t)]),
+    "infinirtHostRegister": (_st, [c_enum, c_int, _vp, c_size_t, c_uint32]),
+    "infinirtHostUnregister": (_st, [_vp]),
+    "infinirtMemGetAllocationGranularity": (_st, [_p(c_size_t), c_enum, c_int, c_enum]),
+    "infinirtMemAddressReserve": (_st, [_pvp, c_enum, c_int, c_size_t, c_size_t]),
+    "infinirtMemAddressFree": (_st, [_vp, c_size_t]),
+    "infinirtMemCreate": (_st, [_pvp, c_enum, c_int, c_size_t, c_uint32]),
+    "infinirtMemRelease": (_st, [_vp]),
+    "infinirtMemMap": (_st, [_vp, c_size_t, _vp, c_size_t]),
+    "infinirtMemUnmap": (_st, [_vp, c_size_t]),
+    "infinirtMemSetAccess": (_st, [_vp, c_size_t, c_enum, c_int, c_uint32]),
     "infinirtStreamGetNativeHandle": (_st, [_vp, _pvp]),
     "infinirtEventGetNativeHandle": (_st, [_vp, _pvp]),
     "infinirtDeviceGetNativeContext": (_st, [c_enum, c_int, _pvp]),
