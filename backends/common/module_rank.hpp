@@ -36,6 +36,15 @@ __attribute__((format(printf, 4, 5))) inline infiniStatus_t imageUnfit(int *rank
     return INFINI_STATUS_SUCCESS;
 }
 
+// The device's properties, from the plugin's own get_device_properties (`get`), for rules that
+// compare an image's architecture with the device's.
+inline infiniStatus_t deviceProperties(infinirtPluginGetDevicePropertiesFn *get, int device,
+                                       infinirtDeviceProperties_t &props) {
+    props = infinirtDeviceProperties_t{};
+    props.struct_size = sizeof props;
+    return get(device, &props);
+}
+
 // An image for "any" device: one built for no particular architecture.
 inline bool imageForAnyDevice(const char *arch) noexcept { return std::strcmp(arch, "any") == 0; }
 

@@ -6,11 +6,8 @@
 //   backend header:   INFINIRT_COMMON_DECLARE_ENTRIES();        (every entry, by its impl name)
 //   at global scope:  INFINIRT_COMMON_HOT_ENTRIES(infinirt::cpu); (the HOT ones' guards, below)
 //   plugin file:
-//     const infinirtPluginTable_t kTable = [] {
-//         infinirtPluginTable_t t = common::tableHeader("cpu", INFINI_DEVICE_CPU);
-//         INFINIRT_COMMON_FILL_ENTRIES(t, common::LeftNull<common::Entry::graph_launch, ...>);
-//         return t;
-//     }();
+//     const infinirtPluginTable_t kTable =
+//         INFINIRT_COMMON_TABLE("cpu", INFINI_DEVICE_CPU, common::LeftNull<common::Entry::graph_launch, ...>);
 //     INFINIRT_COMMON_DEFINE_PLUGIN_ENTRY(kTable)
 // and defines each entry it fills. So a new entry is written once in the list, then implemented
 // (or named in LeftNull) by each backend; one neither defined nor left NULL fails the link.
@@ -34,6 +31,15 @@ inline infinirtPluginTable_t tableHeader(const char *name, infiniDevice_t device
     t.name = name;
     t.device_type = device_type;
     return t;
+}
+
+// get_plugin_traits's answer: the staging rank and the native error names (static storage).
+inline infiniStatus_t reportTraits(infinirtPluginTraits_t *traits, int host_staging_rank, const char *out_of_memory,
+                                   const char *failure) noexcept {
+    traits->host_staging_rank = host_staging_rank;
+    traits->native_out_of_memory_error = out_of_memory;
+    traits->native_failure_error = failure;
+    return INFINI_STATUS_SUCCESS;
 }
 
 // Every entry of the plugin table, in table order.
@@ -71,6 +77,14 @@ struct LeftNull {
     [](infinirtPluginTable_t &table, auto left_null) {                                                       \
         INFINIRT_PLUGIN_ENTRIES(INFINIRT_COMMON_FILL_ENTRY_, ~, left_null)                                   \
     }((t), __VA_ARGS__{})
+
+// A whole table: the header (name, device type) and every entry but those of the LeftNull<...>.
+#define INFINIRT_COMMON_TABLE(name, device_type, ...)                                                        \
+    [] {                                                                                                     \
+        infinirtPluginTable_t table_ = ::infinirt::common::tableHeader((name), (device_type));              \
+        INFINIRT_COMMON_FILL_ENTRIES(table_, __VA_ARGS__);                                                   \
+        return table_;                                                                                       \
+    }()
 
 // Sets every entry of one group of the list (INFINIRT_PLUGIN_ENTRIES_MODULES, ...) to NULL, for
 // a group that is all or none.

@@ -11,18 +11,15 @@ namespace {
 
 using common::Entry;
 
-const infinirtPluginTable_t kTable = [] {
-    infinirtPluginTable_t t = common::tableHeader("cpu", INFINI_DEVICE_CPU);
-    // Left NULL on purpose: graphs (the loader records and replays), native handles (there is no
-    // native object), resource snapshots and pointer attributes (the loader knows our blocks), and
-    // the traits (the defaults are the cpu's: ordinary host memory, errno names).
-    INFINIRT_COMMON_FILL_ENTRIES(t, common::LeftNull<Entry::get_resource_snapshot, Entry::stream_begin_capture, Entry::stream_end_capture,
-                                    Entry::graph_destroy, Entry::graph_instantiate, Entry::graph_exec_destroy,
-                                    Entry::graph_launch, Entry::stream_get_native, Entry::event_get_native,
-                                    Entry::device_get_native_context, Entry::pointer_get_attributes,
-                                    Entry::get_plugin_traits>);
-    return t;
-}();
+// Left NULL on purpose: graphs (the loader records and replays), native handles (there is no
+// native object), resource snapshots and pointer attributes (the loader knows our blocks), and
+// the traits (the defaults are the cpu's: ordinary host memory, errno names).
+const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
+    "cpu", INFINI_DEVICE_CPU,
+    common::LeftNull<Entry::get_resource_snapshot, Entry::stream_begin_capture, Entry::stream_end_capture,
+                     Entry::graph_destroy, Entry::graph_instantiate, Entry::graph_exec_destroy, Entry::graph_launch,
+                     Entry::stream_get_native, Entry::event_get_native, Entry::device_get_native_context,
+                     Entry::pointer_get_attributes, Entry::get_plugin_traits>);
 
 } // namespace
 } // namespace infinirt::cpu

@@ -7,6 +7,7 @@
 #define INFINIRT_CUDA_BACKEND_H
 
 #include "../gpu_common/gpu_backend.h"
+#include "../gpu_common/gpu_vendor_table.h"
 #include "cuda_native_api.h"
 
 #include <cstdint>
@@ -58,80 +59,11 @@ NativeStatus nativeDeviceName(char *name, int capacity, int device);
 NativeStatus nativeDeviceTotalMemory(size_t *bytes, int device);
 NativeStatus nativeDeviceUuid(unsigned char bytes[16], int device);
 NativeStatus nativeDevicePciBusId(char *bus, int capacity, int device);
-NativeStatus nativeDeviceSynchronize();
-NativeStatus nativeMemGetInfo(size_t *free_bytes, size_t *total_bytes);
-NativeStatus nativePoolReserved(int device, uint64_t *bytes);
 
-/* cuda_stream.cpp */
-NativeStatus nativeStreamCreate(void **s, unsigned flags);
-NativeStatus nativeStreamDestroy(void *s);
-NativeStatus nativeStreamSynchronize(void *s);
-NativeStatus nativeStreamQuery(void *s);
-NativeStatus nativeStreamWaitEvent(void *s, void *e);
-NativeStatus nativeStreamWaitEventInCapture(void *s, void *e);
-NativeStatus nativeStreamIsCapturing(void *s, bool *capturing);
-
-/* cuda_event.cpp */
-NativeStatus nativeEventCreate(void **e, unsigned flags);
-NativeStatus nativeEventDestroy(void *e);
-NativeStatus nativeEventRecord(void *e, void *s);
-NativeStatus nativeEventRecordInCapture(void *e, void *s);
-NativeStatus nativeEventQuery(void *e);
-NativeStatus nativeEventSynchronize(void *e);
-NativeStatus nativeEventElapsedTime(float *ms, void *start, void *end);
-
-/* cuda_memory.cpp */
-NativeStatus nativeMallocDevice(void **p, size_t size);
-NativeStatus nativeFreeDevice(void *p);
-NativeStatus nativeMallocHost(void **p, size_t size);
-NativeStatus nativeFreeHost(void *p);
-NativeStatus nativeMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, void *s);
-NativeStatus nativeMemsetAsync(void *p, int value, size_t count, void *s);
-NativeStatus nativeMallocAsync(void **p, size_t size, void *s);
-NativeStatus nativeFreeAsync(void *p, void *s);
-
-/* cuda_module.cpp: the module_load entry and the module and kernel converters */
-NativeStatus nativeModuleUnload(void *module);
-NativeStatus nativeModuleGetFunction(void **function, void *module, const char *name);
-NativeStatus nativeModuleGetGlobal(void **ptr, size_t *size, void *module, const char *name);
-NativeStatus nativeModuleListFunctions(void *module, char *text, size_t capacity);
-NativeStatus nativeFunctionGetAttribute(int *value, int attr, void *function);
-NativeStatus nativeFunctionSetAttribute(void *function, int attr, int value);
-NativeStatus nativeFunctionParamCount(void *function, int *count);
-NativeStatus nativeDeviceGetAttribute(int *value, int attr, int device);
-
-/* cuda_peer.cpp */
-NativeStatus nativeCanAccessPeer(int *can_access, int device, int peer);
-NativeStatus nativePeerAttribute(int *value, int attr, int device, int peer);
-NativeStatus nativeEnablePeerAccess(int peer, void *peer_context);
-NativeStatus nativeDisablePeerAccess(int peer, void *peer_context);
-NativeStatus nativeMemcpyPeerAsync(void *dst, int dst_device, void *dst_context, const void *src, int src_device,
-                             void *src_context, size_t size, void *s);
-
-/* cuda_launch.cpp */
-NativeStatus nativeLaunchKernel(const gpu::NativeLaunch &launch);
-NativeStatus nativeLaunchKernelEx(const gpu::NativeLaunch &launch);
-
-/* cuda_virtual_memory.cpp: registration and the VMM driver API (a physical allocation is its
- * CUmemGenericAllocationHandle as void*) */
-NativeStatus nativeHostRegister(void *ptr, size_t size, bool read_only);
-NativeStatus nativeHostUnregister(void *ptr);
-NativeStatus nativeMemGranularity(size_t *granularity, int device, bool recommended);
-NativeStatus nativeMemAddressReserve(void **ptr, size_t size, size_t alignment);
-NativeStatus nativeMemAddressFree(void *ptr, size_t size);
-NativeStatus nativeMemCreate(void **mem, int device, size_t size, bool shareable);
-NativeStatus nativeMemRelease(void *mem);
-NativeStatus nativeMemMap(void *ptr, size_t size, void *mem, size_t offset);
-NativeStatus nativeMemUnmap(void *ptr, size_t size);
-NativeStatus nativeMemSetAccess(void *ptr, size_t size, int device, unsigned access);
-
-/* cuda_graph.cpp */
-NativeStatus nativeBeginCapture(void *s, int mode);
-NativeStatus nativeEndCapture(void *s, void **g);
-NativeStatus nativeGraphDestroy(void *g);
-NativeStatus nativeGraphInstantiate(void **exec, void *g);
-NativeStatus nativeGraphExecDestroy(void *exec);
-NativeStatus nativeGraphLaunch(void *exec, void *s);
+/* The converters of the vendor table's rows (gpu_vendor_table.h), each declared with its field's
+ * type and defined in the cuda_<area>.cpp of its area (stream, event, memory, module, launch, graph,
+ * peer, virtual_memory). */
+INFINIRT_GPU_DECLARE_CONVERTERS();
 
 } // namespace infinirt::cuda
 

@@ -454,9 +454,8 @@ int smNumber(const std::string &arch) {
  * architecture, or PTX newer than the device, never loads. */
 infiniStatus_t moduleRankImage(int device, infinirtModuleFormat_t format, const char *arch_text, int *rank, char *why,
                                size_t why_size) {
-    infinirtDeviceProperties_t p{};
-    p.struct_size = sizeof p;
-    const infiniStatus_t st = getDeviceProperties(device, &p);
+    infinirtDeviceProperties_t p;
+    const infiniStatus_t st = common::deviceProperties(getDeviceProperties, device, p);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }

@@ -29,10 +29,7 @@ infiniStatus_t getPluginTraits(infinirtPluginTraits_t *traits) {
                       vendorTable().out_of_memory);
         std::snprintf(failure, sizeof failure, "%s (%d)", vendorTable().error_name(vendorTable().failure), vendorTable().failure);
     });
-    traits->host_staging_rank = 2; /* page-locked host memory, reached by DMA */
-    traits->native_out_of_memory_error = out_of_memory;
-    traits->native_failure_error = failure;
-    return INFINI_STATUS_SUCCESS;
+    return common::reportTraits(traits, 2 /* page-locked host memory, reached by DMA */, out_of_memory, failure);
 }
 
 } // namespace infinirt::gpu

@@ -18,6 +18,9 @@
 
 #include "gpu_backend.h"
 
+#include <type_traits>
+#include <utility>
+
 #define INFINIRT_GPU_PICK_CUDA(cuda, hip) cuda
 #define INFINIRT_GPU_PICK_HIP(cuda, hip) hip
 
@@ -194,5 +197,13 @@
         INFINIRT_GPU_PROPERTY_ATTRIBUTES(INFINIRT_GPU_SET_ATTRIBUTE, PICK)                                         \
         return source;                                                                                             \
     }()
+
+/* Declares, in the vendor's namespace, every converter the rows name, with its field's type (a
+ * vendor without a CUDA-only entry declares it and never defines it). */
+#define INFINIRT_GPU_DECLARE_CONVERTER(PICK, field, converter, ...)                                               \
+    std::remove_pointer_t<decltype(std::declval<::infinirt::gpu::VendorApi &>().field.call)> converter;
+#define INFINIRT_GPU_DECLARE_CONVERTERS()                                                                          \
+    INFINIRT_GPU_VENDOR_ENTRIES(INFINIRT_GPU_DECLARE_CONVERTER, ~)                                                 \
+    INFINIRT_GPU_CUDA_ONLY_ENTRIES(INFINIRT_GPU_DECLARE_CONVERTER, ~) static_assert(true, "")
 
 #endif

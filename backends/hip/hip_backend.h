@@ -7,6 +7,7 @@
 #define INFINIRT_HIP_BACKEND_H
 
 #include "../gpu_common/gpu_backend.h"
+#include "../gpu_common/gpu_vendor_table.h"
 #include "hip_native_api.h"
 
 #include <cstdint>
@@ -53,60 +54,11 @@ NativeStatus nativeDeviceName(char *name, int capacity, int device);
 NativeStatus nativeDeviceTotalMemory(size_t *bytes, int device);
 NativeStatus nativeDeviceUuid(unsigned char bytes[16], int device);
 NativeStatus nativeDevicePciBusId(char *bus, int capacity, int device);
-NativeStatus nativeDeviceSynchronize();
-NativeStatus nativeMemGetInfo(size_t *free_bytes, size_t *total_bytes);
-NativeStatus nativePoolReserved(int device, uint64_t *bytes);
 
-/* hip_stream.cpp */
-NativeStatus nativeStreamCreate(void **s, unsigned flags);
-NativeStatus nativeStreamDestroy(void *s);
-NativeStatus nativeStreamSynchronize(void *s);
-NativeStatus nativeStreamQuery(void *s);
-NativeStatus nativeStreamWaitEvent(void *s, void *e);
-
-/* hip_event.cpp */
-NativeStatus nativeEventCreate(void **e, unsigned flags);
-NativeStatus nativeEventDestroy(void *e);
-NativeStatus nativeEventRecord(void *e, void *s);
-NativeStatus nativeEventQuery(void *e);
-NativeStatus nativeEventSynchronize(void *e);
-NativeStatus nativeEventElapsedTime(float *ms, void *start, void *end);
-
-/* hip_memory.cpp */
-NativeStatus nativeMallocDevice(void **p, size_t size);
-NativeStatus nativeFreeDevice(void *p);
-NativeStatus nativeMallocHost(void **p, size_t size);
-NativeStatus nativeFreeHost(void *p);
-NativeStatus nativeMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, void *s);
-NativeStatus nativeMemsetAsync(void *p, int value, size_t count, void *s);
-NativeStatus nativeMallocAsync(void **p, size_t size, void *s);
-NativeStatus nativeFreeAsync(void *p, void *s);
-
-/* hip_module.cpp: the module_load entry and the module and kernel converters */
-NativeStatus nativeModuleUnload(void *module);
-NativeStatus nativeModuleGetFunction(void **function, void *module, const char *name);
-NativeStatus nativeModuleGetGlobal(void **ptr, size_t *size, void *module, const char *name);
-NativeStatus nativeFunctionGetAttribute(int *value, int attr, void *function);
-NativeStatus nativeDeviceGetAttribute(int *value, int attr, int device);
-
-/* hip_launch.cpp */
-NativeStatus nativeLaunchKernel(const gpu::NativeLaunch &launch);
-
-/* hip_graph.cpp */
-NativeStatus nativeBeginCapture(void *s, int mode);
-NativeStatus nativeEndCapture(void *s, void **g);
-NativeStatus nativeGraphDestroy(void *g);
-NativeStatus nativeGraphInstantiate(void **exec, void *g);
-NativeStatus nativeGraphExecDestroy(void *exec);
-NativeStatus nativeGraphLaunch(void *exec, void *s);
-
-/* hip_peer.cpp */
-NativeStatus nativeCanAccessPeer(int *can_access, int device, int peer);
-NativeStatus nativePeerAttribute(int *value, int attr, int device, int peer);
-NativeStatus nativeEnablePeerAccess(int peer, void *peer_context);
-NativeStatus nativeDisablePeerAccess(int peer, void *peer_context);
-NativeStatus nativeMemcpyPeerAsync(void *dst, int dst_device, void *dst_context, const void *src, int src_device,
-                             void *src_context, size_t size, void *s);
+/* The converters of the vendor table's rows (gpu_vendor_table.h), each declared with its field's
+ * type and defined in the hip_<area>.cpp of its area (stream, event, memory, module, launch, graph,
+ * peer). */
+INFINIRT_GPU_DECLARE_CONVERTERS();
 
 } // namespace infinirt::hip
 

@@ -5,6 +5,7 @@
 #include <CL/cl_ext.h>
 
 #include "common/native_errors.hpp"
+#include "common/plugin_table.hpp"
 
 #include <cstdarg>
 #include <cstdio>
@@ -92,10 +93,7 @@ INFINIRT_COMMON_DEFINE_NATIVE_ERRORS(cl_int, kErrorTable, " ")
 // Buffers of CL_MEM_ALLOC_HOST_PTR memory the device maps stage copies better than ordinary memory,
 // not as well as a vendor GPU's page-locked memory (rank 1).
 infiniStatus_t getPluginTraits(infinirtPluginTraits_t *traits) {
-    traits->host_staging_rank = 1;
-    traits->native_out_of_memory_error = "CL_MEM_OBJECT_ALLOCATION_FAILURE (-4)";
-    traits->native_failure_error = "CL_OUT_OF_RESOURCES (-5)";
-    return INFINI_STATUS_SUCCESS;
+    return common::reportTraits(traits, 1, "CL_MEM_OBJECT_ALLOCATION_FAILURE (-4)", "CL_OUT_OF_RESOURCES (-5)");
 }
 
 } // namespace infinirt::opencl

@@ -667,9 +667,8 @@ infiniStatus_t moduleRankImage(int device, infinirtModuleFormat_t format, const 
         return common::imageUnfit(rank, why, why_size, "the opencl backend loads OPENCL_C, SPIRV and DEVICE_BINARY, not %s",
                                   common::moduleFormatName(format));
     }
-    infinirtDeviceProperties_t p{};
-    p.struct_size = sizeof p;
-    const infiniStatus_t st = getDeviceProperties(device, &p);
+    infinirtDeviceProperties_t p;
+    const infiniStatus_t st = common::deviceProperties(getDeviceProperties, device, p);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }

@@ -10,22 +10,20 @@ namespace {
 
 using common::Entry;
 
-const infinirtPluginTable_t kTable = [] {
-    infinirtPluginTable_t t = common::tableHeader("opencl", INFINI_DEVICE_OPENCL);
-    // Left NULL: set_device (no per-thread native state), resource snapshots and pointer
-    // attributes; graphs (the loader records the calls made on a capturing stream and replays them
-    // through the entries, which is all OpenCL could offer natively); memcpy_peer_async and
-    // stream_wait_peer_event (the loader stages copies between two devices and waits on the host
-    // for another device's event); virtual memory but its granularity, which says why OpenCL has
-    // none (opencl_host_memory.cpp).
-    INFINIRT_COMMON_FILL_ENTRIES(t, common::LeftNull<Entry::set_device, Entry::get_resource_snapshot, Entry::stream_begin_capture,
-                                    Entry::stream_end_capture, Entry::graph_destroy, Entry::graph_instantiate,
-                                    Entry::graph_exec_destroy, Entry::graph_launch, Entry::pointer_get_attributes,
-                                    Entry::memcpy_peer_async, Entry::stream_wait_peer_event,
-                                    Entry::mem_address_reserve, Entry::mem_address_free, Entry::mem_create,
-                                    Entry::mem_release, Entry::mem_map, Entry::mem_unmap, Entry::mem_set_access>);
-    return t;
-}();
+// Left NULL: set_device (no per-thread native state), resource snapshots and pointer
+// attributes; graphs (the loader records the calls made on a capturing stream and replays them
+// through the entries, which is all OpenCL could offer natively); memcpy_peer_async and
+// stream_wait_peer_event (the loader stages copies between two devices and waits on the host
+// for another device's event); virtual memory but its granularity, which says why OpenCL has
+// none (opencl_host_memory.cpp).
+const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
+    "opencl", INFINI_DEVICE_OPENCL,
+    common::LeftNull<Entry::set_device, Entry::get_resource_snapshot, Entry::stream_begin_capture,
+                     Entry::stream_end_capture, Entry::graph_destroy, Entry::graph_instantiate,
+                     Entry::graph_exec_destroy, Entry::graph_launch, Entry::pointer_get_attributes,
+                     Entry::memcpy_peer_async, Entry::stream_wait_peer_event, Entry::mem_address_reserve,
+                     Entry::mem_address_free, Entry::mem_create, Entry::mem_release, Entry::mem_map, Entry::mem_unmap,
+                     Entry::mem_set_access>);
 
 } // namespace
 } // namespace infinirt::opencl

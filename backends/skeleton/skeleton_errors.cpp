@@ -6,6 +6,7 @@
 #include "skeleton_native_api.h"
 
 #include "common/native_errors.hpp"
+#include "common/plugin_table.hpp"
 
 #include <cstdarg>
 #include <cstdio>
@@ -35,10 +36,7 @@ INFINIRT_COMMON_DEFINE_NATIVE_ERRORS(int, kErrorTable, " ")
 
 // A vendor GPU's page-locked memory stages copies best (rank 2); the names are the table's.
 infiniStatus_t getPluginTraits(infinirtPluginTraits_t *traits) {
-    traits->host_staging_rank = 2;
-    traits->native_out_of_memory_error = "VENDOR_ERROR_OUT_OF_MEMORY (2)";
-    traits->native_failure_error = "VENDOR_ERROR_NOT_SUPPORTED (801)";
-    return INFINI_STATUS_SUCCESS;
+    return common::reportTraits(traits, 2, "VENDOR_ERROR_OUT_OF_MEMORY (2)", "VENDOR_ERROR_NOT_SUPPORTED (801)");
 }
 
 infiniStatus_t notImplemented(const char *entry) noexcept {

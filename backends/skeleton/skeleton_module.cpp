@@ -38,9 +38,8 @@ infiniStatus_t moduleRankImage(int device, infinirtModuleFormat_t format, const 
         return common::imageUnfit(rank, why, why_size, "the %s backend loads DEVICE_BINARY and SPIRV, not %s", kName,
                                   common::moduleFormatName(format));
     }
-    infinirtDeviceProperties_t props{};
-    props.struct_size = sizeof props;
-    const infiniStatus_t st = getDeviceProperties(device, &props);
+    infinirtDeviceProperties_t props;
+    const infiniStatus_t st = common::deviceProperties(getDeviceProperties, device, props);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }

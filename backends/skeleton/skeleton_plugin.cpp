@@ -11,21 +11,17 @@ namespace {
 
 using common::Entry;
 
-const infinirtPluginTable_t kTable = [] {
-    infinirtPluginTable_t t = common::tableHeader(kName, kDeviceType);
-    // The optional entries the template leaves NULL (skeleton_backend.h says what the loader does
-    // instead); every other entry of the list is declared in skeleton_backend.h and defined.
-    INFINIRT_COMMON_FILL_ENTRIES(
-        t, common::LeftNull<Entry::set_device, Entry::get_resource_snapshot, Entry::malloc_async, Entry::free_async,
-                            Entry::stream_begin_capture, Entry::stream_end_capture, Entry::graph_destroy,
-                            Entry::graph_instantiate, Entry::graph_exec_destroy, Entry::graph_launch,
-                            Entry::stream_get_native, Entry::event_get_native, Entry::device_get_native_context,
-                            Entry::pointer_get_attributes, Entry::host_register, Entry::host_unregister,
-                            Entry::mem_get_granularity, Entry::mem_address_reserve, Entry::mem_address_free,
-                            Entry::mem_create, Entry::mem_release, Entry::mem_map, Entry::mem_unmap,
-                            Entry::mem_set_access>);
-    return t;
-}();
+// The optional entries the template leaves NULL (skeleton_backend.h says what the loader does
+// instead); every other entry of the list is declared in skeleton_backend.h and defined.
+const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
+    kName, kDeviceType,
+    common::LeftNull<Entry::set_device, Entry::get_resource_snapshot, Entry::malloc_async, Entry::free_async,
+                     Entry::stream_begin_capture, Entry::stream_end_capture, Entry::graph_destroy,
+                     Entry::graph_instantiate, Entry::graph_exec_destroy, Entry::graph_launch, Entry::stream_get_native,
+                     Entry::event_get_native, Entry::device_get_native_context, Entry::pointer_get_attributes,
+                     Entry::host_register, Entry::host_unregister, Entry::mem_get_granularity,
+                     Entry::mem_address_reserve, Entry::mem_address_free, Entry::mem_create, Entry::mem_release,
+                     Entry::mem_map, Entry::mem_unmap, Entry::mem_set_access>);
 
 } // namespace
 } // namespace infinirt::skeleton
