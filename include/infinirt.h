@@ -597,9 +597,11 @@ __export infiniStatus_t infinirtMemRelease(infinirtPhysicalMem_t mem);
 /* Maps [offset, offset + size) of mem at ptr, inside a reservation of the same device, and gives
  * the owning device read-write access. */
 __export infiniStatus_t infinirtMemMap(void *ptr, size_t size, infinirtPhysicalMem_t mem, size_t offset);
-/* Waits for the owning device's queued work (and other devices' that used the range) first. */
+/* A range of whole mappings side by side (else BAD_PARAM). Waits for the owning device's queued
+ * work (and other devices' that used the range) first. */
 __export infiniStatus_t infinirtMemUnmap(void *ptr, size_t size);
-/* Access of (device, device_id), a device of the owner's backend, to a mapped range: one of the
+/* Access of (device, device_id), a device of the owner's backend, to a range of whole mappings
+ * side by side (part of a mapping: BAD_PARAM, as cuMemSetAccess wants): one of the
  * INFINIRT_MEM_ACCESS_ values (else BAD_PARAM). */
 __export infiniStatus_t infinirtMemSetAccess(void *ptr, size_t size, infiniDevice_t device, int device_id,
                                              uint32_t access);

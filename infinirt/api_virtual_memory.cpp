@@ -104,24 +104,6 @@ bool wholeMappings(Reservation &r, uintptr_t p, size_t size) {
     return at - p == size;
 }
 
-// Whether [p, p + size) is mapped throughout (parts of mappings allowed). Caller holds the lock.
-bool fullyMapped(Reservation &r, uintptr_t p, size_t size) {
-    auto it = r.mappings.upper_bound(p);
-    if (it == r.mappings.begin()) {
-        return false;
-    }
-    --it;
-    uintptr_t at = p;
-    while (it != r.mappings.end() && it->first <= at && it->first + it->second.size > at) {
-        at = it->first + it->second.size;
-        if (at - p >= size) {
-            return true;
-        }
-        ++it;
-    }
-    return false;
-}
-
 // Gives a physical allocation back to its plugin (no handle, no mapping left). Caller holds the lock.
 infiniStatus_t releasePhysical(Physical *ph) {
     Backend *b = g_registry.by_type[ph->type];
@@ -438,15 +420,24 @@ __export infiniStatus_t infinirtMemSetAccess(void *ptr, size_t size, infiniDevic
     const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
     uintptr_t base = 0;
     Reservation *r = size != 0 ? reservationOf(s, p, size, base) : nullptr;
-    if (r == nullptr || !fullyMapped(*r, p, size)) {
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: %p + %zu bytes is not mapped throughout", fn, ptr, size);
+    if (r == nullptr || !wholeMappings(*r, p, size)) {
+        // cuMemSetAccess takes whole mappings only; every backend keeps that rule.
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: %p + %zu bytes is not a range of whole mappings in a reservation", fn,
+                    ptr, size);
     }
     if (static_cast<int>(device) != r->type) {
         return fail(INFINI_STATUS_BAD_PARAM, "%s: the memory is %s:%d's; only devices of that backend can be given access",
                     fn, typeName(r->type), r->device);
     }
     Backend *b = g_registry.by_type[r->type];
-    return INFINIRT_CALL(b, mem_set_access, r->device, r->device, ptr, size, device_id, access);
+    for (auto it = r->mappings.find(p); it != r->mappings.end() && it->first < p + size; ++it) {
+        st = INFINIRT_DEVICE_CALL(b, mem_set_access, r->device, reinterpret_cast<void *>(it->first), it->second.size,
+                                  device_id, access);
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st; // the mappings before this one have the new access
+        }
+    }
+    return INFINI_STATUS_SUCCESS;
 }
 
 } // extern "C"

@@ -156,7 +156,9 @@ TEST_P(VirtualMemory, Refusals) {
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemAddressFree(base_, 4 * g_)) << "still mapped";
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemAddressFree(At(1), g_)) << "not a reservation";
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemSetAccess(At(0), g_, type(), id(), 0x2)) << "unknown access";
-    EXPECT_OK(infinirtMemSetAccess(At(0), 2 * g_, type(), id(), INFINIRT_MEM_ACCESS_READWRITE));
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemSetAccess(At(0), 2 * g_, type(), id(), INFINIRT_MEM_ACCESS_READWRITE))
+        << "part of a mapping";
+    EXPECT_OK(infinirtMemSetAccess(At(0), 3 * g_, type(), id(), INFINIRT_MEM_ACCESS_READWRITE)) << "two whole mappings";
 
     // Release while mapped: deferred to the last unmap; the handle stops validating at once.
     ASSERT_OK(infinirtMemRelease(second_));
