@@ -25,6 +25,16 @@ size_t parseCount(const std::string &entry, const std::string &value) {
     return static_cast<size_t>(n);
 }
 
+bool parseFlag(const std::string &entry, const std::string &value) {
+    if (value == "1" || value == "true" || value == "True") {
+        return true;
+    }
+    if (value == "0" || value == "false" || value == "False") {
+        return false;
+    }
+    reject(entry, "expected true or false");
+}
+
 size_t megabytes(const std::string &entry, size_t mb) {
     if (mb > (SIZE_MAX >> 20)) {
         reject(entry, "value out of range");
@@ -52,6 +62,10 @@ AllocatorConfig AllocatorConfig::parse(const std::string &text) {
             reject(entry, "expected key:value");
         }
         std::string key = entry.substr(0, colon);
+        if (key == "expandable_segments") {
+            config.expandable_segments = parseFlag(entry, entry.substr(colon + 1));
+            continue;
+        }
         size_t n = parseCount(entry, entry.substr(colon + 1));
         if (key == "max_split_size_mb") {
             if (n == 0) {
@@ -68,7 +82,7 @@ AllocatorConfig AllocatorConfig::parse(const std::string &text) {
             }
             config.release_before_growth = n == 1;
         } else {
-            reject(entry, "unknown key (known: max_split_size_mb, thread_cache_mb, thread_cache_depth, release_before_growth)");
+            reject(entry, "unknown key (known: max_split_size_mb, thread_cache_mb, thread_cache_depth, release_before_growth, expandable_segments)");
         }
     }
     return config;

@@ -10,6 +10,11 @@
 //                       segments (smallest first) so that it does not; 0: keep every cached
 //                       segment until trim or out-of-memory (fewer device calls, higher peak);
 //                       default 1.
+//   expandable_segments true: each stream's pools grow by mapping pages into one reserved address
+//                       range (ExpandableSegment) instead of allocating segments of their own,
+//                       so that a block can grow into the pages after it; backends without
+//                       virtual memory fall back to segments with one warning; default false.
+//                       Also spelled True/False or 1/0.
 // Unknown keys and malformed values are errors (Error with BAD_PARAM), never silently ignored.
 #ifndef INFINICORE_CORE_ALLOCATOR_CONFIG_HPP
 #define INFINICORE_CORE_ALLOCATOR_CONFIG_HPP
@@ -25,6 +30,7 @@ struct AllocatorConfig {
     size_t thread_cache_bytes = size_t(64) << 20;
     size_t thread_cache_depth = 16;
     bool release_before_growth = true;
+    bool expandable_segments = false;
 
     // Throws Error(INFINI_STATUS_BAD_PARAM) naming the offending entry.
     static AllocatorConfig parse(const std::string &text);

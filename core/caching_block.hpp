@@ -18,7 +18,10 @@ enum class BlockPlace : uint8_t {
     ThreadCached,  // in a thread cache
     PendingEvents, // freed, waiting for the events of the streams that used it
     Pool,          // free in the shared pool
+    Unmapped,      // address space of an expandable segment with no memory behind it
 };
+
+class ExpandableSegment;
 
 struct CachingBlock {
     void *ptr = nullptr;
@@ -27,9 +30,13 @@ struct CachingBlock {
     // waiting, because that stream orders the new user after the old one.
     infinirtStream_t stream = nullptr;
     bool small = false;
+    // The reserved range the block lies in (expandable_segments), or nullptr: the block is part of
+    // a segment allocated on its own.
+    ExpandableSegment *expandable = nullptr;
 
     // Address neighbours within the segment (guarded by the allocator's pool mutex). A block
-    // without neighbours is a whole segment.
+    // without neighbours is a whole segment. The blocks of an expandable segment cover its whole
+    // range, the unmapped stretches included.
     CachingBlock *prev = nullptr;
     CachingBlock *next = nullptr;
 

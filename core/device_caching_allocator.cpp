@@ -5,6 +5,7 @@
 #include "out_of_memory.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace infinicore::detail {
 
@@ -56,10 +57,26 @@ struct ThreadTable {
 };
 thread_local ThreadTable t_table;
 
+uintptr_t address(const void *ptr) { return reinterpret_cast<uintptr_t>(ptr); }
+
+size_t roundUp(size_t n, size_t multiple) { return (n + multiple - 1) / multiple * multiple; }
+
+// Once per process, whichever allocator finds it first.
+void warnNoVirtualMemory(const Device &device, const std::string &why) {
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true)) {
+        std::fprintf(stderr,
+                     "infinicore: warning: INFINICORE_ALLOC_CONF asks for expandable_segments, but %s has no virtual "
+                     "memory (%s): its allocator uses segments of their own\n",
+                     device.toString().c_str(), why.c_str());
+    }
+}
+
 } // namespace
 
 DeviceCachingAllocator::DeviceCachingAllocator(std::shared_ptr<RawDevice> device, AllocatorConfig config)
-    : id_(g_next_id.fetch_add(1)), device_(std::move(device)), config_(config) {
+    : id_(g_next_id.fetch_add(1)), device_(std::move(device)), config_(config),
+      expandable_(config.expandable_segments) {
     LiveAllocators &live = liveAllocators();
     std::lock_guard<std::mutex> lock(live.mutex);
     live.by_id.emplace(id_, this);
@@ -77,14 +94,17 @@ DeviceCachingAllocator::~DeviceCachingAllocator() {
         delete cache;
     }
     events_.waitAndDestroyLocked();
-    for (auto &[address, head] : segment_heads_) {
-        (void)device_->free(head->ptr);
+    for (auto &[at, head] : segment_heads_) {
+        if (head->expandable == nullptr) {
+            (void)device_->free(head->ptr);
+        }
         for (Block *b = head; b != nullptr;) {
             Block *next = b->next;
             delete b;
             b = next;
         }
     }
+    ranges_.clear(); // unmaps what is mapped and frees the ranges
 }
 
 // ---- per-thread caches ------------------------------------------------------------------------
@@ -264,6 +284,14 @@ bool DeviceCachingAllocator::drainCachesToPool(std::unique_lock<std::mutex> &poo
 }
 
 bool DeviceCachingAllocator::growLocked(PoolRequest &request) {
+    if (expandable_) {
+        if (ExpandableSegment *range = expandableSegmentLocked(request)) {
+            return growExpandableLocked(request, *range);
+        }
+        if (expandable_) {
+            return false; // no address space left for the range
+        }
+    }
     const int64_t above_peak =
         reserved_bytes_.current + static_cast<int64_t>(request.segment_size) - reserved_bytes_.peak;
     if (config_.release_before_growth && above_peak > 0) {
@@ -271,18 +299,115 @@ bool DeviceCachingAllocator::growLocked(PoolRequest &request) {
         releaseSegmentsLocked(above_peak);
     }
     void *ptr = nullptr;
-    const infiniStatus_t status = device_->malloc(&ptr, request.segment_size);
-    if (status == INFINI_STATUS_OUT_OF_MEMORY) {
-        request.device_error = device_->lastError();
-        return false;
-    }
-    if (status != INFINI_STATUS_SUCCESS) {
-        throw Error(status, "infinirtMalloc(" + formatBytes(request.segment_size) + ") on " + device().toString(),
-                    device_->lastError());
+    if (infiniStatus_t status = device_->malloc(&ptr, request.segment_size)) {
+        return growthFailed(status, request, "infinirtMalloc(" + formatBytes(request.segment_size) + ")");
     }
     request.block = newSegmentLocked(ptr, request.segment_size, request.stream, request.small);
     request.source = Source::Device;
     return true;
+}
+
+ExpandableSegment *DeviceCachingAllocator::expandableSegmentLocked(PoolRequest &request) {
+    const auto key = std::make_pair(request.stream, request.small);
+    if (auto it = ranges_.find(key); it != ranges_.end()) {
+        return it->second.get();
+    }
+    if (page_ == 0) {
+        size_t granularity = 0;
+        const infiniStatus_t status = device_->memGranularity(&granularity);
+        if (status == INFINI_STATUS_NOT_IMPLEMENTED) {
+            expandable_ = false;
+            warnNoVirtualMemory(device(), device_->lastError());
+            return nullptr;
+        }
+        if (status != INFINI_STATUS_SUCCESS) {
+            throw Error(status, "infinirtMemGetAllocationGranularity on " + device().toString(), device_->lastError());
+        }
+        size_t free_bytes = 0, total_bytes = 0;
+        if (infiniStatus_t st = device_->memInfo(&free_bytes, &total_bytes)) {
+            throw Error(st, "infinirtGetMemInfo on " + device().toString(), device_->lastError());
+        }
+        page_ = roundUp(kSmallSegment, granularity);
+        // As large as the device: a range never fills before the device does.
+        range_size_ = roundUp(std::max(total_bytes, page_), page_);
+    }
+    std::unique_ptr<ExpandableSegment> range;
+    const infiniStatus_t status =
+        ExpandableSegment::create(*device_, request.stream, request.small, page_, range_size_, &range);
+    if (status == INFINI_STATUS_NOT_IMPLEMENTED) {
+        expandable_ = false;
+        warnNoVirtualMemory(device(), device_->lastError());
+        return nullptr;
+    }
+    if (status != INFINI_STATUS_SUCCESS) {
+        (void)growthFailed(status, request, "infinirtMemAddressReserve(" + formatBytes(range_size_) + ")");
+        return nullptr;
+    }
+    auto whole = std::make_unique<Block>();
+    whole->ptr = range->base();
+    whole->size = range->size();
+    whole->stream = request.stream;
+    whole->small = request.small;
+    whole->expandable = range.get();
+    whole->place.store(BlockPlace::Unmapped, std::memory_order_relaxed);
+    const uintptr_t base = address(range->base());
+    segment_heads_.emplace(base, whole.get());
+    unmapped_.emplace(base, whole.release());
+    add(segments_, 1);
+    return ranges_.emplace(key, std::move(range)).first->second.get();
+}
+
+bool DeviceCachingAllocator::growExpandableLocked(PoolRequest &request, ExpandableSegment &range) {
+    // The lowest unmapped stretch that, with the free block just below it, holds the request.
+    Block *stretch = nullptr, *below = nullptr;
+    const uintptr_t end = address(range.base()) + range.size();
+    for (auto it = unmapped_.lower_bound(address(range.base())); it != unmapped_.end() && it->first < end; ++it) {
+        Block *gap = it->second;
+        Block *free = gap->prev != nullptr && gap->prev->place.load(std::memory_order_relaxed) == BlockPlace::Pool
+                          ? gap->prev
+                          : nullptr;
+        if (gap->size + (free != nullptr ? free->size : 0) >= request.rounded) {
+            stretch = gap;
+            below = free;
+            break;
+        }
+    }
+    if (stretch == nullptr) {
+        request.device_error = "the " + formatBytes(range.size()) + " reserved for the stream's " +
+                                (request.small ? "small" : "large") + " pool are all in use";
+        return false;
+    }
+    const size_t bytes = roundUp(request.rounded - (below != nullptr ? below->size : 0), page_);
+    const int64_t above_peak = reserved_bytes_.current + static_cast<int64_t>(bytes) - reserved_bytes_.peak;
+    if (config_.release_before_growth && above_peak > 0) {
+        // Unmapping elsewhere never removes `stretch` (the lower block of a merge stays).
+        releaseSegmentsLocked(above_peak, below);
+    }
+    if (infiniStatus_t status = range.map(static_cast<char *>(stretch->ptr), bytes)) {
+        return growthFailed(status, request, "infinirtMemMap(" + formatBytes(bytes) + ")");
+    }
+    unmapped_.erase(address(stretch->ptr));
+    if (bytes < stretch->size) {
+        Block *rest = splitOffLocked(stretch, bytes);
+        rest->place.store(BlockPlace::Unmapped, std::memory_order_relaxed);
+        unmapped_.emplace(address(rest->ptr), rest);
+    }
+    add(reserved_bytes_, static_cast<int64_t>(bytes));
+    ++device_allocs_;
+    releaseLocked(stretch); // merges into `below`
+    Block *grown = below != nullptr ? below : stretch;
+    eraseFreeLocked(grown);
+    request.block = grown;
+    request.source = Source::Device;
+    return true;
+}
+
+bool DeviceCachingAllocator::growthFailed(infiniStatus_t status, PoolRequest &request, const std::string &call) {
+    if (status != INFINI_STATUS_OUT_OF_MEMORY) {
+        throw Error(status, call + " on " + device().toString(), device_->lastError());
+    }
+    request.device_error = device_->lastError();
+    return false;
 }
 
 bool DeviceCachingAllocator::reclaimFreedBlocks(std::unique_lock<std::mutex> &pool_lock) {
@@ -298,6 +423,7 @@ bool DeviceCachingAllocator::reclaimFreedBlocks(std::unique_lock<std::mutex> &po
 
 bool DeviceCachingAllocator::releaseUnusedSegmentsLocked() {
     releaseSegmentsLocked();
+    releaseEmptyRangesLocked();
     return true;
 }
 
@@ -426,25 +552,41 @@ DeviceCachingAllocator::Block *DeviceCachingAllocator::newSegmentLocked(void *pt
 
 DeviceCachingAllocator::Block *DeviceCachingAllocator::splitLocked(Block *block, size_t rounded) {
     const size_t remaining = block->size - rounded;
-    const bool split = block->small ? remaining >= kMinBlockSize
-                                    : block->size <= config_.max_split_size && remaining > kSmallSize;
-    if (!split) {
-        return block;
+    // Pages mapped into a range cost no new segment: expandable blocks split as small ones do.
+    const bool split = block->small || block->expandable != nullptr
+                           ? remaining >= kMinBlockSize
+                           : block->size <= config_.max_split_size && remaining > kSmallSize;
+    if (split) {
+        insertFreeLocked(splitOffLocked(block, rounded));
     }
+    return block;
+}
+
+DeviceCachingAllocator::Block *DeviceCachingAllocator::splitOffLocked(Block *block, size_t offset) {
     auto rest = std::make_unique<Block>();
-    rest->ptr = static_cast<char *>(block->ptr) + rounded;
-    rest->size = remaining;
+    rest->ptr = static_cast<char *>(block->ptr) + offset;
+    rest->size = block->size - offset;
     rest->stream = block->stream;
     rest->small = block->small;
+    rest->expandable = block->expandable;
     rest->prev = block;
     rest->next = block->next;
     if (block->next != nullptr) {
         block->next->prev = rest.get();
     }
     block->next = rest.get();
-    block->size = rounded;
-    insertFreeLocked(rest.release());
-    return block;
+    block->size = offset;
+    return rest.release();
+}
+
+void DeviceCachingAllocator::absorbNextLocked(Block *block) {
+    Block *next = block->next;
+    block->size += next->size;
+    block->next = next->next;
+    if (next->next != nullptr) {
+        next->next->prev = block;
+    }
+    delete next;
 }
 
 void DeviceCachingAllocator::releaseLocked(Block *block) {
@@ -453,22 +595,12 @@ void DeviceCachingAllocator::releaseLocked(Block *block) {
     // Keep the lower block of a merged pair: segment heads then never move.
     if (Block *prev = block->prev; prev != nullptr && prev->place.load(std::memory_order_relaxed) == BlockPlace::Pool) {
         eraseFreeLocked(prev);
-        prev->size += block->size;
-        prev->next = block->next;
-        if (block->next != nullptr) {
-            block->next->prev = prev;
-        }
-        delete block;
+        absorbNextLocked(prev);
         block = prev;
     }
     if (Block *next = block->next; next != nullptr && next->place.load(std::memory_order_relaxed) == BlockPlace::Pool) {
         eraseFreeLocked(next);
-        block->size += next->size;
-        block->next = next->next;
-        if (next->next != nullptr) {
-            next->next->prev = block;
-        }
-        delete next;
+        absorbNextLocked(block);
     }
     insertFreeLocked(block);
 }
@@ -481,11 +613,15 @@ void DeviceCachingAllocator::releaseChainLocked(Block *chain) {
     }
 }
 
-void DeviceCachingAllocator::releaseSegmentsLocked(int64_t needed) {
-    std::vector<Block *> whole;
+void DeviceCachingAllocator::releaseSegmentsLocked(int64_t needed, const Block *keep) {
+    std::vector<Block *> whole, mapped;
     for (FreeSet *set : {&small_free_, &large_free_}) {
         for (Block *block : *set) {
-            if (!block->isSplit()) {
+            if (block->expandable != nullptr) {
+                if (block != keep) {
+                    mapped.push_back(block);
+                }
+            } else if (!block->isSplit()) {
                 whole.push_back(block);
             }
         }
@@ -505,6 +641,63 @@ void DeviceCachingAllocator::releaseSegmentsLocked(int64_t needed) {
         ++device_frees_;
         released += block->size;
         delete block;
+    }
+    // Unmapping merges only unmapped blocks: the free blocks listed stay.
+    for (Block *block : mapped) {
+        if (static_cast<int64_t>(released) >= needed) {
+            break;
+        }
+        released += unmapFreeBlockLocked(block);
+    }
+}
+
+size_t DeviceCachingAllocator::unmapFreeBlockLocked(Block *block) {
+    ExpandableSegment &range = *block->expandable;
+    const uintptr_t base = address(range.base()), start = address(block->ptr), end = start + block->size;
+    const uintptr_t lo = base + roundUp(start - base, page_), hi = base + (end - base) / page_ * page_;
+    if (hi <= lo || range.unmap(reinterpret_cast<char *>(lo), hi - lo) != INFINI_STATUS_SUCCESS) {
+        return 0;
+    }
+    eraseFreeLocked(block);
+    Block *gap = block;
+    if (lo > start) {
+        gap = splitOffLocked(block, lo - start);
+        insertFreeLocked(block);
+    }
+    if (hi < end) {
+        insertFreeLocked(splitOffLocked(gap, hi - lo));
+    }
+    gap->place.store(BlockPlace::Unmapped, std::memory_order_relaxed);
+    // Keep the lower block of a merged pair: range heads then never move.
+    if (Block *prev = gap->prev; prev != nullptr && prev->place.load(std::memory_order_relaxed) == BlockPlace::Unmapped) {
+        unmapped_.erase(address(prev->ptr));
+        absorbNextLocked(prev);
+        gap = prev;
+    }
+    if (Block *next = gap->next; next != nullptr && next->place.load(std::memory_order_relaxed) == BlockPlace::Unmapped) {
+        unmapped_.erase(address(next->ptr));
+        absorbNextLocked(gap);
+    }
+    unmapped_.emplace(address(gap->ptr), gap);
+    add(reserved_bytes_, -static_cast<int64_t>(hi - lo));
+    ++device_frees_;
+    return hi - lo;
+}
+
+void DeviceCachingAllocator::releaseEmptyRangesLocked() {
+    for (auto it = ranges_.begin(); it != ranges_.end();) {
+        const uintptr_t base = address(it->second->base());
+        auto head = segment_heads_.find(base);
+        Block *whole = head->second;
+        if (whole->place.load(std::memory_order_relaxed) != BlockPlace::Unmapped || whole->next != nullptr) {
+            ++it;
+            continue;
+        }
+        unmapped_.erase(base);
+        segment_heads_.erase(head);
+        delete whole;
+        add(segments_, -1);
+        it = ranges_.erase(it); // frees the range
     }
 }
 
@@ -537,6 +730,12 @@ void DeviceCachingAllocator::trim(bool wait) {
     std::lock_guard<std::mutex> lock(mutex_);
     processEventsLocked(wait);
     releaseSegmentsLocked();
+    releaseEmptyRangesLocked();
+}
+
+bool DeviceCachingAllocator::expandable() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return expandable_;
 }
 
 MemoryStats DeviceCachingAllocator::stats() const {
@@ -598,25 +797,33 @@ MemorySnapshot DeviceCachingAllocator::snapshot() const {
     MemorySnapshot snapshot;
     std::lock_guard<std::mutex> lock(mutex_);
     snapshot.segments.reserve(segment_heads_.size());
-    for (const auto &[address, head] : segment_heads_) {
+    for (const auto &[at, head] : segment_heads_) {
         MemorySegmentInfo segment;
-        segment.address = address;
         segment.stream = head->stream;
         segment.small_pool = head->small;
         for (const Block *b = head; b != nullptr; b = b->next) {
+            const BlockPlace place = b->place.load(std::memory_order_relaxed);
+            if (place == BlockPlace::Unmapped) {
+                continue;
+            }
             MemoryBlockInfo info;
             info.address = reinterpret_cast<uintptr_t>(b->ptr);
             info.size = b->size;
-            switch (b->place.load(std::memory_order_relaxed)) {
+            switch (place) {
             case BlockPlace::Caller: info.state = MemoryBlockInfo::State::Allocated; break;
             case BlockPlace::ThreadCached: info.state = MemoryBlockInfo::State::ThreadCached; break;
             case BlockPlace::PendingEvents: info.state = MemoryBlockInfo::State::PendingEvents; break;
             case BlockPlace::Pool: info.state = MemoryBlockInfo::State::Free; break;
+            case BlockPlace::Unmapped: break;
             }
             segment.size += b->size;
             segment.blocks.push_back(info);
         }
-        snapshot.segments.push_back(std::move(segment));
+        // An expandable range: from its first mapped block (a range with none is left out).
+        if (!segment.blocks.empty()) {
+            segment.address = segment.blocks.front().address;
+            snapshot.segments.push_back(std::move(segment));
+        }
     }
     return snapshot;
 }

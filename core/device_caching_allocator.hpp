@@ -21,6 +21,17 @@
 //    segments are released first (release_before_growth): the high-water mark grows only when
 //    nothing cached could have been given back. This costs device frees while the peak is being
 //    set (warm-up), never in a steady state below it.
+//  - expandable_segments: instead of segments of their own, each (stream, pool) has one address
+//    range reserved once (ExpandableSegment, as large as the device's memory) and grows by mapping
+//    pages (the device's granularity, at least 2 MiB) into it: a request that no free block
+//    serves takes the free block just below an unmapped stretch, if any, and maps only the pages
+//    it lacks, so a batch that grows step by step costs one step of new memory, not a new
+//    segment. Blocks split down to 512 bytes in both pools. Releasing (release_before_growth,
+//    out of memory, trim) unmaps the whole pages inside free blocks, after the stream's work;
+//    trim also gives back the ranges left with nothing mapped. Statistics count mapped bytes
+//    as reserved, each range as a segment, each run of pages mapped or unmapped as a device
+//    allocation or free. A backend without virtual memory (NOT_IMPLEMENTED) gets one warning
+//    and segments of their own.
 //  - Out of memory: every thread cache is drained, pending events are waited for, every unused
 //    segment is released and the device allocation retried once; then OutOfMemoryError.
 //
@@ -33,6 +44,7 @@
 
 #include "allocator_config.hpp"
 #include "caching_block.hpp"
+#include "expandable_segment.hpp"
 #include "infinicore/error.hpp"
 #include "infinicore/memory_stats.hpp"
 #include "raw_device.hpp"
@@ -82,6 +94,9 @@ public:
     void resetPeakStats();
     MemorySnapshot snapshot() const;
     const AllocatorConfig &config() const { return config_; }
+    // Whether the pools grow by mapping pages (expandable_segments, and the backend has virtual
+    // memory); before the first request, whether they will try to.
+    bool expandable() const;
     Device device() const { return device_->device(); }
 
     // Internal: the calling thread is exiting; moves its cache's blocks and counters into the
@@ -151,6 +166,17 @@ private:
     bool reclaimFreedBlocks(std::unique_lock<std::mutex> &pool_lock);
     // Gives every unused segment back to the device. Always true.
     bool releaseUnusedSegmentsLocked();
+    // growLocked for expandable segments: maps the pages the request lacks after the free block
+    // below an unmapped stretch of its stream's range. False when the device is out of memory or
+    // the range is full; throws Error when the device fails otherwise.
+    bool growExpandableLocked(PoolRequest &request, ExpandableSegment &range);
+    // The range of the request's stream and pool, reserved at its first use. nullptr when the
+    // backend has no virtual memory (expandable_ is then off) or the reservation ran out of
+    // memory (request.device_error says so); throws Error when the device fails otherwise.
+    ExpandableSegment *expandableSegmentLocked(PoolRequest &request);
+    // After the device call `call` that would have grown the pool failed with `status`: false
+    // with the device's message in the request when it is OUT_OF_MEMORY; else throws Error.
+    bool growthFailed(infiniStatus_t status, PoolRequest &request, const std::string &call);
     // growLocked once more, counted as the retry (num_alloc_retries).
     bool retryGrowLocked(PoolRequest &request);
     // Makes the block found the caller's: split to the request's size, recorded as held.
@@ -174,8 +200,17 @@ private:
     void releaseChainLocked(Block *chain);
     // Returns the blocks whose events have completed to the pool; with `wait`, waits for them all.
     void processEventsLocked(bool wait);
-    // Gives unused whole segments back to the device, smallest first, until `needed` bytes are.
-    void releaseSegmentsLocked(int64_t needed = INT64_MAX);
+    // Gives unused whole segments back to the device, smallest first, until `needed` bytes are;
+    // with expandable segments, unmaps the whole pages inside free blocks other than `keep`.
+    void releaseSegmentsLocked(int64_t needed = INT64_MAX, const Block *keep = nullptr);
+    // Unmaps the whole pages inside free `block`; the bytes unmapped.
+    size_t unmapFreeBlockLocked(Block *block);
+    // The block of [block->ptr + offset, end), linked after `block`, which keeps the rest.
+    Block *splitOffLocked(Block *block, size_t offset);
+    // Merges block->next into `block` and deletes it.
+    void absorbNextLocked(Block *block);
+    // Gives back the expandable ranges that have nothing mapped.
+    void releaseEmptyRangesLocked();
 
     // Called without mutex_: they lock the registry (drainThreadCaches, the pool inside it).
     void drainThreadCaches() noexcept;
@@ -204,6 +239,12 @@ private:
     std::unordered_map<void *, Block *> held_;      // every block not free in the pool
     std::map<uintptr_t, Block *> segment_heads_;    // the first block of each segment, by address
     StreamEventQueues<Block> events_{*device_}; // freed blocks that wait for other streams
+    // expandable_segments: on until the backend turns out to lack virtual memory.
+    bool expandable_;
+    size_t page_ = 0;          // bytes mapped at a time; found at the first growth
+    size_t range_size_ = 0;    // bytes reserved per range
+    std::map<std::pair<infinirtStream_t, bool>, std::unique_ptr<ExpandableSegment>> ranges_;
+    std::map<uintptr_t, Block *> unmapped_; // the unmapped blocks of every range, by address
     MemoryStat reserved_bytes_, segments_, inactive_split_bytes_;
     // Not a MemoryStat: active bytes are allocated bytes (kept by the threads, merged on read)
     // plus these, so only their peak is kept here.

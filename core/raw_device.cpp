@@ -2,6 +2,9 @@
 
 #include "device_guard.hpp"
 
+#include <mutex>
+#include <vector>
+
 namespace infinicore::detail {
 
 RawDevice::~RawDevice() = default;
@@ -103,10 +106,64 @@ public:
         *event = made;
         return INFINI_STATUS_SUCCESS;
     }
+    infiniStatus_t memGranularity(size_t *granularity) override {
+        return remember(infinirtMemGetAllocationGranularity(granularity, type(), id(),
+                                                            INFINIRT_MEM_GRANULARITY_RECOMMENDED));
+    }
+    infiniStatus_t memReserve(void **ptr, size_t size) override {
+        return remember(infinirtMemAddressReserve(ptr, type(), id(), size, 0));
+    }
+    infiniStatus_t memFreeReservation(void *ptr, size_t size) override {
+        return remember(infinirtMemAddressFree(ptr, size));
+    }
+    infiniStatus_t memMap(void *ptr, size_t size) override {
+        infinirtPhysicalMem_t mem = nullptr;
+        if (infiniStatus_t st = remember(infinirtMemCreate(&mem, type(), id(), size, 0))) {
+            return st;
+        }
+        infiniStatus_t st = remember(infinirtMemMap(ptr, size, mem, 0));
+        // Mapped, the memory lives until its unmap; unmapped, it goes now.
+        (void)infinirtMemRelease(mem);
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st;
+        }
+        for (int peer : peers()) {
+            if (infiniStatus_t failed = remember(infinirtMemSetAccess(ptr, size, type(), peer,
+                                                                      INFINIRT_MEM_ACCESS_READWRITE))) {
+                (void)infinirtMemUnmap(ptr, size);
+                return failed;
+            }
+        }
+        return INFINI_STATUS_SUCCESS;
+    }
+    infiniStatus_t memUnmap(void *ptr, size_t size) override { return remember(infinirtMemUnmap(ptr, size)); }
     std::string lastError() const override { return t_last_error; }
 
 private:
+    infiniDevice_t type() const { return device_.cType(); }
+    int id() const { return static_cast<int>(device_.getIndex()); }
+    // The devices of this one's type that can access its memory; found once.
+    const std::vector<int> &peers() {
+        std::call_once(peers_found_, [this] {
+            int count = 0;
+            if (infinirtGetDeviceCount(type(), &count) != INFINI_STATUS_SUCCESS) {
+                return;
+            }
+            for (int other = 0; other < count; ++other) {
+                int can_access = 0;
+                if (other != id() &&
+                    infinirtDeviceCanAccessPeer(&can_access, type(), other, type(), id()) == INFINI_STATUS_SUCCESS &&
+                    can_access == 1) {
+                    peers_.push_back(other);
+                }
+            }
+        });
+        return peers_;
+    }
+
     Device device_;
+    std::once_flag peers_found_;
+    std::vector<int> peers_;
 };
 
 } // namespace

@@ -47,6 +47,20 @@ public:
     // the event (eventQuery, eventSynchronize and eventDestroy take it); on failure none is left.
     virtual infiniStatus_t eventRecordOnStreamsDevice(infinirtEvent_t *event, infinirtStream_t stream) = 0;
 
+    // Virtual memory (infinirtMem*), for expandable segments; NOT_IMPLEMENTED where the backend
+    // has none. The recommended granularity of this device's physical allocations:
+    virtual infiniStatus_t memGranularity(size_t *granularity) = 0;
+    // An inaccessible address range of `size` bytes (a multiple of the granularity).
+    virtual infiniStatus_t memReserve(void **ptr, size_t size) = 0;
+    virtual infiniStatus_t memFreeReservation(void *ptr, size_t size) = 0;
+    // New physical memory of `size` bytes (a multiple of the granularity) mapped at `ptr`, inside
+    // a reservation of this device, read-write for this device and for every device of its type
+    // that can access its peers' memory. The memory goes when it is unmapped. All or nothing.
+    virtual infiniStatus_t memMap(void *ptr, size_t size) = 0;
+    // Unmaps [ptr, ptr + size), a run of whole memMap mappings, once the device's queued work is
+    // done, and frees their memory.
+    virtual infiniStatus_t memUnmap(void *ptr, size_t size) = 0;
+
     virtual std::string lastError() const = 0;
 };
 

@@ -68,14 +68,18 @@ gtest_part() {
 }
 # bench_rows TEXT: the rows a bench judges, one "name figure verdict" per line, whatever its
 # format: cuda_dispatch_bench's (diff ns, met/MISSED), infinirt-dispatch-bench's (added ns),
-# the kernel benches' (added, PASS/FAIL/info) and infinicore_alloc_bench's summary (ns per pair).
+# the kernel benches' (added, PASS/FAIL/info), infinicore_alloc_bench's summary (ns per pair,
+# reserved/requested with and without expandable segments) and infinirt-register-bench's.
 bench_rows() {
   sed -nE \
     -e 's/^([A-Za-z].*[^ ]) +[0-9.]+ +[0-9.]+ +(-?[0-9.]+) +([0-9.]+) +(met|MISSED)$/\1 +\2ns x\3 \4/p' \
     -e 's/^([A-Z][A-Za-z0-9]+) +[0-9.]+ +[0-9.]+ +(-?[0-9.]+) +([0-9.]+)$/\1 +\2ns x\3/p' \
     -e 's/^([a-z].*[^ ]) +(ns|us|GB\/s) +[0-9.]+ +[0-9.]+ +([0-9.]+) +(-?[0-9.]+) +(.*[^ ]) +(PASS|FAIL|met|MISSED)$/\1 +\4\2 x\3 \6/p' \
     -e 's/^([0-9]+[KMG]?i?B) +ours=([0-9.e+]+ns) +ours_context=([0-9.e+]+ns).*/cache-hit \1 allocator \2, context \3/p' \
-    -e 's/^(mixed) +ours=([0-9.]+) +torch=([0-9.]+).*/reserved\/requested ours \2, torch \3/p' <<< "$1"
+    -e 's/^(mixed) +ours=([0-9.]+) +torch=([0-9.]+).*/reserved\/requested ours \2, torch \3/p' \
+    -e 's/^(grow) +ours=([0-9.]+) +torch=([0-9.]+).*/growing batch reserved\/requested ours \2, torch \3/p' \
+    -e 's/^(mixed|grow)\/exp +ours_expandable=([0-9.]+) +torch_expandable=([0-9.]+).*/\1 expandable reserved\/requested ours \2, torch \3/p' \
+    -e 's/^(registration) +(.*)$/\1 \2/p' <<< "$1"
 }
 # bench_part NAME TEXT: a summary line for a bench: its judged rows, MISSED/FAIL ones first.
 bench_part() {
@@ -290,6 +294,7 @@ if [ $quick -eq 0 ]; then
   run_bench "dispatch bench (cuda, validation)" env INFINIRT_VALIDATION=1 INFINIRT_BENCH_BACKEND=cuda \
     "$build/bin/infinirt-dispatch-bench"
   run_bench "peer bench" "$build/bin/infinirt-peer-bench"
+  run_bench "register bench" "$build/bin/infinirt-register-bench"
   run_bench "kernels bench (opencl)" env INFINIRT_BACKENDS=opencl "$build/bin/infinirt-kernels-opencl-bench"
   run_bench "kernels bench (cpu)" env INFINIRT_BACKENDS=cpu "$build/bin/infinirt-kernels-cpu-bench"
   # infiniccl on the nvidia devices through NCCL (conformance, 64 MiB included) and the example:

@@ -4,7 +4,12 @@
 //   1. cache-hit allocate+free pair on one thread, 512 B .. 64 MiB (ns per pair);
 //   2. 16 threads allocating and freeing 4 KiB concurrently (pairs per second, aggregate);
 //   3. a mixed-size workload with many live blocks: peak reserved / peak requested bytes;
-//   4. pinned host memory: cache-hit allocate+free of 1 MiB (ns per pair).
+//   4. a batch that grows by one step at a time (the N/N+1 pattern): the same ratio;
+//   5. pinned host memory: cache-hit allocate+free of 1 MiB (ns per pair).
+// Ours runs with and without expandable_segments (the rest of INFINICORE_ALLOC_CONF applies to
+// both); PyTorch as the environment configures it and, where it runs at all, once more in a child
+// process with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (its configuration is read once
+// per process).
 //
 // "ours" runs on the first non-cpu device infinirt finds (cpu:0 when there is none: the smoke
 // run in CI). The references run only where they exist (PyTorch: when built against libtorch;
@@ -19,10 +24,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -44,6 +52,7 @@ Device g_device;
 bool g_gpu = false;
 infinirtStream_t g_stream = nullptr;
 DeviceCachingAllocator *g_ours = nullptr;
+DeviceCachingAllocator *g_ours_expandable = nullptr;
 DevicePinnedHostAllocator *g_pinned = nullptr;
 bool g_torch = false, g_cuda = false;
 
@@ -59,14 +68,21 @@ Device pickDevice() {
     return Device(Device::Type::CPU, 0);
 }
 
+// INFINICORE_ALLOC_CONF with expandable_segments set as given.
+AllocatorConfig oursConfig(bool expandable) {
+    AllocatorConfig config = AllocatorConfig::fromEnvironment();
+    config.expandable_segments = expandable;
+    return config;
+}
+
 // Ours hands out blocks; the pair benchmarks time exactly allocate + deallocate.
-void cacheHitOurs(benchmark::State &state, size_t size) {
-    auto *warm = g_ours->allocate(size, g_stream);
-    g_ours->deallocate(warm);
+void cacheHitOurs(benchmark::State &state, DeviceCachingAllocator *ours, size_t size) {
+    auto *warm = ours->allocate(size, g_stream);
+    ours->deallocate(warm);
     for (auto _ : state) {
-        auto *block = g_ours->allocate(size, g_stream);
+        auto *block = ours->allocate(size, g_stream);
         benchmark::DoNotOptimize(block);
-        g_ours->deallocate(block);
+        ours->deallocate(block);
     }
     state.SetItemsProcessed(state.iterations());
 }
@@ -121,49 +137,134 @@ size_t mixedWorkload(unsigned seed, const std::function<void *(size_t)> &alloc, 
     return peak;
 }
 
-// Where blocks land depends on addresses and on the order of frees, so one sequence can favour
-// any allocator by a few percent: the figure is the mean over several sequences.
-constexpr unsigned kFragmentationSeeds = 8;
+// A batch that grows by one step at a time, as a serving engine's does when one more request
+// joins (the N/N+1 pattern behind PyTorch's expandable segments): each step allocates the batch
+// buffer one step larger, frees the old one after it (both live for a moment, as in a copy), and
+// allocates and frees the step's temporaries, of sizes proportional to the batch. Returns the
+// peak of requested live bytes. `seed` is unused: the trace is always the same.
+size_t growWorkload(unsigned, const std::function<void *(size_t)> &alloc, const std::function<void(void *)> &free) {
+    const size_t unit = g_gpu ? 3 * MiB + 128 * KiB : 96 * KiB;
+    const size_t steps = g_gpu ? 48 : 12;
+    void *batch = nullptr;
+    size_t batch_bytes = 0, live_bytes = 0, peak = 0;
+    for (size_t n = 1; n <= steps; ++n) {
+        const size_t grown = 4 * n * unit;
+        void *next = alloc(grown);
+        live_bytes += grown;
+        peak = std::max(peak, live_bytes);
+        if (batch != nullptr) {
+            free(batch);
+            live_bytes -= batch_bytes;
+        }
+        batch = next;
+        batch_bytes = grown;
+        void *a = alloc(n * unit);
+        void *b = alloc(2 * n * unit);
+        peak = std::max(peak, live_bytes + 3 * n * unit);
+        free(a);
+        free(b);
+    }
+    free(batch);
+    return peak;
+}
 
-void fragmentation(benchmark::State &state, const std::string &who) {
-    for (auto _ : state) {
-        double sum = 0, worst = 0;
-        for (unsigned seed = 1; seed <= kFragmentationSeeds; ++seed) {
-            size_t requested = 0, reserved = 0;
-            if (who == "ours") {
-                DeviceCachingAllocator fresh(infinicore::detail::makeInfinirtDevice(g_device),
-                                             AllocatorConfig::fromEnvironment());
-                requested = mixedWorkload(
-                    seed, [&](size_t n) { return static_cast<void *>(fresh.allocate(n, g_stream)); },
-                    [&](void *b) { fresh.deallocate(static_cast<DeviceCachingAllocator::Block *>(b)); });
-                reserved = static_cast<size_t>(fresh.stats().reserved_bytes.peak);
-            }
+// A trace of allocations and the number of its sequences to average: where blocks land depends
+// on addresses and on the order of frees, so one mixed sequence can favour any allocator by a few
+// percent; the growing batch is one fixed sequence.
+struct Trace {
+    const char *name;
+    size_t (*run)(unsigned seed, const std::function<void *(size_t)> &alloc, const std::function<void(void *)> &free);
+    unsigned seeds;
+};
+constexpr Trace kMixed{"Fragmentation", mixedWorkload, 8};
+constexpr Trace kGrow{"Grow", growWorkload, 1};
+
+// Peak reserved / peak requested of `who` on `trace`, the mean over its sequences and the worst.
+std::pair<double, double> peakRatio(const std::string &who, const Trace &trace) {
+    double sum = 0, worst = 0;
+    for (unsigned seed = 1; seed <= trace.seeds; ++seed) {
+        size_t requested = 0, reserved = 0;
+        if (who == "ours" || who == "ours_expandable") {
+            DeviceCachingAllocator fresh(infinicore::detail::makeInfinirtDevice(g_device),
+                                         oursConfig(who == "ours_expandable"));
+            requested = trace.run(
+                seed, [&](size_t n) { return static_cast<void *>(fresh.allocate(n, g_stream)); },
+                [&](void *b) { fresh.deallocate(static_cast<DeviceCachingAllocator::Block *>(b)); });
+            reserved = static_cast<size_t>(fresh.stats().reserved_bytes.peak);
+        }
 #ifdef INFINICORE_BENCH_WITH_TORCH
-            if (who == "torch") {
-                bench_ref::torchEmptyCache();
-                bench_ref::torchResetPeak();
-                requested = mixedWorkload(seed, bench_ref::torchAlloc, bench_ref::torchFree);
-                reserved = bench_ref::torchPeakReserved();
-                bench_ref::torchEmptyCache();
-            }
+        if (who == "torch") {
+            bench_ref::torchEmptyCache();
+            bench_ref::torchResetPeak();
+            requested = trace.run(seed, bench_ref::torchAlloc, bench_ref::torchFree);
+            reserved = bench_ref::torchPeakReserved();
+            bench_ref::torchEmptyCache();
+        }
 #endif
 #ifdef INFINICORE_BENCH_WITH_CUDA
-            if (who == "cudaMallocAsync") {
-                bench_ref::cudaAsyncTrim();
-                bench_ref::cudaAsyncResetPeak();
-                requested = mixedWorkload(seed, bench_ref::cudaAsyncAlloc, bench_ref::cudaAsyncFree);
-                reserved = bench_ref::cudaAsyncPeakReserved();
-                bench_ref::cudaAsyncTrim();
-            }
-#endif
-            const double ratio = double(reserved) / double(requested);
-            sum += ratio;
-            worst = std::max(worst, ratio);
+        if (who == "cudaMallocAsync") {
+            bench_ref::cudaAsyncTrim();
+            bench_ref::cudaAsyncResetPeak();
+            requested = trace.run(seed, bench_ref::cudaAsyncAlloc, bench_ref::cudaAsyncFree);
+            reserved = bench_ref::cudaAsyncPeakReserved();
+            bench_ref::cudaAsyncTrim();
         }
-        state.counters["reserved_per_requested"] = sum / kFragmentationSeeds;
+#endif
+        const double ratio = double(reserved) / double(requested);
+        sum += ratio;
+        worst = std::max(worst, ratio);
+    }
+    return {sum / trace.seeds, worst};
+}
+
+void fragmentation(benchmark::State &state, const std::string &who, const Trace &trace) {
+    for (auto _ : state) {
+        const auto [mean, worst] = peakRatio(who, trace);
+        state.counters["reserved_per_requested"] = mean;
         state.counters["worst"] = worst;
     }
 }
+
+#ifdef INFINICORE_BENCH_WITH_TORCH
+// The child's side of torchExpandable: PyTorch configured by the environment the parent set.
+constexpr const char *kTorchChildFlag = "--torch-expandable-child";
+
+int torchChild(bool gpu) {
+    g_gpu = gpu;
+    const char *why = "";
+    if (!bench_ref::torchInit(&why)) {
+        std::printf("torch_expandable unavailable: %s\n", why);
+        return 1;
+    }
+    std::printf("torch_expandable mixed=%.6f grow=%.6f\n", peakRatio("torch", kMixed).first,
+                peakRatio("torch", kGrow).first);
+    return 0;
+}
+
+// PyTorch's ratios on both traces with expandable segments, from a child process (this program
+// again) run with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; 0 where it failed.
+std::pair<double, double> torchExpandable() {
+    char self[4096] = {};
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) {
+        return {0, 0};
+    }
+    const std::string command = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True '" + std::string(self, size_t(n)) +
+                                "' " + kTorchChildFlag + "=" + (g_gpu ? "1" : "0");
+    FILE *child = popen(command.c_str(), "r");
+    if (child == nullptr) {
+        return {0, 0};
+    }
+    double mixed = 0, grow = 0;
+    char line[512];
+    while (std::fgets(line, sizeof(line), child) != nullptr) {
+        if (std::sscanf(line, "torch_expandable mixed=%lf grow=%lf", &mixed, &grow) != 2) {
+            std::fputs(line, stdout);
+        }
+    }
+    return pclose(child) == 0 ? std::make_pair(mixed, grow) : std::make_pair(0.0, 0.0);
+}
+#endif
 
 void pinnedOurs(benchmark::State &state) {
     g_pinned->deallocate(g_pinned->allocate(MiB));
@@ -241,6 +342,11 @@ void printRow(const char *label, const std::vector<std::pair<std::string, double
 } // namespace
 
 int main(int argc, char **argv) {
+#ifdef INFINICORE_BENCH_WITH_TORCH
+    if (argc == 2 && std::strncmp(argv[1], kTorchChildFlag, std::strlen(kTorchChildFlag)) == 0) {
+        return torchChild(std::strcmp(argv[1] + std::strlen(kTorchChildFlag), "=1") == 0);
+    }
+#endif
     const auto console = infinirt_bench::consoleOptions(argc, argv);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
@@ -250,7 +356,8 @@ int main(int argc, char **argv) {
     g_gpu = g_device.getType() != Device::Type::CPU;
     infinicore::context::setDevice(g_device);
     g_stream = infinicore::context::getStream();
-    g_ours = new DeviceCachingAllocator(infinicore::detail::makeInfinirtDevice(g_device), AllocatorConfig::fromEnvironment());
+    g_ours = new DeviceCachingAllocator(infinicore::detail::makeInfinirtDevice(g_device), oursConfig(false));
+    g_ours_expandable = new DeviceCachingAllocator(infinicore::detail::makeInfinirtDevice(g_device), oursConfig(true));
     g_pinned = new DevicePinnedHostAllocator(infinicore::detail::makeInfinirtDevice(g_device));
     std::printf("ours on %s\n", g_device.toString().c_str());
 
@@ -284,27 +391,31 @@ int main(int argc, char **argv) {
     const std::vector<size_t> sizes = {512, 4 * KiB, 64 * KiB, MiB, 8 * MiB, 64 * MiB};
     for (size_t size : sizes) {
         const std::string s = sizeName(size);
-        benchmark::RegisterBenchmark(("CacheHit/ours/" + s).c_str(), cacheHitOurs, size);
+        benchmark::RegisterBenchmark(("CacheHit/ours/" + s).c_str(), cacheHitOurs, g_ours, size);
+        benchmark::RegisterBenchmark(("CacheHit/ours_expandable/" + s).c_str(), cacheHitOurs, g_ours_expandable, size);
         benchmark::RegisterBenchmark(("CacheHit/ours_context/" + s).c_str(), cacheHitContext, size);
         for (const Subject &ref : refs) {
             benchmark::RegisterBenchmark(("CacheHit/" + ref.name + "/" + s).c_str(), cacheHitRef, ref, size);
         }
     }
-    benchmark::RegisterBenchmark("Threads16x4KiB/ours", cacheHitOurs, 4 * KiB)->Threads(16)->UseRealTime();
+    benchmark::RegisterBenchmark("Threads16x4KiB/ours", cacheHitOurs, g_ours, 4 * KiB)->Threads(16)->UseRealTime();
     for (const Subject &ref : refs) {
         benchmark::RegisterBenchmark(("Threads16x4KiB/" + ref.name).c_str(), cacheHitRef, ref, 4 * KiB)
             ->Threads(16)
             ->UseRealTime();
     }
-    std::vector<std::string> frag = {"ours"};
+    std::vector<std::string> frag = {"ours", "ours_expandable"};
     if (g_torch) {
         frag.push_back("torch");
     }
     if (g_cuda) {
         frag.push_back("cudaMallocAsync");
     }
-    for (const std::string &who : frag) {
-        benchmark::RegisterBenchmark(("Fragmentation/" + who).c_str(), fragmentation, who)->Iterations(1);
+    for (const Trace *trace : {&kMixed, &kGrow}) {
+        for (const std::string &who : frag) {
+            benchmark::RegisterBenchmark((std::string(trace->name) + "/" + who).c_str(), fragmentation, who, *trace)
+                ->Iterations(1);
+        }
     }
     benchmark::RegisterBenchmark("Pinned1MiB/ours", pinnedOurs);
 #ifdef INFINICORE_BENCH_WITH_CUDA
@@ -316,6 +427,12 @@ int main(int argc, char **argv) {
 
     Collector collector(console);
     benchmark::RunSpecifiedBenchmarks(&collector);
+    double torch_expandable_mixed = 0, torch_expandable_grow = 0;
+#ifdef INFINICORE_BENCH_WITH_TORCH
+    if (g_torch) {
+        std::tie(torch_expandable_mixed, torch_expandable_grow) = torchExpandable();
+    }
+#endif
 
     // ---- summary: every figure with its ratio (> 1x: ours is better) ----
     auto &r = collector.results;
@@ -323,7 +440,7 @@ int main(int argc, char **argv) {
         auto it = r.find(name);
         return it == r.end() ? 0.0 : rate ? it->second.items_per_second : it->second.ns_per_iteration;
     };
-    std::vector<std::string> names = {"ours", "ours_context"};
+    std::vector<std::string> names = {"ours", "ours_context", "ours_expandable"};
     for (const Subject &ref : refs) {
         names.push_back(ref.name);
     }
@@ -345,16 +462,34 @@ int main(int argc, char **argv) {
         }
         printRow("16x4KiB", cells, "M/s", false);
     }
-    std::printf("-- mixed sizes, many live blocks: peak reserved / peak requested, mean of %u sequences (lower is better)\n",
-                kFragmentationSeeds);
-    {
-        std::vector<std::pair<std::string, double>> cells;
+    // Two rows per trace: ours against the references as configured, then ours with expandable
+    // segments against PyTorch's (ratios against the first cell of each row).
+    auto ratioRows = [&](const Trace &trace, const char *label, double torch_expandable) {
+        auto figure = [&](const std::string &who) {
+            auto it = r.find(std::string(trace.name) + "/" + who);
+            return it == r.end() ? 0.0 : it->second.counters["reserved_per_requested"];
+        };
+        std::vector<std::pair<std::string, double>> plain, expandable;
         for (const std::string &who : frag) {
-            auto it = r.find("Fragmentation/" + who);
-            cells.emplace_back(who, it == r.end() ? 0.0 : it->second.counters["reserved_per_requested"]);
+            if (who != "ours_expandable") {
+                plain.emplace_back(who, figure(who));
+            }
         }
-        printRow("mixed", cells, "", true);
-    }
+        printRow(label, plain, "", true);
+        expandable.emplace_back("ours_expandable", figure("ours_expandable"));
+        if (g_torch) {
+            expandable.emplace_back("torch_expandable", torch_expandable);
+            expandable.emplace_back("torch", figure("torch"));
+        }
+        printRow((std::string(label) + "/exp").c_str(), expandable, "", true);
+    };
+    std::printf("-- mixed sizes, many live blocks: peak reserved / peak requested, mean of %u sequences (lower is "
+                "better; goal: ours_expandable <= 1.05)\n",
+                kMixed.seeds);
+    ratioRows(kMixed, "mixed", torch_expandable_mixed);
+    std::printf("-- a batch growing one step at a time (N/N+1): peak reserved / peak requested (lower is better; goal: "
+                "ours_expandable <= torch_expandable)\n");
+    ratioRows(kGrow, "grow", torch_expandable_grow);
     std::printf("-- pinned host allocate+free of 1 MiB (ns per pair; target <= 1000 ns)\n");
     {
         std::vector<std::pair<std::string, double>> cells;

@@ -128,6 +128,12 @@ public:
         ++foreign_records_;
         return INFINI_STATUS_SUCCESS;
     }
+    // No virtual memory: expandable segments fall back to segments of their own.
+    infiniStatus_t memGranularity(size_t *) override { return noVirtualMemory(); }
+    infiniStatus_t memReserve(void **, size_t) override { return noVirtualMemory(); }
+    infiniStatus_t memFreeReservation(void *, size_t) override { return noVirtualMemory(); }
+    infiniStatus_t memMap(void *, size_t) override { return noVirtualMemory(); }
+    infiniStatus_t memUnmap(void *, size_t) override { return noVirtualMemory(); }
     std::string lastError() const override { return error_; }
 
     // Completes every event recorded on `stream` so far.
@@ -173,6 +179,12 @@ public:
     size_t used() const { return used_; }
 
 private:
+    infiniStatus_t noVirtualMemory() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        error_ = "fake device: no virtual memory";
+        return INFINI_STATUS_NOT_IMPLEMENTED;
+    }
+
     struct State {
         infinirtStream_t stream = nullptr;
         bool complete = true; // never recorded: complete

@@ -3,6 +3,8 @@
 // snapshots, trim and concurrent use.
 #include "device_caching_allocator.hpp"
 
+#include "cpu_streams_fixture.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -28,22 +30,7 @@ AllocatorConfig noThreadCache() {
     return config;
 }
 
-class CachingAllocatorTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_CPU, 0), INFINI_STATUS_SUCCESS);
-        ASSERT_EQ(infinirtStreamCreate(&s1_), INFINI_STATUS_SUCCESS);
-        ASSERT_EQ(infinirtStreamCreate(&s2_), INFINI_STATUS_SUCCESS);
-    }
-    void TearDown() override {
-        EXPECT_EQ(infinirtStreamDestroy(s1_), INFINI_STATUS_SUCCESS);
-        EXPECT_EQ(infinirtStreamDestroy(s2_), INFINI_STATUS_SUCCESS);
-    }
-    static std::shared_ptr<detail::RawDevice> cpu() { return detail::makeInfinirtDevice(Device(Device::Type::CPU, 0)); }
-
-    infinirtStream_t s1_ = nullptr;
-    infinirtStream_t s2_ = nullptr;
-};
+class CachingAllocatorTest : public CpuStreamsTest {};
 
 MemorySegmentInfo onlySegment(const MemorySnapshot &snapshot) {
     EXPECT_EQ(snapshot.segments.size(), 1u);
