@@ -50,6 +50,19 @@ INFINIRT_COLD inline infiniStatus_t invalidHandle(const char *function, const ch
          ? ::infinirt::checked((b), (device), #entry, INFINIRT_PLUGIN_STATUS_BEGUN((b), entry, __VA_ARGS__)) \
          : ::infinirt::notImplemented((b), #entry))
 
+// Makes (type, id) of backend `b` current (the caller validated it): the backend's set_device,
+// then infinirt's. A failure of set_device leaves both as they were.
+INFINIRT_INLINE infiniStatus_t makeCurrent(Backend *b, int type, int id) {
+    if (b->table.set_device != nullptr) {
+        const infiniStatus_t st = checked(b, id, "set_device", INFINIRT_PLUGIN_STATUS(b, set_device, id));
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st;
+        }
+    }
+    setCurrentDevice(type, id);
+    return INFINI_STATUS_SUCCESS;
+}
+
 #define INFINIRT_ENTER()                                        \
     do {                                                        \
         const infiniStatus_t enter_status_ = ::infinirt::ensureInit(); \

@@ -65,6 +65,10 @@ struct VendorApi {
     infinirtPluginGetDeviceCountFn *get_device_count;
     infinirtPluginGetDevicePropertiesFn *get_device_properties;
     infinirtPluginSetDeviceFn *set_device;
+    /* The thread's native state that set_device changes (CUDA: the current context; HIP: the
+     * current device), saved and restored exactly for infinirtPushDevice/infinirtPopDevice. */
+    infinirtPluginThreadStateSaveFn *thread_state_save;
+    infinirtPluginThreadStateRestoreFn *thread_state_restore;
     infinirtPluginDeviceGetNativeContextFn *device_get_native_context;
     infinirtPluginPointerGetAttributesFn *pointer_get_attributes; /* may be NULL */
 

@@ -20,7 +20,10 @@ const infinirtPluginTable_t kTable = [] {
                             Entry::stream_begin_capture, Entry::stream_end_capture, Entry::graph_destroy,
                             Entry::graph_instantiate, Entry::graph_exec_destroy, Entry::graph_launch,
                             Entry::stream_get_native, Entry::event_get_native, Entry::device_get_native_context,
-                            Entry::pointer_get_attributes>);
+                            Entry::pointer_get_attributes,
+                                    Entry::thread_state_save, Entry::thread_state_restore, Entry::device_get_limit,
+                                    Entry::device_set_limit, Entry::device_get_stream_priority_range,
+                                    Entry::stream_create_with_priority>);
     return t;
 }();
 
