@@ -21,9 +21,7 @@ const infinirtPluginTable_t kTable = [] {
                                     Entry::graph_launch, Entry::stream_get_native, Entry::event_get_native,
                                     Entry::device_get_native_context, Entry::pointer_get_attributes,
                                     Entry::get_plugin_traits,
-                                    Entry::thread_state_save, Entry::thread_state_restore, Entry::device_get_limit,
-                                    Entry::device_set_limit, Entry::device_get_stream_priority_range,
-                                    Entry::stream_create_with_priority>);
+                                    Entry::thread_state_save, Entry::thread_state_restore>);
     return t;
 }();
 
