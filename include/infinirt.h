@@ -206,7 +206,9 @@ typedef enum {
 } infinirtLimit_t;
 /* A limit of the named device. cuda: all three (cuCtxGetLimit/cuCtxSetLimit in the primary
  * context). cpu: STACK_SIZE, the stack of the kernel pool's worker threads, taking effect for
- * workers started after the set (those already running keep theirs). opencl: PRINTF_FIFO_SIZE,
+ * workers started after the set (the pool starts at the device's first launch of more than one
+ * block; those already running keep theirs; a stream's own worker, which runs blocks too, keeps
+ * the system's default). opencl: PRINTF_FIFO_SIZE,
  * read-only (CL_DEVICE_PRINTF_BUFFER_SIZE). A limit the backend cannot honour ->
  * NOT_IMPLEMENTED naming the limit and the backend; an unknown limit -> BAD_PARAM; NULL value ->
  * NULL_POINTER. After a successful set, get returns at least the value set. */
@@ -216,9 +218,10 @@ __export infiniStatus_t infinirtDeviceSetLimit(infiniDevice_t device, int device
 /* ---- Stream priorities -------------------------------------------------------------------- */
 
 /* Priorities as CUDA numbers them: `greatest` is the highest priority, numerically <= `least`.
- * (0, 0) where a backend has one level. cpu: (0, -2), and its kernel pool and copy queue take
- * work of higher-priority streams first; cuda: the driver's range; opencl: (0, -2) where the
- * device has cl_khr_priority_hints (low, medium, high), else (0, 0). NULL outputs -> NULL_POINTER. */
+ * (0, 0) where a backend has one level. cpu: (0, -2): its kernel pool runs the blocks of
+ * higher-priority launches first (copies and fills run on each stream's own worker, which no
+ * other stream shares); cuda: the driver's range (cuCtxGetStreamPriorityRange); hip and opencl:
+ * (0, 0). NULL outputs -> NULL_POINTER. */
 __export infiniStatus_t infinirtDeviceGetStreamPriorityRange(int *least, int *greatest, infiniDevice_t device, int device_id);
 /* infinirtStreamCreate with a priority within the current device's range; outside it ->
  * BAD_PARAM (never clamped, unlike CUDA). Graphs captured from the stream keep its priority

@@ -20,6 +20,7 @@
 #include "cpu_stream.h"
 
 #include "common/host_services.hpp"
+#include "common/text.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -480,9 +481,9 @@ size_t poolStack(int device) noexcept {
 
 infiniStatus_t onlyStackSize(const char *entry, infinirtLimit_t limit) {
     return common::fail(INFINI_STATUS_NOT_IMPLEMENTED,
-                        "%s: the cpu backend has no device-side %s; it implements INFINIRT_LIMIT_STACK_SIZE only",
-                        entry, limit == INFINIRT_LIMIT_PRINTF_FIFO_SIZE ? "printf buffer (INFINIRT_LIMIT_PRINTF_FIFO_SIZE)"
-                                                                       : "malloc heap (INFINIRT_LIMIT_MALLOC_HEAP_SIZE)");
+                        "%s: the cpu backend does not implement %s (kernels are host code); it implements "
+                        "INFINIRT_LIMIT_STACK_SIZE only",
+                        entry, common::limitName(limit));
 }
 
 } // namespace

@@ -64,6 +64,11 @@ NativeStatus nativePoolReserved(int device, uint64_t *bytes);
 
 /* cuda_stream.cpp */
 NativeStatus nativeStreamCreate(void **s, unsigned flags);
+NativeStatus nativeStreamCreateWithPriority(void **s, unsigned flags, int priority);
+/* cuda_context.cpp: limits (an infinirtLimit_t) and the priority range of the bound context */
+NativeStatus nativeGetLimit(size_t *value, int limit);
+NativeStatus nativeSetLimit(int limit, size_t value);
+NativeStatus nativeStreamPriorityRange(int *least, int *greatest);
 NativeStatus nativeStreamDestroy(void *s);
 NativeStatus nativeStreamSynchronize(void *s);
 NativeStatus nativeStreamQuery(void *s);

@@ -160,6 +160,26 @@ infiniStatus_t threadStateRestore(int device, void *state) {
     return INFINI_STATUS_SUCCESS;
 }
 
+namespace {
+/* infinirtLimit_t -> CUlimit (the loader passes only the three). */
+CUlimit limitOf(int limit) {
+    switch (limit) {
+    case INFINIRT_LIMIT_STACK_SIZE:
+        return CU_LIMIT_STACK_SIZE;
+    case INFINIRT_LIMIT_PRINTF_FIFO_SIZE:
+        return CU_LIMIT_PRINTF_FIFO_SIZE;
+    default:
+        return CU_LIMIT_MALLOC_HEAP_SIZE;
+    }
+}
+} // namespace
+
+NativeStatus nativeGetLimit(size_t *value, int limit) { return nativeApi().cuCtxGetLimit(value, limitOf(limit)); }
+NativeStatus nativeSetLimit(int limit, size_t value) { return nativeApi().cuCtxSetLimit(limitOf(limit), value); }
+NativeStatus nativeStreamPriorityRange(int *least, int *greatest) {
+    return nativeApi().cuCtxGetStreamPriorityRange(least, greatest);
+}
+
 infiniStatus_t deviceGetNativeContext(int device, void **native) {
     CUcontext ctx = nullptr;
     if (infiniStatus_t status = primary(device, &ctx)) {

@@ -18,9 +18,7 @@ infinirtPluginTable_t buildTable(const VendorApi &v) {
                                                      Entry::set_device, Entry::thread_state_save,
                                                      Entry::thread_state_restore, Entry::device_get_native_context,
                                                      Entry::pointer_get_attributes, Entry::module_load,
-                                                     Entry::module_rank_image, Entry::device_get_limit,
-                                                     Entry::device_set_limit, Entry::device_get_stream_priority_range,
-                                                     Entry::stream_create_with_priority>);
+                                                     Entry::module_rank_image>);
 
     /* The vendor's own entries, guarded where the vendor filled them (gpu_vendor.h). */
     t.init = v.init;

@@ -105,6 +105,13 @@ struct VendorApi {
     Entry<NativeStatus (*)(int device, uint64_t *bytes)> pool_reserved;
 
     Entry<NativeStatus (*)(void **stream, unsigned flags)> stream_create;
+    /* Optional (call may be NULL), all three or none: the bound context's limits (`limit` an
+     * infinirtLimit_t), its stream priority range, and a stream of a priority within it. Without
+     * them limits answer NOT_IMPLEMENTED and the range is (0, 0). */
+    Entry<NativeStatus (*)(size_t *value, int limit)> get_limit;
+    Entry<NativeStatus (*)(int limit, size_t value)> set_limit;
+    Entry<NativeStatus (*)(int *least, int *greatest)> stream_priority_range;
+    Entry<NativeStatus (*)(void **stream, unsigned flags, int priority)> stream_create_with_priority;
     Entry<NativeStatus (*)(void *stream)> stream_destroy;
     Entry<NativeStatus (*)(void *stream)> stream_synchronize;
     Entry<NativeStatus (*)(void *stream)> stream_query;

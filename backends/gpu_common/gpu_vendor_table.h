@@ -107,6 +107,11 @@
     X(PICK, event_record_in_capture, nativeEventRecordInCapture, "cuEventRecordWithFlags")                         \
     X(PICK, stream_wait_event_in_capture, nativeStreamWaitEventInCapture, "cuStreamWaitEvent")                     \
     X(PICK, stream_is_capturing, nativeStreamIsCapturing, "cuStreamIsCapturing")                                   \
+    /* Limits and stream priorities: verified on CUDA only so far; HIP answers NOT_IMPLEMENTED and (0, 0). */        \
+    X(PICK, get_limit, nativeGetLimit, "cuCtxGetLimit")                                                            \
+    X(PICK, set_limit, nativeSetLimit, "cuCtxSetLimit")                                                            \
+    X(PICK, stream_priority_range, nativeStreamPriorityRange, "cuCtxGetStreamPriorityRange")                      \
+    X(PICK, stream_create_with_priority, nativeStreamCreateWithPriority, "cuStreamCreateWithPriority")            \
     /* HIP cannot list a module's kernels. */                                                                      \
     X(PICK, module_list_functions, nativeModuleListFunctions, "cuModuleEnumerateFunctions")                        \
     /* hipFuncSetAttribute takes runtime-API functions, not module ones, and AMD GPUs have no opt-in limit to      \

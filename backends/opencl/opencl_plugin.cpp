@@ -21,8 +21,7 @@ const infinirtPluginTable_t kTable = [] {
                                     Entry::stream_end_capture, Entry::graph_destroy, Entry::graph_instantiate,
                                     Entry::graph_exec_destroy, Entry::graph_launch, Entry::pointer_get_attributes,
                                     Entry::memcpy_peer_async, Entry::stream_wait_peer_event,
-                                    Entry::thread_state_save, Entry::thread_state_restore, Entry::device_get_limit,
-                                    Entry::device_set_limit, Entry::device_get_stream_priority_range,
+                                    Entry::thread_state_save, Entry::thread_state_restore, Entry::device_get_stream_priority_range,
                                     Entry::stream_create_with_priority>);
     return t;
 }();
