@@ -3,22 +3,24 @@
 namespace infinicore::detail {
 
 DeviceGuard::DeviceGuard(Device device) noexcept {
-    status_ = infinirtGetDevice(&previous_type_, &previous_index_);
+    infiniDevice_t current_type = INFINI_DEVICE_CPU;
+    int current_index = 0;
+    status_ = infinirtGetDevice(&current_type, &current_index);
     if (status_ != INFINI_STATUS_SUCCESS) {
         return;
     }
-    if (previous_type_ == device.cType() && previous_index_ == static_cast<int>(device.getIndex())) {
+    if (current_type == device.cType() && current_index == static_cast<int>(device.getIndex())) {
         return;
     }
-    status_ = infinirtSetDevice(device.cType(), static_cast<int>(device.getIndex()));
-    switched_ = status_ == INFINI_STATUS_SUCCESS;
+    status_ = infinirtPushDevice(device.cType(), static_cast<int>(device.getIndex()));
+    pushed_ = status_ == INFINI_STATUS_SUCCESS;
 }
 
 DeviceGuard::~DeviceGuard() {
-    if (switched_) {
-        // The previous device was current a moment ago, so switching back cannot fail for a
-        // missing device; there is nothing better to do with another failure in a destructor.
-        (void)infinirtSetDevice(previous_type_, previous_index_);
+    if (pushed_) {
+        // The entry is this scope's own (guards nest as scopes do); there is nothing better to do
+        // with a failure of the backend's restore in a destructor.
+        (void)infinirtPopDevice(nullptr, nullptr);
     }
 }
 

@@ -179,6 +179,58 @@ __export infiniStatus_t infinirtGetDeviceResourceSnapshot(infiniDevice_t device,
  * Begins of capture on the device wait while it synchronises, so the rule cannot be raced. */
 __export infiniStatus_t infinirtDeviceSynchronize(void);
 
+/* ---- The thread's device stack (CUDA's context stack, for libraries) -------------------- */
+
+/* Makes (device, device_id) current, as infinirtSetDevice does, and remembers what was current
+ * before: infinirt's current device and the backend's native thread state (on cuda the thread's
+ * current CUcontext, whatever it was: a context of the caller's, or none). The stack is per
+ * thread (a new thread starts with an empty one) and holds 64 entries; a push beyond that ->
+ * BAD_PARAM. A missing device -> DEVICE_NOT_FOUND, a bad type -> DEVICE_TYPE_NOT_SUPPORTED; on
+ * any failure nothing is pushed and the current device is unchanged. Pushes may cross backends
+ * (cpu:0 over nvidia:0). Does not block. */
+__export infiniStatus_t infinirtPushDevice(infiniDevice_t device, int device_id);
+/* Pops the entry of the latest push: restores infinirt's current device and the native thread
+ * state of the pushed device's backend exactly as they were before that push (on cuda: the saved
+ * context current again, or no context; never creating or retaining one), and writes the device
+ * that is current after it (either output may be NULL). An empty stack -> BAD_PARAM (nothing
+ * written). A failure of the backend's restore returns its status; the entry is popped all the
+ * same. Does not block. */
+__export infiniStatus_t infinirtPopDevice(infiniDevice_t *device, int *device_id);
+
+/* ---- Limits ------------------------------------------------------------------------------- */
+
+typedef enum {
+    INFINIRT_LIMIT_STACK_SIZE = 0,        /* bytes of stack per device thread */
+    INFINIRT_LIMIT_PRINTF_FIFO_SIZE = 1,  /* bytes of the device-side printf buffer */
+    INFINIRT_LIMIT_MALLOC_HEAP_SIZE = 2   /* bytes of the device-side malloc heap */
+} infinirtLimit_t;
+/* A limit of the named device. cuda: all three (cuCtxGetLimit/cuCtxSetLimit in the primary
+ * context). cpu: STACK_SIZE, the stack of the kernel pool's worker threads, taking effect for
+ * workers started after the set (the pool starts at the device's first launch of more than one
+ * block; those already running keep theirs; a stream's own worker, which runs blocks too, keeps
+ * the system's default). opencl: PRINTF_FIFO_SIZE,
+ * read-only (CL_DEVICE_PRINTF_BUFFER_SIZE). A limit the backend cannot honour ->
+ * NOT_IMPLEMENTED naming the limit and the backend; an unknown limit -> BAD_PARAM; NULL value ->
+ * NULL_POINTER. After a successful set, get returns at least the value set. */
+__export infiniStatus_t infinirtDeviceGetLimit(size_t *value, infiniDevice_t device, int device_id, infinirtLimit_t limit);
+__export infiniStatus_t infinirtDeviceSetLimit(infiniDevice_t device, int device_id, infinirtLimit_t limit, size_t value);
+
+/* ---- Stream priorities -------------------------------------------------------------------- */
+
+/* Priorities as CUDA numbers them: `greatest` is the highest priority, numerically <= `least`.
+ * (0, 0) where a backend has one level. cpu: (0, -2): its kernel pool runs the blocks of
+ * higher-priority launches first (copies and fills run on each stream's own worker, which no
+ * other stream shares); cuda: the driver's range (cuCtxGetStreamPriorityRange); hip and opencl:
+ * (0, 0). NULL outputs -> NULL_POINTER. */
+__export infiniStatus_t infinirtDeviceGetStreamPriorityRange(int *least, int *greatest, infiniDevice_t device, int device_id);
+/* infinirtStreamCreate with a priority within the current device's range; outside it ->
+ * BAD_PARAM (never clamped, unlike CUDA). Graphs captured from the stream keep its priority
+ * where the backend can (cuda). */
+__export infiniStatus_t infinirtStreamCreateWithPriority(infinirtStream_t *stream_ptr, int priority);
+/* The priority the stream was created with (0 for infinirtStreamCreate's streams; NULL, the
+ * default stream, is 0). INVALID_HANDLE for a bad handle; NULL priority -> NULL_POINTER. */
+__export infiniStatus_t infinirtStreamGetPriority(int *priority, infinirtStream_t stream);
+
 /* ---- Stream ---------------------------------------------------------------------------- */
 
 /* Creates an in-order stream on the current device (never NULL on success), independent of the

@@ -362,6 +362,36 @@ typedef struct infinirtPluginTraits {
     X(c, mem_set_access, MemSetAccess, memSetAccess, infinirtMemSetAccess, COLD,                                 \
       (P(Device, int, device), P(Skip, void *, ptr), P(Size, size_t, size), P(Value, int, accessor),             \
        P(Value, uint32_t, access)))
+/* ---- contexts: the thread's native state, limits, stream priorities (all optional)
+ * thread_state_save: writes to *state what the calling thread's native state is for this
+ *   backend (on cuda its current CUcontext, NULL when none), so that thread_state_restore can
+ *   give it back after set_device changed it. Never creates, retains or changes anything. NULL
+ *   entry: the backend has no native per-thread state (set_device is NULL or changes nothing
+ *   that outlives a call).
+ * thread_state_restore: makes the calling thread's native state what thread_state_save wrote,
+ *   exactly (on cuda: the saved context current, or no context at all), creating and retaining
+ *   nothing. With thread_state_save, or NULL.
+ * device_get_limit, device_set_limit: limit is one of infinirtLimit_t (the loader refuses
+ *   others). A limit the backend cannot honour, or cannot change: NOT_IMPLEMENTED naming the
+ *   limit and the backend. After a successful set, get returns at least the value set.
+ * device_get_stream_priority_range: CUDA's numbering (*greatest <= *least). NULL entry: (0, 0).
+ * stream_create_with_priority: like stream_create; `priority` is within the range (the loader
+ *   refuses others). NULL entry: the loader creates an ordinary stream when the range is (0, 0). */
+#define INFINIRT_PLUGIN_ENTRIES_CONTEXTS(X, P, c)                                                              \
+    X(c, thread_state_save, ThreadStateSave, threadStateSave, infinirtPushDevice, COLD,                          \
+      (P(Device, int, device), P(Skip, void **, state)))                                                         \
+    X(c, thread_state_restore, ThreadStateRestore, threadStateRestore, infinirtPopDevice, COLD,                  \
+      (P(Device, int, device), P(Skip, void *, state)))                                                          \
+    X(c, device_get_limit, DeviceGetLimit, deviceGetLimit, infinirtDeviceGetLimit, COLD,                         \
+      (P(Device, int, device), P(Value, infinirtLimit_t, limit), P(Skip, size_t *, value)))                      \
+    X(c, device_set_limit, DeviceSetLimit, deviceSetLimit, infinirtDeviceSetLimit, COLD,                         \
+      (P(Device, int, device), P(Value, infinirtLimit_t, limit), P(Value, size_t, value)))                       \
+    X(c, device_get_stream_priority_range, DeviceGetStreamPriorityRange, deviceGetStreamPriorityRange,           \
+      infinirtDeviceGetStreamPriorityRange, COLD,                                                                \
+      (P(Device, int, device), P(Skip, int *, least), P(Skip, int *, greatest)))                                 \
+    X(c, stream_create_with_priority, StreamCreateWithPriority, streamCreateWithPriority,                        \
+      infinirtStreamCreateWithPriority, COLD,                                                                    \
+      (P(Device, int, device), P(Value, int, priority), P(OutStream, void **, stream)))
 
 #define INFINIRT_PLUGIN_ENTRIES(X, P, c)                                                                       \
     INFINIRT_PLUGIN_ENTRIES_DEVICES(X, P, c)                                                                     \
@@ -372,6 +402,7 @@ typedef struct infinirtPluginTraits {
     INFINIRT_PLUGIN_ENTRIES_MODULES(X, P, c)                                                                     \
     INFINIRT_PLUGIN_ENTRIES_PEERS(X, P, c)                                                                       \
     INFINIRT_PLUGIN_ENTRIES_LOADER(X, P, c)                                                                      \
+    INFINIRT_PLUGIN_ENTRIES_CONTEXTS(X, P, c)                                                                  \
     INFINIRT_PLUGIN_ENTRIES_MEMORY_MAPPING(X, P, c)
 
 /* The function types, infinirtPlugin<Type>Fn, and the table. */

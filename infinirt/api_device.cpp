@@ -69,14 +69,7 @@ __export infiniStatus_t infinirtSetDevice(infiniDevice_t device, int device_id) 
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    if (b->table.set_device != nullptr) {
-        st = checked(b, device_id, "set_device", INFINIRT_PLUGIN_STATUS(b, set_device, device_id));
-        if (st != INFINI_STATUS_SUCCESS) {
-            return st; // the thread's current device stays as it was
-        }
-    }
-    setCurrentDevice(enumInt(device), device_id);
-    return INFINI_STATUS_SUCCESS;
+    return makeCurrent(b, enumInt(device), device_id);
 }
 
 namespace {

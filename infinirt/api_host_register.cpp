@@ -44,7 +44,7 @@ __export infiniStatus_t infinirtHostRegister(infiniDevice_t device, int device_i
                     found.base, found.size, typeName(found.type), found.device);
     }
     INFINIRT_GUARD_END(fn)
-    st = INFINIRT_CALL(b, host_register, device_id, device_id, ptr, size, flags);
+    st = INFINIRT_DEVICE_CALL(b, host_register, device_id, ptr, size, flags);
     if (st != INFINI_STATUS_SUCCESS) {
         Allocation taken;
         bool holds = false;
@@ -80,7 +80,7 @@ __export infiniStatus_t infinirtHostUnregister(void *ptr) {
         st = deviceSynchronizeUnlessCapturing(fn, b, a.type, a.device);
     }
     if (st == INFINI_STATUS_SUCCESS) {
-        st = INFINIRT_CALL(b, host_unregister, a.device, a.device, ptr);
+        st = INFINIRT_DEVICE_CALL(b, host_unregister, a.device, ptr);
     }
     if (st != INFINI_STATUS_SUCCESS) {
         recordAllocation(a);

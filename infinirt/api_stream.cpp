@@ -45,12 +45,28 @@ infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
 
 } // namespace infinirt
 
-extern "C" {
+namespace {
 
-__export infiniStatus_t infinirtStreamCreate(infinirtStream_t *stream_ptr) {
-    INFINIRT_ENTER();
+// The device's stream priorities: the backend's range, (0, 0) where it has none.
+infiniStatus_t priorityRange(Backend *b, int id, int &least, int &greatest) {
+    int l = 0;
+    int g = 0;
+    if (b->table.device_get_stream_priority_range != nullptr) {
+        const infiniStatus_t st = INFINIRT_DEVICE_CALL(b, device_get_stream_priority_range, id, &l, &g);
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st;
+        }
+    }
+    least = l;
+    greatest = g;
+    return INFINI_STATUS_SUCCESS;
+}
+
+// A stream of the current device: with `priority` (checked against the range) when
+// `with_priority`, else an ordinary one (priority 0).
+infiniStatus_t createStream(const char *function, bool with_priority, int priority, infinirtStream_t *stream_ptr) {
     if (stream_ptr == nullptr) {
-        return nullArgument("infinirtStreamCreate", "stream_ptr");
+        return nullArgument(function, "stream_ptr");
     }
     Backend *b = nullptr;
     int type = 0;
@@ -60,17 +76,82 @@ __export infiniStatus_t infinirtStreamCreate(infinirtStream_t *stream_ptr) {
         return st;
     }
     void *native = nullptr;
-    st = INFINIRT_DEVICE_CALL(b, stream_create, id, &native);
+    if (with_priority) {
+        int least = 0;
+        int greatest = 0;
+        st = priorityRange(b, id, least, greatest);
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st;
+        }
+        if (priority < greatest || priority > least) {
+            return fail(INFINI_STATUS_BAD_PARAM,
+                        "%s: priority %d is outside the range of %s:%d, %d (least) to %d (greatest); it is not clamped",
+                        function, priority, typeName(type), id, least, greatest);
+        }
+    }
+    if (with_priority && b->table.stream_create_with_priority != nullptr) {
+        st = INFINIRT_DEVICE_CALL(b, stream_create_with_priority, id, priority, &native);
+    } else {
+        st = INFINIRT_DEVICE_CALL(b, stream_create, id, &native); // without the entry the range is (0, 0)
+    }
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
     void *h = nullptr;
-    st = handleOrUndo(h, "infinirtStreamCreate", HandleKind::Stream, type, id, native, 0, nullptr,
+    st = handleOrUndo(h, function, HandleKind::Stream, type, id, native, static_cast<uint32_t>(priority), nullptr,
                       [&] { destroyPluginObject(b->table.stream_destroy, id, native); });
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
     *stream_ptr = h;
+    return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace
+
+extern "C" {
+
+__export infiniStatus_t infinirtStreamCreate(infinirtStream_t *stream_ptr) {
+    INFINIRT_ENTER();
+    return createStream("infinirtStreamCreate", false, 0, stream_ptr);
+}
+
+__export infiniStatus_t infinirtDeviceGetStreamPriorityRange(int *least, int *greatest, infiniDevice_t device,
+                                                             int device_id) {
+    INFINIRT_ENTER();
+    if (least == nullptr) {
+        return nullArgument("infinirtDeviceGetStreamPriorityRange", "least");
+    }
+    if (greatest == nullptr) {
+        return nullArgument("infinirtDeviceGetStreamPriorityRange", "greatest");
+    }
+    Backend *b = nullptr;
+    infiniStatus_t st = checkDevice(enumInt(device), device_id, b);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    return priorityRange(b, device_id, *least, *greatest);
+}
+
+__export infiniStatus_t infinirtStreamCreateWithPriority(infinirtStream_t *stream_ptr, int priority) {
+    INFINIRT_ENTER();
+    return createStream("infinirtStreamCreateWithPriority", true, priority, stream_ptr);
+}
+
+__export infiniStatus_t infinirtStreamGetPriority(int *priority, infinirtStream_t stream) {
+    INFINIRT_ENTER();
+    if (priority == nullptr) {
+        return nullArgument("infinirtStreamGetPriority", "priority");
+    }
+    if (stream == nullptr) {
+        *priority = 0;
+        return INFINI_STATUS_SUCCESS;
+    }
+    const HandleSlot *slot = handles().lookup(stream, HandleKind::Stream);
+    if (slot == nullptr) {
+        return invalidHandle("infinirtStreamGetPriority", "stream", stream);
+    }
+    *priority = static_cast<int>(slot->flags);
     return INFINI_STATUS_SUCCESS;
 }
 

@@ -59,7 +59,7 @@ infiniStatus_t minimumGranularity(State &s, Backend *b, int type, int device, si
         return INFINI_STATUS_SUCCESS;
     }
     size_t g = 0;
-    const infiniStatus_t st = INFINIRT_CALL(b, mem_get_granularity, device, device, INFINIRT_MEM_GRANULARITY_MINIMUM, &g);
+    const infiniStatus_t st = INFINIRT_DEVICE_CALL(b, mem_get_granularity, device, INFINIRT_MEM_GRANULARITY_MINIMUM, &g);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -107,7 +107,7 @@ bool wholeMappings(Reservation &r, uintptr_t p, size_t size) {
 // Gives a physical allocation back to its plugin (no handle, no mapping left). Caller holds the lock.
 infiniStatus_t releasePhysical(Physical *ph) {
     Backend *b = g_registry.by_type[ph->type];
-    const infiniStatus_t st = INFINIRT_CALL(b, mem_release, ph->device, ph->device, ph->native);
+    const infiniStatus_t st = INFINIRT_DEVICE_CALL(b, mem_release, ph->device, ph->native);
     delete ph;
     return st;
 }
@@ -133,7 +133,7 @@ __export infiniStatus_t infinirtMemGetAllocationGranularity(size_t *granularity,
         return fail(INFINI_STATUS_BAD_PARAM, "%s: granularity kind %d is not valid", fn, w);
     }
     size_t g = 0;
-    st = INFINIRT_CALL(b, mem_get_granularity, device_id, device_id, which, &g);
+    st = INFINIRT_DEVICE_CALL(b, mem_get_granularity, device_id, which, &g);
     if (st == INFINI_STATUS_SUCCESS) {
         *granularity = g;
     }
@@ -169,7 +169,7 @@ __export infiniStatus_t infinirtMemAddressReserve(void **ptr, infiniDevice_t dev
     }
     const size_t align = alignment > g ? alignment : g;
     void *p = nullptr;
-    st = INFINIRT_CALL(b, mem_address_reserve, device_id, device_id, &p, size, align);
+    st = INFINIRT_DEVICE_CALL(b, mem_address_reserve, device_id, &p, size, align);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -206,7 +206,7 @@ __export infiniStatus_t infinirtMemAddressFree(void *ptr, size_t size) {
                     ptr, r.mappings.size());
     }
     Backend *b = g_registry.by_type[r.type];
-    const infiniStatus_t st = INFINIRT_CALL(b, mem_address_free, r.device, r.device, ptr, size);
+    const infiniStatus_t st = INFINIRT_DEVICE_CALL(b, mem_address_free, r.device, ptr, size);
     if (st == INFINI_STATUS_SUCCESS) {
         s.reservations.erase(it);
     }
@@ -242,7 +242,7 @@ __export infiniStatus_t infinirtMemCreate(infinirtPhysicalMem_t *mem, infiniDevi
         return misaligned(fn, "size", size, g, type, device_id);
     }
     auto *ph = new Physical();
-    st = INFINIRT_CALL(b, mem_create, device_id, device_id, &ph->native, size, flags);
+    st = INFINIRT_DEVICE_CALL(b, mem_create, device_id, &ph->native, size, flags);
     if (st != INFINI_STATUS_SUCCESS) {
         delete ph;
         return st;
@@ -280,7 +280,7 @@ __export infiniStatus_t infinirtMemRelease(infinirtPhysicalMem_t mem) {
         return INFINI_STATUS_SUCCESS;
     }
     Backend *b = g_registry.by_type[ph->type];
-    const infiniStatus_t st = INFINIRT_CALL(b, mem_release, ph->device, ph->device, ph->native);
+    const infiniStatus_t st = INFINIRT_DEVICE_CALL(b, mem_release, ph->device, ph->native);
     if (st != INFINI_STATUS_SUCCESS) {
         handles().restore(mem, slot);
         return st;
@@ -341,7 +341,7 @@ __export infiniStatus_t infinirtMemMap(void *ptr, size_t size, infinirtPhysicalM
         return fail(INFINI_STATUS_BAD_PARAM, "%s: %p + %zu bytes overlaps the mapping at %#zx (%zu bytes); unmap it first",
                     fn, ptr, size, static_cast<size_t>(m.first), m.second.size);
     }
-    st = INFINIRT_CALL(b, mem_map, ph->device, ph->device, ptr, size, ph->native, offset);
+    st = INFINIRT_DEVICE_CALL(b, mem_map, ph->device, ptr, size, ph->native, offset);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -381,7 +381,7 @@ __export infiniStatus_t infinirtMemUnmap(void *ptr, size_t size) {
                                        "unmapping waits for the device that owns the memory, which is refused during "
                                        "capture: unmap after the capture ends",
                                        r->type, r->device,
-                                       [&] { return INFINIRT_CALL(b, mem_unmap, r->device, r->device, at, length); });
+                                       [&] { return INFINIRT_DEVICE_CALL(b, mem_unmap, r->device, at, length); });
         if (st != INFINI_STATUS_SUCCESS) {
             return st; // the mappings before this one are gone, this one and the rest stay
         }

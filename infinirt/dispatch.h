@@ -62,6 +62,19 @@ INFINIRT_COLD inline infiniStatus_t invalidHandle(const char *function, const ch
 // entry takes the device alone).
 #define INFINIRT_FIRST_ARG_(first, ...) first
 
+// Makes (type, id) of backend `b` current (the caller validated it): the backend's set_device,
+// then infinirt's. A failure of set_device leaves both as they were.
+INFINIRT_INLINE infiniStatus_t makeCurrent(Backend *b, int type, int id) {
+    if (b->table.set_device != nullptr) {
+        const infiniStatus_t st = checked(b, id, "set_device", INFINIRT_PLUGIN_STATUS(b, set_device, id));
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st;
+        }
+    }
+    setCurrentDevice(type, id);
+    return INFINI_STATUS_SUCCESS;
+}
+
 #define INFINIRT_ENTER()                                        \
     do {                                                        \
         const infiniStatus_t enter_status_ = ::infinirt::ensureInit(); \

@@ -30,7 +30,7 @@ struct alignas(64) HandleSlot {
     std::atomic<uint64_t> key{0};
     int type = 0;                 // infiniDevice_t of the owning backend
     int device = 0;
-    uint32_t flags = 0;           // event: creation flags; graph/exec: kGenericGraph
+    uint32_t flags = 0;           // event: creation flags; graph/exec: kGenericGraph; stream: its priority (an int)
     void *native = nullptr;       // the plugin's object (or the loader's, for generic graphs)
     // Streams under the loader's generic capture: the graph being recorded.
     std::atomic<CaptureGraph *> capture{nullptr};

@@ -4,6 +4,7 @@
 #define INFINIRT_COMMON_TEXT_HPP
 
 #include "common/module_formats.hpp" // moduleFormatName, for messages
+#include "infinirt.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +23,18 @@ inline char *copyString(char *dst, size_t capacity, const char *src) noexcept {
 }
 inline char *copyString(char *dst, size_t capacity, const std::string &src) noexcept {
     return copyString(dst, capacity, src.c_str());
+}
+
+// The C name of a limit the loader passed ("INFINIRT_LIMIT_STACK_SIZE"), for messages.
+inline const char *limitName(infinirtLimit_t limit) noexcept {
+    switch (limit) {
+    case INFINIRT_LIMIT_STACK_SIZE:
+        return "INFINIRT_LIMIT_STACK_SIZE";
+    case INFINIRT_LIMIT_PRINTF_FIFO_SIZE:
+        return "INFINIRT_LIMIT_PRINTF_FIFO_SIZE";
+    default:
+        return "INFINIRT_LIMIT_MALLOC_HEAP_SIZE";
+    }
 }
 
 // A size as messages print it: "512 B", "1.5 KiB", "2.0 TiB". Fits in 16 bytes.

@@ -29,6 +29,9 @@ struct Device {
     // cpu_launch.cpp), then never destroyed.
     std::atomic<Pool *> pool{nullptr};
     std::mutex pool_mutex;
+    // INFINIRT_LIMIT_STACK_SIZE: the stack of pool threads started from now on; 0 until set
+    // (the system's default).
+    std::atomic<size_t> pool_stack_bytes{0};
 };
 
 // Valid after init(); device must be < config().device_count (the loader checks).

@@ -20,6 +20,7 @@
 #include "cpu_stream.h"
 
 #include "common/host_services.hpp"
+#include "common/text.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -28,6 +29,7 @@
 #include <cstring>
 #include <linux/futex.h>
 #include <new>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -101,6 +103,7 @@ namespace {
 // One launch being run: the block counter and the first failure. Lives on the owner's stack.
 struct RunState {
     const LaunchRecord *launch = nullptr;
+    int level = 0; // the stream's priority as a level: 0 the least, higher levels first
     uint64_t chunk = 1; // blocks claimed per fetch_add
     uint32_t worker_count = 1;
     alignas(64) std::atomic<uint64_t> next{0};
@@ -122,9 +125,23 @@ void noteBlockFailure(RunState &run, const uint32_t block_id[3], int value, size
     run.next.store(run.launch->blocks, std::memory_order_relaxed);
 }
 
+// Whether a launch of a level above `level` is posted to the pool (`posted`: the pool's count of
+// posted launches per level).
+bool higherPosted(const std::atomic<uint32_t> *posted, int level) noexcept {
+    for (int l = level + 1; l < Stream::kLevels; ++l) {
+        if (posted[l].load(std::memory_order_relaxed) != 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // Claims and runs blocks of `run` as worker `worker`, with that thread's `buffers`, until none
-// are left. Returns false if it ran none (the launch had no blocks left to claim).
-bool runBlocks(RunState &run, uint32_t worker, BlockBuffers &buffers) noexcept {
+// are left, or, for a pool thread (`posted` non-NULL), until a launch of a higher level is
+// posted: it leaves the rest to the others and goes there. Returns false if it ran none (the
+// launch had no blocks left to claim).
+bool runBlocks(RunState &run, uint32_t worker, BlockBuffers &buffers,
+               const std::atomic<uint32_t> *posted = nullptr) noexcept {
     const LaunchRecord &rec = *run.launch;
     const uint64_t total = rec.blocks;
     if (run.next.load(std::memory_order_relaxed) >= total) {
@@ -190,6 +207,9 @@ bool runBlocks(RunState &run, uint32_t worker, BlockBuffers &buffers) noexcept {
                 }
             }
         }
+        if (posted != nullptr && higherPosted(posted, run.level)) {
+            break;
+        }
     }
     return ran;
 }
@@ -235,6 +255,7 @@ namespace {
 // before the owner looks, or sees the slot closed).
 struct alignas(64) Slot {
     std::atomic<bool> taken{false};
+    std::atomic<int> level{0}; // the posted launch's (written before `active`)
     std::atomic<uint32_t> active{0};
     std::atomic<uint32_t> users{0};         // futex word the owner sleeps on
     std::atomic<uint32_t> owner_waiting{0};
@@ -249,12 +270,11 @@ class Pool {
 public:
     // Throws std::bad_alloc (the buffers).
     Pool(int device, int wanted) : buffers_(new BlockBuffers[wanted > 0 ? wanted : 1]) {
+        const size_t stack = deviceState(device).pool_stack_bytes.load(std::memory_order_relaxed);
         for (int i = 0; i < wanted; ++i) {
-            try {
-                std::thread(&Pool::work, this, static_cast<uint32_t>(i + 1)).detach();
-            } catch (const std::exception &e) {
+            if (const int rc = start(static_cast<uint32_t>(i + 1), stack)) {
                 common::logMessage(INFINIRT_LOG_WARN, "cpu:%d: started %d of %d kernel pool threads: %s", device, i,
-                                   wanted, e.what());
+                                   wanted, std::strerror(rc));
                 break;
             }
             threads_.store(i + 1, std::memory_order_release);
@@ -278,6 +298,8 @@ public:
             return false;
         }
         slot->run.store(&run, std::memory_order_relaxed);
+        slot->level.store(run.level, std::memory_order_relaxed);
+        posted_[run.level].fetch_add(1, std::memory_order_relaxed);
         slot->active.store(1, std::memory_order_seq_cst);
         epoch_.fetch_add(1, std::memory_order_seq_cst);
         if (sleepers_.load(std::memory_order_seq_cst) > 0) {
@@ -286,6 +308,7 @@ public:
         }
         runBlocks(run, 0, buffers);
         slot->active.store(0, std::memory_order_seq_cst);
+        posted_[run.level].fetch_sub(1, std::memory_order_relaxed);
         if (!spinUntil([slot] { return slot->users.load(std::memory_order_acquire) == 0; })) {
             for (;;) {
                 slot->owner_waiting.store(1, std::memory_order_seq_cst);
@@ -302,18 +325,65 @@ public:
     }
 
 private:
+    struct Start {
+        Pool *pool;
+        uint32_t index;
+    };
+
+    // Starts detached pool thread `index` with `stack` bytes of stack (0: the default); an errno.
+    int start(uint32_t index, size_t stack) noexcept {
+        Start *arg = new (std::nothrow) Start{this, index};
+        if (arg == nullptr) {
+            return ENOMEM;
+        }
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int rc = stack != 0 ? pthread_attr_setstacksize(&attr, stack) : 0;
+        pthread_t thread;
+        if (rc == 0) {
+            rc = pthread_create(&thread, &attr, &Pool::entry, arg);
+        }
+        pthread_attr_destroy(&attr);
+        if (rc != 0) {
+            delete arg;
+        }
+        return rc;
+    }
+
+    static void *entry(void *p) {
+        const Start s = *static_cast<Start *>(p);
+        delete static_cast<Start *>(p);
+        s.pool->work(s.index);
+        return nullptr;
+    }
+
+    // The highest level with a launch posted (0 when none is).
+    int topLevel() const noexcept {
+        for (int l = Stream::kLevels - 1; l > 0; --l) {
+            if (posted_[l].load(std::memory_order_relaxed) != 0) {
+                return l;
+            }
+        }
+        return 0;
+    }
+
+    // Pool threads take the launches of the highest level posted first, and leave a launch when
+    // one of a higher level is posted (runBlocks).
     void work(uint32_t index) noexcept {
         for (;;) {
             const uint32_t seen = epoch_.load(std::memory_order_acquire);
             bool ran = false;
+            const int top = topLevel();
             for (int k = 0; k < kSlots; ++k) {
                 Slot &slot = slots_[(index + static_cast<uint32_t>(k)) % kSlots];
-                if (slot.active.load(std::memory_order_acquire) == 0) {
+                if (slot.active.load(std::memory_order_acquire) == 0 ||
+                    slot.level.load(std::memory_order_relaxed) < top) {
                     continue;
                 }
                 slot.users.fetch_add(1, std::memory_order_seq_cst);
                 if (slot.active.load(std::memory_order_seq_cst) != 0) {
-                    ran |= runBlocks(*slot.run.load(std::memory_order_relaxed), index, buffers_[index - 1]);
+                    ran |= runBlocks(*slot.run.load(std::memory_order_relaxed), index, buffers_[index - 1], posted_);
                 }
                 if (slot.users.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
                     slot.owner_waiting.load(std::memory_order_seq_cst) != 0) {
@@ -337,6 +407,7 @@ private:
     Slot slots_[kSlots];
     alignas(64) std::atomic<uint32_t> epoch_{0}; // bumped by every posted launch; futex word
     std::atomic<uint32_t> sleepers_{0};
+    std::atomic<uint32_t> posted_[Stream::kLevels] = {}; // launches posted, per level
 };
 
 namespace {
@@ -361,6 +432,7 @@ Pool &ensurePool(int device) {
 void runLaunch(const LaunchRecord &launch, Stream &stream, uint64_t number) noexcept {
     RunState run;
     run.launch = &launch;
+    run.level = -stream.priority();
     run.worker_count = static_cast<uint32_t>(config().workers);
     Pool *pool = launch.blocks > 1 ? deviceState(stream.device()).pool.load(std::memory_order_acquire) : nullptr;
     bool pooled = false;
@@ -387,6 +459,54 @@ void runLaunch(const LaunchRecord &launch, Stream &stream, uint64_t number) noex
                       b[0], b[1], b[2], run.failed_value);
     }
     stream.noteFailure(number, text);
+}
+
+// ---- entries -------------------------------------------------------------------------------------
+
+namespace {
+
+// The stack a pool thread started now gets: the value set, else the system's default.
+size_t poolStack(int device) noexcept {
+    const size_t set = deviceState(device).pool_stack_bytes.load(std::memory_order_relaxed);
+    if (set != 0) {
+        return set;
+    }
+    pthread_attr_t attr;
+    size_t bytes = 0;
+    pthread_attr_init(&attr);
+    pthread_attr_getstacksize(&attr, &bytes);
+    pthread_attr_destroy(&attr);
+    return bytes;
+}
+
+infiniStatus_t onlyStackSize(const char *entry, infinirtLimit_t limit) {
+    return common::fail(INFINI_STATUS_NOT_IMPLEMENTED,
+                        "%s: the cpu backend does not implement %s (kernels are host code); it implements "
+                        "INFINIRT_LIMIT_STACK_SIZE only",
+                        entry, common::limitName(limit));
+}
+
+} // namespace
+
+infiniStatus_t deviceGetLimit(int device, infinirtLimit_t limit, size_t *value) {
+    if (limit != INFINIRT_LIMIT_STACK_SIZE) {
+        return onlyStackSize("device_get_limit", limit);
+    }
+    *value = poolStack(device);
+    return INFINI_STATUS_SUCCESS;
+}
+
+// The stack of the kernel pool's threads started after the call (the pool starts at the device's
+// first launch of more than one block; threads already running keep theirs). Rounded up to
+// whole pages, and to at least PTHREAD_STACK_MIN.
+infiniStatus_t deviceSetLimit(int device, infinirtLimit_t limit, size_t value) {
+    if (limit != INFINIRT_LIMIT_STACK_SIZE) {
+        return onlyStackSize("device_set_limit", limit);
+    }
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = alignUp(std::max<size_t>(value, PTHREAD_STACK_MIN), page);
+    deviceState(device).pool_stack_bytes.store(bytes, std::memory_order_relaxed);
+    return INFINI_STATUS_SUCCESS;
 }
 
 // ---- entry ---------------------------------------------------------------------------------------

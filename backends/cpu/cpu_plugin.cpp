@@ -19,7 +19,8 @@ const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
     common::LeftNull<Entry::get_resource_snapshot, Entry::stream_begin_capture, Entry::stream_end_capture,
                      Entry::graph_destroy, Entry::graph_instantiate, Entry::graph_exec_destroy, Entry::graph_launch,
                      Entry::stream_get_native, Entry::event_get_native, Entry::device_get_native_context,
-                     Entry::pointer_get_attributes, Entry::get_plugin_traits>);
+                     Entry::pointer_get_attributes, Entry::get_plugin_traits,
+                     Entry::thread_state_save, Entry::thread_state_restore>);
 
 } // namespace
 } // namespace infinirt::cpu

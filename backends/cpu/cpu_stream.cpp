@@ -201,14 +201,22 @@ Stream *existingDefaultStream(int device) noexcept {
 
 // ---- entries -----------------------------------------------------------------------------
 
-infiniStatus_t streamCreate(int device, void **stream) {
-    auto created = std::make_shared<Stream>(device);
+infiniStatus_t streamCreateWithPriority(int device, int priority, void **stream) {
+    auto created = std::make_shared<Stream>(device, priority);
     Device &dev = deviceState(device);
     {
         std::lock_guard<std::mutex> lock(dev.streams_mutex);
         dev.streams.push_back(created);
     }
     *stream = created.get();
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamCreate(int device, void **stream) { return streamCreateWithPriority(device, 0, stream); }
+
+infiniStatus_t deviceGetStreamPriorityRange(int, int *least, int *greatest) {
+    *least = 0;
+    *greatest = Stream::kGreatestPriority;
     return INFINI_STATUS_SUCCESS;
 }
 

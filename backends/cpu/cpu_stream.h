@@ -51,7 +51,14 @@ struct Task {
 // wait tasks that refer to it.
 class Stream : public std::enable_shared_from_this<Stream> {
 public:
-    explicit Stream(int device) : device_(device) {}
+    // Stream priorities as CUDA numbers them: 0 (the least, every stream's by default) down to
+    // kGreatestPriority. A launch's blocks go to the device's pool by its stream's priority
+    // (cpu_launch.cpp); copies and fills run on the stream's own worker, which no other stream
+    // shares, so no lower-priority stream's work is ever queued before them.
+    static constexpr int kGreatestPriority = -2;
+    static constexpr int kLevels = 1 - kGreatestPriority;
+
+    explicit Stream(int device, int priority = 0) : device_(device), priority_(priority) {}
     Stream(const Stream &) = delete;
     Stream &operator=(const Stream &) = delete;
     // The worker was joined by shutdown() or never started: a stream is only released by
@@ -59,6 +66,8 @@ public:
     ~Stream() = default;
 
     int device() const noexcept { return device_; }
+    // 0 (the least) .. kGreatestPriority; fixed at creation.
+    int priority() const noexcept { return priority_; }
 
     // Enqueues `task` and returns its number. Starts the worker on first use. Throws
     // std::bad_alloc / std::system_error (the task is not queued then).
@@ -98,6 +107,7 @@ private:
     Task pop() noexcept;
 
     const int device_;
+    const int priority_;
     std::mutex mutex_;
     std::condition_variable work_ready_; // worker sleeps here while the queue is empty
     std::condition_variable progress_;   // wait() sleeps here

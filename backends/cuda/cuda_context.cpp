@@ -132,6 +132,54 @@ infiniStatus_t setDevice(int device) {
     return INFINI_STATUS_SUCCESS;
 }
 
+/* The thread's current context, whatever it is (a context of the caller's, a primary context, or
+ * none: NULL), for infinirtPushDevice. */
+infiniStatus_t threadStateSave(int device, void **state) {
+    CUcontext cur = nullptr;
+    if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
+        return gpu::nativeFailure("cuCtxGetCurrent", rc, "saving the current context before pushing cuda:%d", device);
+    }
+    *state = cur;
+    return INFINI_STATUS_SUCCESS;
+}
+
+/* Makes the saved context current again, replacing the top of the thread's stack as setDevice
+ * did; a NULL one leaves the thread with no context. cuCtxSetCurrent creates and retains nothing. */
+infiniStatus_t threadStateRestore(int device, void *state) {
+    CUcontext want = static_cast<CUcontext>(state);
+    CUcontext cur = nullptr;
+    if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
+        return gpu::nativeFailure("cuCtxGetCurrent", rc, "restoring the context saved when cuda:%d was pushed", device);
+    }
+    if (cur != want) {
+        if (CUresult rc = nativeApi().cuCtxSetCurrent(want)) {
+            return gpu::nativeFailure("cuCtxSetCurrent", rc, "restoring the context saved when cuda:%d was pushed",
+                                      device);
+        }
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+namespace {
+/* infinirtLimit_t -> CUlimit (the loader passes only the three). */
+CUlimit limitOf(int limit) {
+    switch (limit) {
+    case INFINIRT_LIMIT_STACK_SIZE:
+        return CU_LIMIT_STACK_SIZE;
+    case INFINIRT_LIMIT_PRINTF_FIFO_SIZE:
+        return CU_LIMIT_PRINTF_FIFO_SIZE;
+    default:
+        return CU_LIMIT_MALLOC_HEAP_SIZE;
+    }
+}
+} // namespace
+
+NativeStatus nativeGetLimit(size_t *value, int limit) { return nativeApi().cuCtxGetLimit(value, limitOf(limit)); }
+NativeStatus nativeSetLimit(int limit, size_t value) { return nativeApi().cuCtxSetLimit(limitOf(limit), value); }
+NativeStatus nativeStreamPriorityRange(int *least, int *greatest) {
+    return nativeApi().cuCtxGetStreamPriorityRange(least, greatest);
+}
+
 infiniStatus_t deviceGetNativeContext(int device, void **native) {
     CUcontext ctx = nullptr;
     if (infiniStatus_t status = primary(device, &ctx)) {

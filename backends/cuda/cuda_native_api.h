@@ -40,8 +40,12 @@ namespace infinirt::cuda {
     X(cuCtxPushCurrent, 4000)                                                                                          \
     X(cuCtxPopCurrent, 4000)                                                                                           \
     X(cuCtxSynchronize, 2000)                                                                                          \
+    X(cuCtxGetLimit, 3010)                                                                                             \
+    X(cuCtxSetLimit, 3010)                                                                                             \
+    X(cuCtxGetStreamPriorityRange, 5050)                                                                               \
     X(cuMemGetInfo, 3020)                                                                                              \
     X(cuStreamCreate, 2000)                                                                                            \
+    X(cuStreamCreateWithPriority, 5050)                                                                                \
     X(cuStreamDestroy, 4000)                                                                                           \
     X(cuStreamSynchronize, 2000)                                                                                       \
     X(cuStreamQuery, 2000)                                                                                             \

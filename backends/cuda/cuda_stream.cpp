@@ -8,6 +8,9 @@ namespace infinirt::cuda {
 NativeStatus nativeStreamCreate(void **s, unsigned flags) {
     return nativeApi().cuStreamCreate(reinterpret_cast<CUstream *>(s), flags);
 }
+NativeStatus nativeStreamCreateWithPriority(void **s, unsigned flags, int priority) {
+    return nativeApi().cuStreamCreateWithPriority(reinterpret_cast<CUstream *>(s), flags, priority);
+}
 NativeStatus nativeStreamDestroy(void *s) { return nativeApi().cuStreamDestroy(streamOf(s)); }
 NativeStatus nativeStreamSynchronize(void *s) { return nativeApi().cuStreamSynchronize(streamOf(s)); }
 NativeStatus nativeStreamQuery(void *s) { return nativeApi().cuStreamQuery(streamOf(s)); }

@@ -65,6 +65,10 @@ struct VendorApi {
     infinirtPluginGetDeviceCountFn *get_device_count;
     infinirtPluginGetDevicePropertiesFn *get_device_properties;
     infinirtPluginSetDeviceFn *set_device;
+    /* The thread's native state that set_device changes (CUDA: the current context; HIP: the
+     * current device), saved and restored exactly for infinirtPushDevice/infinirtPopDevice. */
+    infinirtPluginThreadStateSaveFn *thread_state_save;
+    infinirtPluginThreadStateRestoreFn *thread_state_restore;
     infinirtPluginDeviceGetNativeContextFn *device_get_native_context;
     infinirtPluginPointerGetAttributesFn *pointer_get_attributes; /* may be NULL */
 
@@ -101,6 +105,13 @@ struct VendorApi {
     Entry<NativeStatus (*)(int device, uint64_t *bytes)> pool_reserved;
 
     Entry<NativeStatus (*)(void **stream, unsigned flags)> stream_create;
+    /* Optional (call may be NULL), all three or none: the bound context's limits (`limit` an
+     * infinirtLimit_t), its stream priority range, and a stream of a priority within it. Without
+     * them limits answer NOT_IMPLEMENTED and the range is (0, 0). */
+    Entry<NativeStatus (*)(size_t *value, int limit)> get_limit;
+    Entry<NativeStatus (*)(int limit, size_t value)> set_limit;
+    Entry<NativeStatus (*)(int *least, int *greatest)> stream_priority_range;
+    Entry<NativeStatus (*)(void **stream, unsigned flags, int priority)> stream_create_with_priority;
     Entry<NativeStatus (*)(void *stream)> stream_destroy;
     Entry<NativeStatus (*)(void *stream)> stream_synchronize;
     Entry<NativeStatus (*)(void *stream)> stream_query;

@@ -8,7 +8,7 @@
  *     const gpu::DevicePropertySource kProperties = INFINIRT_GPU_PROPERTY_SOURCE(INFINIRT_GPU_PICK_CUDA);
  * The tokens of the other column are never compiled. What a row names without a column is the
  * vendor's, looked up in the vendor's namespace: its own plugin entries (init, getDeviceCount,
- * getDeviceProperties, setDevice, deviceGetNativeContext, pointerGetAttributes, moduleLoad, moduleRankImage), its
+ * getDeviceProperties, setDevice, threadStateSave, threadStateRestore, deviceGetNativeContext, pointerGetAttributes, moduleLoad, moduleRankImage), its
  * error table (errorName, toStatus), context binding (bind, unbind) and the converters
  * native<Entry> of its <area>.cpp files, which make one native call each with types converted.
  * The vendor's own plugin entries are installed through common::guarded, as gpu_vendor.h wants.
@@ -110,6 +110,11 @@
     X(PICK, event_record_in_capture, nativeEventRecordInCapture, "cuEventRecordWithFlags")                         \
     X(PICK, stream_wait_event_in_capture, nativeStreamWaitEventInCapture, "cuStreamWaitEvent")                     \
     X(PICK, stream_is_capturing, nativeStreamIsCapturing, "cuStreamIsCapturing")                                   \
+    /* Limits and stream priorities: verified on CUDA only so far; HIP answers NOT_IMPLEMENTED and (0, 0). */        \
+    X(PICK, get_limit, nativeGetLimit, "cuCtxGetLimit")                                                            \
+    X(PICK, set_limit, nativeSetLimit, "cuCtxSetLimit")                                                            \
+    X(PICK, stream_priority_range, nativeStreamPriorityRange, "cuCtxGetStreamPriorityRange")                      \
+    X(PICK, stream_create_with_priority, nativeStreamCreateWithPriority, "cuStreamCreateWithPriority")            \
     /* HIP cannot list a module's kernels. */                                                                      \
     X(PICK, module_list_functions, nativeModuleListFunctions, "cuModuleEnumerateFunctions")                        \
     /* hipFuncSetAttribute takes runtime-API functions, not module ones, and AMD GPUs have no opt-in limit to      \
@@ -145,6 +150,8 @@
         table.get_device_count = ::infinirt::common::guarded<getDeviceCount>;                                      \
         table.get_device_properties = ::infinirt::common::guarded<getDeviceProperties>;                            \
         table.set_device = ::infinirt::common::guarded<setDevice>;                                                 \
+        table.thread_state_save = ::infinirt::common::guarded<threadStateSave>;                                    \
+        table.thread_state_restore = ::infinirt::common::guarded<threadStateRestore>;                              \
         table.device_get_native_context = ::infinirt::common::guarded<deviceGetNativeContext>;                     \
         table.module_load = ::infinirt::common::guarded<moduleLoad>;                                               \
         table.module_rank_image = ::infinirt::common::guarded<moduleRankImage>;                                   \

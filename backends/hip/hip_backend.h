@@ -26,8 +26,8 @@ bool isBuildError(NativeStatus code);
 
 /* The plugin entries the vendor defines itself (gpu_vendor_table.h installs them in the vendor
  * table), declared with every other entry of the list by their impl names: init,
- * getDeviceCount, getDeviceProperties (hip_device.cpp), setDevice and
- * deviceGetNativeContext (hip_context.cpp), moduleLoad and moduleRankImage (hip_module.cpp). */
+ * getDeviceCount, getDeviceProperties (hip_device.cpp), setDevice, threadStateSave,
+ * threadStateRestore and deviceGetNativeContext (hip_context.cpp), moduleLoad and moduleRankImage (hip_module.cpp). */
 INFINIRT_COMMON_DECLARE_ENTRIES();
 
 /* ---- devices (hip_device.cpp) ---- */

@@ -97,6 +97,24 @@ infiniStatus_t setDevice(int device) {
     return INFINI_STATUS_SUCCESS;
 }
 
+/* The thread's current HIP device, for infinirtPushDevice (stored as the integer itself). */
+infiniStatus_t threadStateSave(int device, void **state) {
+    int current = 0;
+    if (hipError_t rc = nativeApi().hipGetDevice(&current)) {
+        return gpu::nativeFailure("hipGetDevice", rc, "saving the current device before pushing hip:%d", device);
+    }
+    *state = reinterpret_cast<void *>(static_cast<intptr_t>(current));
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t threadStateRestore(int device, void *state) {
+    const int saved = static_cast<int>(reinterpret_cast<intptr_t>(state));
+    if (hipError_t rc = nativeApi().hipSetDevice(saved)) {
+        return gpu::nativeFailure("hipSetDevice", rc, "restoring device %d after hip:%d was pushed", saved, device);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
 infiniStatus_t deviceGetNativeContext(int device, void **native) {
     std::lock_guard<std::mutex> lock(g_mutex);
     DeviceState &state = g_devices[device];

@@ -381,6 +381,27 @@ infiniStatus_t deviceSynchronize(int index) {
     return result;
 }
 
+// Limits: OpenCL reports the printf buffer (CL_DEVICE_PRINTF_BUFFER_SIZE) and lets nothing be set.
+infiniStatus_t deviceGetLimit(int index, infinirtLimit_t limit, size_t *value) {
+    if (limit != INFINIRT_LIMIT_PRINTF_FIFO_SIZE) {
+        return common::fail(INFINI_STATUS_NOT_IMPLEMENTED,
+                            "OpenCL has no query for %s; only INFINIRT_LIMIT_PRINTF_FIFO_SIZE is reported",
+                            common::limitName(limit));
+    }
+    size_t bytes = 0;
+    if (!deviceValue(device(index).id, CL_DEVICE_PRINTF_BUFFER_SIZE, &bytes)) {
+        return common::fail(INFINI_STATUS_NOT_IMPLEMENTED,
+                            "the device does not report CL_DEVICE_PRINTF_BUFFER_SIZE (INFINIRT_LIMIT_PRINTF_FIFO_SIZE)");
+    }
+    *value = bytes;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t deviceSetLimit(int, infinirtLimit_t limit, size_t) {
+    return common::fail(INFINI_STATUS_NOT_IMPLEMENTED, "OpenCL cannot change %s%s", common::limitName(limit),
+                        limit == INFINIRT_LIMIT_PRINTF_FIFO_SIZE ? " (read-only: CL_DEVICE_PRINTF_BUFFER_SIZE)" : "");
+}
+
 infiniStatus_t deviceGetNativeContext(int index, void **native) {
     *native = device(index).context;
     return INFINI_STATUS_SUCCESS;

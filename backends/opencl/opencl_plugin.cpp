@@ -23,7 +23,9 @@ const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
                      Entry::graph_exec_destroy, Entry::graph_launch, Entry::pointer_get_attributes,
                      Entry::memcpy_peer_async, Entry::stream_wait_peer_event, Entry::mem_address_reserve,
                      Entry::mem_address_free, Entry::mem_create, Entry::mem_release, Entry::mem_map, Entry::mem_unmap,
-                     Entry::mem_set_access>);
+                     Entry::mem_set_access,
+                     Entry::thread_state_save, Entry::thread_state_restore, Entry::device_get_stream_priority_range,
+                     Entry::stream_create_with_priority>);
 
 } // namespace
 } // namespace infinirt::opencl

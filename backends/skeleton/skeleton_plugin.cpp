@@ -21,7 +21,9 @@ const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
                      Entry::event_get_native, Entry::device_get_native_context, Entry::pointer_get_attributes,
                      Entry::host_register, Entry::host_unregister, Entry::mem_get_granularity,
                      Entry::mem_address_reserve, Entry::mem_address_free, Entry::mem_create, Entry::mem_release,
-                     Entry::mem_map, Entry::mem_unmap, Entry::mem_set_access>);
+                     Entry::mem_map, Entry::mem_unmap, Entry::mem_set_access,
+                     Entry::thread_state_save, Entry::thread_state_restore, Entry::device_get_limit,
+                     Entry::device_set_limit, Entry::device_get_stream_priority_range, Entry::stream_create_with_priority>);
 
 } // namespace
 } // namespace infinirt::skeleton

@@ -147,6 +147,20 @@ void BM_SetDevice(benchmark::State &s) {
         s, [] { return infinirtSetDevice(g.type, 0); },
         [] { return g.table->set_device != nullptr ? g.table->set_device(0) : INFINI_STATUS_SUCCESS; }, kNothing);
 }
+// A push and its pop beside what they replace: infinirtSetDevice there and back.
+void BM_PushPopDevice(benchmark::State &s) {
+    pairBenchmark(
+        s,
+        [] {
+            const infiniStatus_t st = infinirtPushDevice(g.type, 0);
+            return st != INFINI_STATUS_SUCCESS ? st : infinirtPopDevice(nullptr, nullptr);
+        },
+        [] {
+            const infiniStatus_t st = infinirtSetDevice(g.type, 0);
+            return st != INFINI_STATUS_SUCCESS ? st : infinirtSetDevice(g.type, 0);
+        },
+        kNothing);
+}
 
 } // namespace
 
@@ -156,6 +170,7 @@ BENCHMARK(BM_EventRecord);
 BENCHMARK(BM_MemcpyAsync64B);
 BENCHMARK(BM_MemsetAsync64B);
 BENCHMARK(BM_SetDevice);
+BENCHMARK(BM_PushPopDevice);
 
 int main(int argc, char **argv) {
     const auto console = infinirt_bench::consoleOptions(argc, argv);

@@ -14,7 +14,7 @@ then, in ~/infinirt-venv/bin/python (or any python with INFINIRT_LIBRARY set to 
     buf = infinirt.alloc(4096, dev).copy_from(numpy.arange(1024, dtype=numpy.float32))
     arr = numpy.from_dlpack(infinirt.alloc_host(4096, dev).copy_from(buf).view("float32", (1024,)))
 """
-from ._abi import DeviceType, KernelAttribute, ModuleFormat, PeerAttribute, Status, StreamCaptureMode
+from ._abi import DeviceType, KernelAttribute, Limit, ModuleFormat, PeerAttribute, Status, StreamCaptureMode
 from ._buffer import Buffer, alloc, alloc_host
 from ._dlpack import View
 from ._errors import BackendUnavailableError, BadParamError, BuildFailedError, DeviceNotFoundError, \
@@ -24,7 +24,7 @@ from ._from_dlpack import from_dlpack
 from ._kernels import Kernel, LocalMemory, Module
 from ._lib import LibraryNotFoundError
 from ._lib import path as library_path
-from ._runtime import Device, Event, Graph, Stream, backends, devices, synchronize
+from ._runtime import Device, Event, Graph, Stream, backends, devices, push_device, synchronize
 
 __version__ = "0.1.0"
 
@@ -43,9 +43,9 @@ def error_name(status):
 __all__ = [
     "Buffer", "Device", "Event", "Graph", "Kernel", "LocalMemory", "Module", "Stream", "View",
     "alloc", "alloc_host", "backends", "current_device", "devices", "error_name", "from_dlpack",
-    "library_path", "synchronize",
+    "library_path", "push_device", "synchronize",
     "Error", "OutOfMemoryError", "InvalidHandleError", "DeviceNotFoundError", "DeviceTypeNotSupportedError",
     "BadParamError", "NullPointerError", "NotSupportedError", "NotReadyError", "DriverError",
     "BackendUnavailableError", "BuildFailedError", "SymbolNotFoundError", "LibraryNotFoundError",
-    "DeviceType", "KernelAttribute", "ModuleFormat", "PeerAttribute", "Status", "StreamCaptureMode",
+    "DeviceType", "KernelAttribute", "Limit", "ModuleFormat", "PeerAttribute", "Status", "StreamCaptureMode",
 ]

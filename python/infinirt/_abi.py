@@ -141,6 +141,12 @@ class ModuleFormat(enum.IntEnum):
     HOST_SO = 8
 
 
+class Limit(enum.IntEnum):
+    STACK_SIZE = 0
+    PRINTF_FIFO_SIZE = 1
+    MALLOC_HEAP_SIZE = 2
+
+
 class DeviceKind(enum.IntEnum):
     UNKNOWN = 0
     CPU = 1
@@ -185,6 +191,7 @@ ENUMS = {
     "infinirtMemoryKind_t": (MemoryKind, "INFINIRT_MEMORY_"),
     "infinirtMemGranularity_t": (MemGranularity, "INFINIRT_MEM_GRANULARITY_"),
     "infinirtDeviceKind_t": (DeviceKind, "INFINIRT_DEVICE_KIND_"),
+    "infinirtLimit_t": (Limit, "INFINIRT_LIMIT_"),
     "infinirtModuleFormat_t": (ModuleFormat, "INFINIRT_MODULE_FORMAT_"),
     "infinirtKernelAttribute_t": (KernelAttribute, "INFINIRT_KERNEL_ATTR_"),
     "infinirtKernelArgKind_t": (KernelArgKind, "INFINIRT_KERNEL_ARG_"),
@@ -338,6 +345,13 @@ FUNCTIONS = {
     "infinirtGetMemInfo": (_st, [c_enum, c_int, _p(c_size_t), _p(c_size_t)]),
     "infinirtGetDeviceResourceSnapshot": (_st, [c_enum, c_int, _p(DeviceResourceSnapshot)]),
     "infinirtDeviceSynchronize": (_st, []),
+    "infinirtPushDevice": (_st, [c_enum, c_int]),
+    "infinirtPopDevice": (_st, [_p(c_enum), _p(c_int)]),
+    "infinirtDeviceGetLimit": (_st, [_p(c_size_t), c_enum, c_int, c_enum]),
+    "infinirtDeviceSetLimit": (_st, [c_enum, c_int, c_enum, c_size_t]),
+    "infinirtDeviceGetStreamPriorityRange": (_st, [_p(c_int), _p(c_int), c_enum, c_int]),
+    "infinirtStreamCreateWithPriority": (_st, [_pvp, c_int]),
+    "infinirtStreamGetPriority": (_st, [_p(c_int), _vp]),
     "infinirtStreamCreate": (_st, [_pvp]),
     "infinirtStreamDestroy": (_st, [_vp]),
     "infinirtStreamSynchronize": (_st, [_vp]),

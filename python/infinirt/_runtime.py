@@ -1,10 +1,9 @@
 """Devices, streams, events and graphs over the C ABI (buffers: _buffer.py)."""
 import contextlib
 import ctypes
-import threading
 
 from . import _abi, _handles
-from ._abi import DeviceType, PeerAttribute, Status
+from ._abi import DeviceType, Limit, PeerAttribute, Status
 from ._errors import BadParamError, DeviceNotFoundError, DeviceTypeNotSupportedError, Error, \
     InvalidHandleError, call, error_for
 from ._lib import library
@@ -38,11 +37,28 @@ def _on(device):
         library().infinirtSetDevice(prev[0], prev[1])
 
 
+@contextlib.contextmanager
+def push_device(device):
+    """Makes `device` current for the block (infinirtPushDevice) and gives the thread back exactly
+    what it had after it (infinirtPopDevice): infinirt's current device and the backend's native
+    state (on cuda, the CUDA context that was current, or none). Nestable, per thread, 64 deep."""
+    device = _device_arg(device)
+    call("infinirtPushDevice", int(device._type), device.index)
+    try:
+        yield device
+    finally:
+        call("infinirtPopDevice", None, None)
+
+
+def _limit_arg(limit):
+    return Limit[limit.upper()] if isinstance(limit, str) else Limit(limit)
+
+
 class Device:
     """A device, named "type:index" ("nvidia:0", "cpu", "opencl:1"), or (type, index).
 
-    `with device:` makes it the calling thread's current device and restores the previous one
-    afterwards (nestable, per thread).
+    `with device:` is push_device(device): it makes it the calling thread's current device and
+    gives back exactly what was current before afterwards (nestable, per thread).
     """
 
     def __init__(self, spec="cpu:0", index=None):
@@ -80,7 +96,6 @@ class Device:
                 "%s:%d: no such device (%s has %d)" % (t.name.lower(), i, t.name.lower(), count.value), "Device")
         self._type = t
         self.index = i
-        self._tls = threading.local()
 
     @property
     def type(self):
@@ -169,6 +184,23 @@ class Device:
         peer = _device_arg(peer)
         call("infinirtDeviceDisablePeerAccess", int(self._type), self.index, int(peer._type), peer.index)
 
+    def get_limit(self, limit):
+        """infinirtDeviceGetLimit: `limit` is a Limit or its name ("stack_size")."""
+        v = ctypes.c_size_t()
+        call("infinirtDeviceGetLimit", ctypes.byref(v), int(self._type), self.index, int(_limit_arg(limit)))
+        return v.value
+
+    def set_limit(self, limit, value):
+        """infinirtDeviceSetLimit (NotSupportedError where the backend cannot honour the limit)."""
+        call("infinirtDeviceSetLimit", int(self._type), self.index, int(_limit_arg(limit)), int(value))
+
+    def stream_priority_range(self):
+        """(least, greatest) as CUDA numbers them: greatest is the highest priority, <= least."""
+        least, greatest = ctypes.c_int(), ctypes.c_int()
+        call("infinirtDeviceGetStreamPriorityRange", ctypes.byref(least), ctypes.byref(greatest), int(self._type),
+             self.index)
+        return least.value, greatest.value
+
     @staticmethod
     def current():
         """The calling thread's current device."""
@@ -176,17 +208,11 @@ class Device:
         return Device(int(t), i)
 
     def __enter__(self):
-        prev = _current()
-        call("infinirtSetDevice", int(self._type), self.index)
-        stack = getattr(self._tls, "stack", None)
-        if stack is None:
-            stack = self._tls.stack = []
-        stack.append(prev)
+        call("infinirtPushDevice", int(self._type), self.index)
         return self
 
     def __exit__(self, *exc):
-        prev = self._tls.stack.pop()
-        call("infinirtSetDevice", prev[0], prev[1])
+        call("infinirtPopDevice", None, None)
         return False
 
     def __eq__(self, other):
@@ -290,13 +316,25 @@ class Stream(_Owner):
     _destroy = "infinirtStreamDestroy"
     _what = "Stream"
 
-    def __init__(self, device=None):
+    def __init__(self, device=None, priority=None):
+        """`priority`: within device.stream_priority_range() (BadParamError outside it); None: an
+        ordinary stream (priority 0)."""
         self.device = _device_arg(device)
         self._keep = []
         h = ctypes.c_void_p()
         with _on(self.device):
-            call("infinirtStreamCreate", ctypes.byref(h))
+            if priority is None:
+                call("infinirtStreamCreate", ctypes.byref(h))
+            else:
+                call("infinirtStreamCreateWithPriority", ctypes.byref(h), int(priority))
         self._own(h.value)
+
+    @property
+    def priority(self):
+        """The priority the stream was created with."""
+        v = ctypes.c_int()
+        call("infinirtStreamGetPriority", ctypes.byref(v), self._h())
+        return v.value
 
     def synchronize(self):
         call("infinirtStreamSynchronize", self._h())

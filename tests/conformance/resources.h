@@ -58,6 +58,7 @@ private:
 class ScopedStream : public Owned<infinirtStreamDestroy> {
 public:
     infiniStatus_t Create() { return Own(infinirtStreamCreate(&p_)); }
+    infiniStatus_t CreateWithPriority(int priority) { return Own(infinirtStreamCreateWithPriority(&p_, priority)); }
 };
 
 // infinirtEventCreate or infinirtEventCreateWithFlags / infinirtEventDestroy.

@@ -1,7 +1,7 @@
 /*
  * Coexistence with a caller who manages CUDA contexts itself: after any infinirt call but
- * SetDevice the caller's context stack is exactly what it was, empty or not; SetDevice acts like
- * cudaSetDevice.
+ * SetDevice and PushDevice the caller's context stack is exactly what it was, empty or not;
+ * SetDevice acts like cudaSetDevice; PopDevice gives back what PushDevice replaced.
  * Each test runs in a fresh thread so that it starts from an empty context stack.
  */
 #include <infinirt.h>
@@ -225,6 +225,48 @@ TEST(CudaContextCoexistence, DriverTakesTheContextFromStreamAndEventHandles) {
         ASSERT_EQ(nativeApi().cuCtxPushCurrent(a), CUDA_SUCCESS);
         EXPECT_EQ(nativeApi().cuMemFree(buf), CUDA_SUCCESS);
         EXPECT_EQ(extra.cuCtxDestroy(a), CUDA_SUCCESS);
+    });
+}
+
+/* infinirtPushDevice / infinirtPopDevice give the caller back exactly the context state it had:
+ * a context of its own (cuCtxCreate) with its whole stack below, or no context at all; Pop never
+ * creates or retains a context. */
+TEST(CudaDeviceStack, PopGivesBackTheCallersOwnContext) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    InFreshThread([] {
+        const cuda_test::Extra extra = cuda_test::ExtraEntryPoints();
+        ASSERT_NE(extra.cuCtxCreate, nullptr);
+        CUdevice dev = 0;
+        ASSERT_EQ(nativeApi().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+        CUcontext own1 = nullptr, own2 = nullptr;
+        ASSERT_EQ(extra.cuCtxCreate(&own1, 0, dev), CUDA_SUCCESS);
+        ASSERT_EQ(extra.cuCtxCreate(&own2, 0, dev), CUDA_SUCCESS);
+        const std::vector<CUcontext> stack = ContextStack();
+        ASSERT_EQ(stack, (std::vector<CUcontext>{own2, own1}));
+
+        ASSERT_EQ(infinirtPushDevice(INFINI_DEVICE_NVIDIA, 0), INFINI_STATUS_SUCCESS) << infinirtGetLastErrorMessage();
+        EXPECT_EQ(ContextStack(), (std::vector<CUcontext>{PrimaryContext(), own1}));
+        /* cpu:0 over it changes no CUDA state; popping it keeps the primary context. */
+        ASSERT_EQ(infinirtPushDevice(INFINI_DEVICE_CPU, 0), INFINI_STATUS_SUCCESS);
+        ASSERT_EQ(infinirtPopDevice(nullptr, nullptr), INFINI_STATUS_SUCCESS);
+        EXPECT_EQ(ContextStack(), (std::vector<CUcontext>{PrimaryContext(), own1}));
+        ASSERT_EQ(infinirtPopDevice(nullptr, nullptr), INFINI_STATUS_SUCCESS) << infinirtGetLastErrorMessage();
+        EXPECT_EQ(ContextStack(), stack);
+
+        EXPECT_EQ(extra.cuCtxDestroy(own2), CUDA_SUCCESS);
+        EXPECT_EQ(extra.cuCtxDestroy(own1), CUDA_SUCCESS);
+    });
+}
+
+TEST(CudaDeviceStack, PopRestoresNoContext) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    InFreshThread([] {
+        const std::vector<CUcontext> empty;
+        ASSERT_EQ(ContextStack(), empty);
+        ASSERT_EQ(infinirtPushDevice(INFINI_DEVICE_NVIDIA, 0), INFINI_STATUS_SUCCESS) << infinirtGetLastErrorMessage();
+        EXPECT_EQ(ContextStack(), (std::vector<CUcontext>{PrimaryContext()}));
+        ASSERT_EQ(infinirtPopDevice(nullptr, nullptr), INFINI_STATUS_SUCCESS) << infinirtGetLastErrorMessage();
+        EXPECT_EQ(ContextStack(), empty);
     });
 }
 

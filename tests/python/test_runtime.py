@@ -213,3 +213,44 @@ def test_peers_between_every_two_devices():
             assert bytes(out) == data.tobytes()
     with pytest.raises(infinirt.BadParamError):
         devs[0].enable_peer_access(devs[0])
+
+
+def test_push_device_restores_what_was_current(device, cpu):
+    before = infinirt.current_device()
+    with infinirt.push_device(device) as d:
+        assert d == device and infinirt.current_device() == device
+        with infinirt.push_device(cpu):
+            assert infinirt.current_device() == cpu
+        assert infinirt.current_device() == device
+    assert infinirt.current_device() == before
+    with pytest.raises(infinirt.DeviceNotFoundError):
+        with infinirt.push_device("cpu:99"):
+            pass
+    assert infinirt.current_device() == before
+
+
+def test_stream_priorities(device):
+    least, greatest = device.stream_priority_range()
+    assert greatest <= least
+    for p in range(greatest, least + 1):
+        with infinirt.Stream(device, priority=p) as s:
+            assert s.priority == p
+    with infinirt.Stream(device) as s:
+        assert s.priority == 0
+    with pytest.raises(infinirt.BadParamError):
+        infinirt.Stream(device, priority=least + 1)
+
+
+def test_limits(device):
+    for limit in infinirt.Limit:
+        try:
+            value = device.get_limit(limit)
+        except infinirt.NotSupportedError as e:
+            assert "INFINIRT_LIMIT_" in str(e)
+            continue
+        assert value > 0
+    if device.type == "cpu":
+        device.set_limit("stack_size", 1 << 20)
+        assert device.get_limit("stack_size") >= 1 << 20
+    with pytest.raises(ValueError):
+        device.get_limit(7)

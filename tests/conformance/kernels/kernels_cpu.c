@@ -137,3 +137,16 @@ EXPORT int empty(const infinirtCpuLaunch_t *launch, void *const *args) {
 EXPORT int fail_on_block(const infinirtCpuLaunch_t *launch, void *const *args) {
     return launch->block_id[0] == (uint32_t)ARG(int32_t, 0) ? 3 : 0;
 }
+
+/* cpu only: spins `work` iterations, then takes the next ticket of the shared counter
+ * (int32_t *counter) into tickets[block_id.x]: the order in which blocks of several launches
+ * finished. */
+EXPORT int ticket(const infinirtCpuLaunch_t *launch, void *const *args) {
+    const uint64_t work = ARG(uint64_t, 0);
+    volatile float acc = 0.0f;
+    for (uint64_t i = 0; i < work; ++i) {
+        acc = acc * 0.999999f + 1.0f;
+    }
+    ARG(int32_t *, 2)[launch->block_id[0]] = __atomic_fetch_add(ARG(int32_t *, 1), 1, __ATOMIC_SEQ_CST);
+    return 0;
+}
