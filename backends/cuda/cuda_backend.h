@@ -125,6 +125,14 @@ NativeStatus nativeMemMap(void *ptr, size_t size, void *mem, size_t offset);
 NativeStatus nativeMemUnmap(void *ptr, size_t size);
 NativeStatus nativeMemSetAccess(void *ptr, size_t size, int device, unsigned access);
 
+/* cuda_ipc.cpp: memory and events shared between processes (a handle is a CUipcMemHandle or a
+ * CUipcEventHandle, gpu::kIpcHandleBytes bytes) */
+NativeStatus nativeIpcGetMemHandle(void *handle, void *ptr);
+NativeStatus nativeIpcOpenMemHandle(void **ptr, const void *handle);
+NativeStatus nativeIpcCloseMemHandle(void *ptr);
+NativeStatus nativeIpcGetEventHandle(void *handle, void *event);
+NativeStatus nativeIpcOpenEventHandle(void **event, const void *handle);
+
 /* cuda_graph.cpp */
 NativeStatus nativeBeginCapture(void *s, int mode);
 NativeStatus nativeEndCapture(void *s, void **g);

@@ -17,13 +17,16 @@ const infinirtPluginTable_t kTable = [] {
     // through the entries, which is all OpenCL could offer natively); memcpy_peer_async and
     // stream_wait_peer_event (the loader stages copies between two devices and waits on the host
     // for another device's event); virtual memory but its granularity, which says why OpenCL has
-    // none (opencl_host_memory.cpp).
+    // none (opencl_host_memory.cpp); sharing memory and events between processes (OpenCL has no
+    // handle another process can open).
     INFINIRT_COMMON_FILL_ENTRIES(t, common::LeftNull<Entry::set_device, Entry::get_resource_snapshot, Entry::stream_begin_capture,
                                     Entry::stream_end_capture, Entry::graph_destroy, Entry::graph_instantiate,
                                     Entry::graph_exec_destroy, Entry::graph_launch, Entry::pointer_get_attributes,
                                     Entry::memcpy_peer_async, Entry::stream_wait_peer_event,
                                     Entry::mem_address_reserve, Entry::mem_address_free, Entry::mem_create,
-                                    Entry::mem_release, Entry::mem_map, Entry::mem_unmap, Entry::mem_set_access>);
+                                    Entry::mem_release, Entry::mem_map, Entry::mem_unmap, Entry::mem_set_access,
+                                    Entry::ipc_get_mem_handle, Entry::ipc_open_mem_handle, Entry::ipc_close_mem_handle,
+                                    Entry::ipc_get_event_handle, Entry::ipc_open_event_handle>);
     return t;
 }();
 

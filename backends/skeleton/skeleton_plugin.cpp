@@ -23,7 +23,8 @@ const infinirtPluginTable_t kTable = [] {
                             Entry::pointer_get_attributes, Entry::host_register, Entry::host_unregister,
                             Entry::mem_get_granularity, Entry::mem_address_reserve, Entry::mem_address_free,
                             Entry::mem_create, Entry::mem_release, Entry::mem_map, Entry::mem_unmap,
-                            Entry::mem_set_access>);
+                            Entry::mem_set_access, Entry::ipc_get_mem_handle, Entry::ipc_open_mem_handle,
+                            Entry::ipc_close_mem_handle, Entry::ipc_get_event_handle, Entry::ipc_open_event_handle>);
     return t;
 }();
 
