@@ -622,8 +622,9 @@ typedef struct { unsigned char bytes[128]; } infinirtIpcEventHandle_t;
  * pointer points at the same byte). Memory of infinirtMalloc (cuda; cpu: NOT_IMPLEMENTED, its
  * heap memory cannot be mapped by another process) or of a mapping of a physical allocation
  * created with INFINIRT_MEM_CREATE_SHAREABLE (cpu; cuda: NOT_IMPLEMENTED). A pointer infinirt does
- * not know, or host memory, is BAD_PARAM; memory the backend cannot share (other kinds of
- * allocation, memory opened from another process) is NOT_IMPLEMENTED, the detail saying why. */
+ * not know, or host memory, is BAD_PARAM; memory the backend cannot share (those NOT_IMPLEMENTED
+ * above, mappings of allocations made without SHAREABLE, memory opened from another process) is
+ * NOT_IMPLEMENTED, the detail saying why. Memory of infinirtMallocAsync: as the driver answers. */
 __export infiniStatus_t infinirtIpcGetMemHandle(infinirtIpcMemHandle_t *handle, void *ptr);
 /* Maps the memory of `handle`, exported by another process (or this one, where the backend
  * allows), for (device, device_id), a device of the exporter's backend. The memory is infinirt
