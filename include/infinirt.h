@@ -281,9 +281,10 @@ typedef enum {
  * NULL_POINTER; DEVICE_NOT_FOUND without a device; OUT_OF_MEMORY as for streams. Does not block.
  * infinirtEventCreate(e) is infinirtEventCreateWithFlags(e, INFINIRT_EVENT_DEFAULT). */
 __export infiniStatus_t infinirtEventCreate(infinirtEvent_t *event_ptr);
-/* flags: a combination of infinirtEventFlags_t; unknown bits -> BAD_PARAM (checked before the
- * device). DISABLE_TIMING: the event cannot be timed. BLOCKING_SYNC: cuda/hip make waiting
- * threads sleep instead of spin; cpu and opencl accept it and ignore it. */
+/* flags: a combination of infinirtEventFlags_t and INFINIRT_EVENT_INTERPROCESS (below, with
+ * DISABLE_TIMING); unknown bits -> BAD_PARAM (checked before the device). DISABLE_TIMING: the
+ * event cannot be timed. BLOCKING_SYNC: cuda/hip make waiting threads sleep instead of spin; cpu
+ * and opencl accept it and ignore it. */
 __export infiniStatus_t infinirtEventCreateWithFlags(infinirtEvent_t *event_ptr, uint32_t flags);
 /* Makes the event capture all work submitted to `stream` so far, replacing any earlier
  * recording; does not block. The stream must belong to the event's device, else BAD_PARAM
@@ -657,6 +658,45 @@ __export infiniStatus_t infinirtMemUnmap(void *ptr, size_t size);
  * INFINIRT_MEM_ACCESS_ values (else BAD_PARAM). */
 __export infiniStatus_t infinirtMemSetAccess(void *ptr, size_t size, infiniDevice_t device, int device_id,
                                              uint32_t access);
+
+/* Memory and events shared between processes (docs/memory.md, "Between processes"). A handle is
+ * 128 plain bytes: send them any way (a pipe, a socket, a file, pickled) and open them in another
+ * process. The exporter keeps the memory and the event alive: freeing, unmapping or destroying
+ * them while another process uses them is the caller's to prevent (infinirt does not count
+ * across processes). A handle infinirt did not make, or of another kind or backend than the call
+ * expects, is BAD_PARAM; one whose memory or event is gone is INVALID_HANDLE (where the backend
+ * can tell); either way the output is left untouched. NULL pointers are NULL_POINTER. */
+typedef struct { unsigned char bytes[128]; } infinirtIpcMemHandle_t;
+typedef struct { unsigned char bytes[128]; } infinirtIpcEventHandle_t;
+/* An event flag: the event may be exported with infinirtIpcGetEventHandle; requires
+ * INFINIRT_EVENT_DISABLE_TIMING (else BAD_PARAM). */
+#define INFINIRT_EVENT_INTERPROCESS 0x4u
+
+/* The handle of the device memory holding ptr (an interior pointer works: the other process's
+ * pointer points at the same byte). Memory of infinirtMalloc (cuda; cpu: NOT_IMPLEMENTED, its
+ * heap memory cannot be mapped by another process) or of a mapping of a physical allocation
+ * created with INFINIRT_MEM_CREATE_SHAREABLE (cpu; cuda: NOT_IMPLEMENTED). A pointer infinirt does
+ * not know, or host memory, is BAD_PARAM; memory the backend cannot share (those NOT_IMPLEMENTED
+ * above, mappings of allocations made without SHAREABLE, memory opened from another process) is
+ * NOT_IMPLEMENTED, the detail saying why. Memory of infinirtMallocAsync: as the driver answers. */
+__export infiniStatus_t infinirtIpcGetMemHandle(infinirtIpcMemHandle_t *handle, void *ptr);
+/* Maps the memory of `handle`, exported by another process (or this one, where the backend
+ * allows), for (device, device_id), a device of the exporter's backend. The memory is infinirt
+ * memory of kind DEVICE (copies, memsets, kernels, attributes) until infinirtIpcCloseMemHandle.
+ * Opening the same handle again in this process gives the same pointer and counts the opens. */
+__export infiniStatus_t infinirtIpcOpenMemHandle(void **ptr, infiniDevice_t device, int device_id,
+                                                 const infinirtIpcMemHandle_t *handle);
+/* One close per open, with the pointer the open gave; the last close waits for the device's
+ * queued work and unmaps. Any other pointer is BAD_PARAM. */
+__export infiniStatus_t infinirtIpcCloseMemHandle(void *ptr);
+/* The handle of an event created with INFINIRT_EVENT_INTERPROCESS (else BAD_PARAM;
+ * INVALID_HANDLE for a bad event). NOT_IMPLEMENTED where the backend cannot (cpu, opencl). */
+__export infiniStatus_t infinirtIpcGetEventHandle(infinirtIpcEventHandle_t *handle, infinirtEvent_t event);
+/* An event of this process that stands for the exporter's: recording it here or there, waiting
+ * on it and querying it see the same event. It belongs to the current device if that is of the
+ * exporter's backend, else to device 0 of that backend; it cannot be timed. Destroy it with
+ * infinirtEventDestroy (the exporter's event lives on). */
+__export infiniStatus_t infinirtIpcOpenEventHandle(infinirtEvent_t *event, const infinirtIpcEventHandle_t *handle);
 
 /* Native handles (extension): the backend's own object behind a handle, for interop; it stays
  * infinirt's (do not destroy it). NULL native -> NULL_POINTER (checked first); then

@@ -393,6 +393,41 @@ typedef struct infinirtPluginTraits {
       infinirtStreamCreateWithPriority, COLD,                                                                    \
       (P(Device, int, device), P(Value, int, priority), P(OutStream, void **, stream)))
 
+/* ---- memory and events shared between processes (all optional; NULL: NOT_IMPLEMENTED)
+ * The loader writes a header into the first INFINIRT_PLUGIN_IPC_HEADER_BYTES of each 128-byte
+ * handle (a magic, its version, the kind, the device type, where the pointer lies in the exported
+ * memory) and checks it before these run; the plugin's part is the rest, `payload` of
+ * `payload_size` bytes (128 - INFINIRT_PLUGIN_IPC_HEADER_BYTES), whatever lets another process of
+ * the same backend find the memory or the event. The loader counts the opens of one payload in a process and closes at the last.
+ * ipc_get_mem_handle: exports the device memory [base, base + size) of `device`: an allocation of
+ *   malloc_device (mem NULL), or a mapping of the physical allocation `mem` (mem_create's object,
+ *   made with INFINIRT_MEM_CREATE_SHAREABLE) at its offset mem_offset. NOT_IMPLEMENTED with the
+ *   reason for memory the backend cannot share.
+ * ipc_open_mem_handle: maps the memory a payload names (`size` bytes, as exported) for `device`;
+ *   *ptr is where it starts. A payload whose memory is gone: INVALID_HANDLE where the plugin can
+ *   tell.
+ * ipc_close_mem_handle: unmaps what ipc_open_mem_handle gave; the loader has waited for the
+ *   device's queued work.
+ * ipc_get_event_handle: exports an event created with INFINIRT_EVENT_INTERPROCESS (and
+ *   DISABLE_TIMING).
+ * ipc_open_event_handle: an event object of `device` (destroyed with event_destroy) that stands
+ *   for the exported one. */
+#define INFINIRT_PLUGIN_IPC_HEADER_BYTES 32u
+#define INFINIRT_PLUGIN_ENTRIES_IPC(X, P, c)                                                                   \
+    X(c, ipc_get_mem_handle, IpcGetMemHandle, ipcGetMemHandle, infinirtIpcGetMemHandle, COLD,                    \
+      (P(Device, int, device), P(Skip, void *, base), P(Size, size_t, size), P(Skip, void *, mem),               \
+       P(Value, size_t, mem_offset), P(Skip, void *, payload), P(Value, size_t, payload_size)))                 \
+    X(c, ipc_open_mem_handle, IpcOpenMemHandle, ipcOpenMemHandle, infinirtIpcOpenMemHandle, COLD,                \
+      (P(Device, int, device), P(Skip, const void *, payload), P(Value, size_t, payload_size),                   \
+       P(Size, size_t, size), P(OutMem, void **, ptr)))                                                          \
+    X(c, ipc_close_mem_handle, IpcCloseMemHandle, ipcCloseMemHandle, infinirtIpcCloseMemHandle, COLD,            \
+      (P(Device, int, device), P(FreePtr, void *, ptr), P(Size, size_t, size)))                                  \
+    X(c, ipc_get_event_handle, IpcGetEventHandle, ipcGetEventHandle, infinirtIpcGetEventHandle, COLD,            \
+      (P(Device, int, device), P(Event, void *, event), P(Skip, void *, payload), P(Value, size_t, payload_size))) \
+    X(c, ipc_open_event_handle, IpcOpenEventHandle, ipcOpenEventHandle, infinirtIpcOpenEventHandle, COLD,        \
+      (P(Device, int, device), P(Skip, const void *, payload), P(Value, size_t, payload_size),                   \
+       P(OutEvent, void **, event)))
+
 #define INFINIRT_PLUGIN_ENTRIES(X, P, c)                                                                       \
     INFINIRT_PLUGIN_ENTRIES_DEVICES(X, P, c)                                                                     \
     INFINIRT_PLUGIN_ENTRIES_STREAMS_EVENTS(X, P, c)                                                              \
@@ -403,7 +438,8 @@ typedef struct infinirtPluginTraits {
     INFINIRT_PLUGIN_ENTRIES_PEERS(X, P, c)                                                                       \
     INFINIRT_PLUGIN_ENTRIES_LOADER(X, P, c)                                                                      \
     INFINIRT_PLUGIN_ENTRIES_CONTEXTS(X, P, c)                                                                  \
-    INFINIRT_PLUGIN_ENTRIES_MEMORY_MAPPING(X, P, c)
+    INFINIRT_PLUGIN_ENTRIES_MEMORY_MAPPING(X, P, c)                                                              \
+    INFINIRT_PLUGIN_ENTRIES_IPC(X, P, c)
 
 /* The function types, infinirtPlugin<Type>Fn, and the table. */
 #define INFINIRT_PLUGIN_PARAM_DECL_(role, type, name) type name

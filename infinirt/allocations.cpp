@@ -214,6 +214,26 @@ bool takeAllocation(void *ptr, infinirtMemoryKind_t kind, Origin origin, Allocat
     return false;
 }
 
+const char *originText(Origin o) {
+    switch (o) {
+    case Origin::Registered: return "registered host memory";
+    case Origin::Mapped: return "mapped memory";
+    case Origin::Opened: return "memory opened from another process";
+    case Origin::Malloc: break;
+    }
+    return "an allocation";
+}
+
+const char *originRelease(Origin o) {
+    switch (o) {
+    case Origin::Registered: return "infinirtHostUnregister";
+    case Origin::Mapped: return "infinirtMemUnmap";
+    case Origin::Opened: return "infinirtIpcCloseMemHandle";
+    case Origin::Malloc: break;
+    }
+    return "infinirtFree";
+}
+
 void liveAllocationTotals(size_t &count, size_t &bytes) {
     Table &t = table();
     std::shared_lock<std::shared_mutex> lock(t.mutex);

@@ -20,7 +20,12 @@ enum class Origin : uint8_t {
     Malloc,     // infinirtMalloc, infinirtMallocHost, infinirtMallocAsync: the frees
     Registered, // infinirtHostRegister: infinirtHostUnregister
     Mapped,     // infinirtMemMap: infinirtMemUnmap (one record per contiguous mapped range)
+    Opened,     // infinirtIpcOpenMemHandle: infinirtIpcCloseMemHandle (another process's memory)
 };
+
+// For messages: what a range of origin `o` is ("mapped memory", ...) and the call that gives it back.
+const char *originText(Origin o);
+const char *originRelease(Origin o);
 
 struct Allocation {
     void *base = nullptr;

@@ -6,7 +6,8 @@ using namespace infinirt;
 
 namespace {
 
-constexpr uint32_t kKnownEventFlags = INFINIRT_EVENT_DISABLE_TIMING | INFINIRT_EVENT_BLOCKING_SYNC;
+constexpr uint32_t kKnownEventFlags =
+    INFINIRT_EVENT_DISABLE_TIMING | INFINIRT_EVENT_BLOCKING_SYNC | INFINIRT_EVENT_INTERPROCESS;
 
 inline HandleSlot *eventSlot(infinirtEvent_t event) { return handles().lookup(event, HandleKind::Event); }
 
@@ -22,6 +23,10 @@ __export infiniStatus_t infinirtEventCreateWithFlags(infinirtEvent_t *event_ptr,
     if ((flags & ~kKnownEventFlags) != 0) {
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtEventCreateWithFlags: unknown flag bits 0x%x",
                     flags & ~kKnownEventFlags);
+    }
+    if ((flags & INFINIRT_EVENT_INTERPROCESS) != 0 && (flags & INFINIRT_EVENT_DISABLE_TIMING) == 0) {
+        return fail(INFINI_STATUS_BAD_PARAM,
+                    "infinirtEventCreateWithFlags: INFINIRT_EVENT_INTERPROCESS needs INFINIRT_EVENT_DISABLE_TIMING too");
     }
     Backend *b = nullptr;
     int type = 0;

@@ -38,9 +38,7 @@ __export infiniStatus_t infinirtHostRegister(infiniDevice_t device, int device_i
     if (!recordIfFree(a, found)) {
         return fail(INFINI_STATUS_BAD_PARAM,
                     "%s: %p + %zu bytes overlaps %s at %p (%zu bytes) on %s:%d", fn, ptr, size,
-                    found.origin == Origin::Registered ? "the registration"
-                    : found.origin == Origin::Mapped   ? "mapped memory"
-                                                       : "the allocation",
+                    originText(found.origin),
                     found.base, found.size, typeName(found.type), found.device);
     }
     INFINIRT_GUARD_END(fn)
@@ -70,8 +68,8 @@ __export infiniStatus_t infinirtHostUnregister(void *ptr) {
             return fail(INFINI_STATUS_BAD_PARAM, "%s: %p points inside the registration at %p (%zu bytes); pass its start",
                         fn, ptr, found.base, found.size);
         }
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: %p is memory infinirt allocated or mapped on %s:%d, not a registration",
-                    fn, ptr, typeName(found.type), found.device);
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: %p is %s on %s:%d, not a registration", fn, ptr,
+                    originText(found.origin), typeName(found.type), found.device);
     }
     Backend *b = g_registry.by_type[a.type];
     // Copies queued from it may still run: the other devices' and the owner's work finishes first.

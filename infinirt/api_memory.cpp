@@ -57,9 +57,8 @@ infiniStatus_t untrack(const char *function, void *ptr, infinirtMemoryKind_t kin
     }
     if (found.origin != Origin::Malloc) {
         return fail(INFINI_STATUS_BAD_PARAM, "%s: %p is %s (%p, %zu bytes) on %s:%d; use %s", function, ptr,
-                    found.origin == Origin::Mapped ? "mapped memory" : "registered host memory", found.base,
-                    found.size, typeName(found.type), found.device,
-                    found.origin == Origin::Mapped ? "infinirtMemUnmap" : "infinirtHostUnregister");
+                    originText(found.origin), found.base, found.size, typeName(found.type), found.device,
+                    originRelease(found.origin));
     }
     if (found.base != ptr) {
         return fail(INFINI_STATUS_BAD_PARAM, "%s: %p points inside the allocation at %p (%zu bytes); pass its start",

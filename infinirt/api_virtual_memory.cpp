@@ -6,6 +6,7 @@
 #include "allocations.h"
 #include "capture.h"
 #include "dispatch.h"
+#include "virtual_memory.h"
 
 #include <map>
 #include <mutex>
@@ -113,6 +114,29 @@ infiniStatus_t releasePhysical(Physical *ph) {
 }
 
 } // namespace
+
+bool infinirt::findMapping(const void *ptr, MappingInfo &out) {
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+    uintptr_t base = 0;
+    Reservation *r = reservationOf(s, p, 1, base);
+    if (r == nullptr) {
+        return false;
+    }
+    auto it = r->mappings.upper_bound(p);
+    if (it == r->mappings.begin()) {
+        return false;
+    }
+    --it;
+    if (p - it->first >= it->second.size) {
+        return false;
+    }
+    const Physical *ph = it->second.physical;
+    out = MappingInfo{reinterpret_cast<void *>(it->first), it->second.size, r->type, r->device, ph->native,
+                      it->second.offset, ph->flags};
+    return true;
+}
 
 extern "C" {
 

@@ -76,7 +76,8 @@ void Event::onMarker(uint64_t generation) noexcept {
 
 namespace {
 
-constexpr uint32_t kKnownFlags = INFINIRT_EVENT_DISABLE_TIMING | INFINIRT_EVENT_BLOCKING_SYNC;
+// INTERPROCESS is accepted; exporting the event is refused with the reason (cpu_ipc.cpp).
+constexpr uint32_t kKnownFlags = INFINIRT_EVENT_DISABLE_TIMING | INFINIRT_EVENT_BLOCKING_SYNC | INFINIRT_EVENT_INTERPROCESS;
 
 } // namespace
 

@@ -102,7 +102,12 @@ namespace infinirt::cuda {
     X(cuMemRelease, 10020)                                                                                             \
     X(cuMemMap, 10020)                                                                                                 \
     X(cuMemUnmap, 10020)                                                                                               \
-    X(cuMemSetAccess, 10020)
+    X(cuMemSetAccess, 10020)                                                                                           \
+    X(cuIpcGetMemHandle, 4010)                                                                                         \
+    X(cuIpcOpenMemHandle, 11000)                                                                                       \
+    X(cuIpcCloseMemHandle, 4010)                                                                                       \
+    X(cuIpcGetEventHandle, 4010)                                                                                       \
+    X(cuIpcOpenEventHandle, 4010)
 
 /* Entry points of newer drivers than the plugin requires: NULL when the driver lacks them, and
  * every use checks. cuFuncGetParamInfo (12.4) gives kernels' parameter counts; the others (12.3,

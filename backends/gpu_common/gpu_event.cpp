@@ -19,6 +19,9 @@ infiniStatus_t eventCreate(int device, uint32_t flags, void **event) {
     if (flags & INFINIRT_EVENT_BLOCKING_SYNC) {
         native_flags |= vendorTable().event_blocking_sync;
     }
+    if (flags & INFINIRT_EVENT_INTERPROCESS) {
+        native_flags |= vendorTable().event_interprocess;
+    }
     auto *e = new (std::nothrow) Event{};
     if (!e) {
         return common::fail(INFINI_STATUS_OUT_OF_MEMORY, "no host memory for an event of %s:%d", vendorTable().name, device);

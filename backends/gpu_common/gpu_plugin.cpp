@@ -52,6 +52,16 @@ infinirtPluginTable_t buildTable(const VendorApi &v) {
         t.mem_unmap = nullptr;
         t.mem_set_access = nullptr;
     }
+    /* Sharing between processes: memory all or none, events all or none. */
+    if (v.ipc_get_mem_handle.call == nullptr) {
+        t.ipc_get_mem_handle = nullptr;
+        t.ipc_open_mem_handle = nullptr;
+        t.ipc_close_mem_handle = nullptr;
+    }
+    if (v.ipc_get_event_handle.call == nullptr) {
+        t.ipc_get_event_handle = nullptr;
+        t.ipc_open_event_handle = nullptr;
+    }
     /* Peers: all or none. */
     if (v.can_access_peer.call == nullptr) {
         INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_PEERS);

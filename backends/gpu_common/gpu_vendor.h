@@ -54,6 +54,9 @@ struct NativeLaunch {
     bool cooperative;
 };
 
+/* The bytes of a vendor's IPC handle of memory or of an event (CUipcMemHandle, CUipcEventHandle). */
+constexpr size_t kIpcHandleBytes = 64;
+
 struct VendorApi {
     const char *name; /* "cuda", "hip": the backend name and the device prefix in messages */
     infiniDevice_t device_type;
@@ -97,6 +100,7 @@ struct VendorApi {
     unsigned stream_non_blocking;
     unsigned event_disable_timing;
     unsigned event_blocking_sync;
+    unsigned event_interprocess;
 
     /* ---- native entry points over the bound context ---- */
     Entry<NativeStatus (*)(void)> device_synchronize;
@@ -237,6 +241,16 @@ struct VendorApi {
     Entry<NativeStatus (*)(void *ptr, size_t size, void *mem, size_t offset)> mem_map;
     Entry<NativeStatus (*)(void *ptr, size_t size)> mem_unmap;
     Entry<NativeStatus (*)(void *ptr, size_t size, int device, unsigned access)> mem_set_access;
+
+    /* ---- memory and events shared between processes (optional: ipc_get_mem_handle.call NULL
+     * leaves the memory entries NULL, ipc_get_event_handle.call NULL the event ones) ----
+     * Over the bound context. `handle` is the vendor's IPC handle, kIpcHandleBytes bytes. Memory
+     * is malloc_device's; an event is created with event_interprocess | event_disable_timing. */
+    Entry<NativeStatus (*)(void *handle, void *ptr)> ipc_get_mem_handle;
+    Entry<NativeStatus (*)(void **ptr, const void *handle)> ipc_open_mem_handle; /* the exported base */
+    Entry<NativeStatus (*)(void *ptr)> ipc_close_mem_handle;
+    Entry<NativeStatus (*)(void *handle, void *event)> ipc_get_event_handle;
+    Entry<NativeStatus (*)(void **event, const void *handle)> ipc_open_event_handle;
 };
 
 /* Installs `vendor` for the life of the process (static storage) and returns the plugin table

@@ -40,6 +40,7 @@
     X(PICK, stream_non_blocking, CU_STREAM_NON_BLOCKING, hipStreamNonBlocking)                                     \
     X(PICK, event_disable_timing, CU_EVENT_DISABLE_TIMING, hipEventDisableTiming)                                  \
     X(PICK, event_blocking_sync, CU_EVENT_BLOCKING_SYNC, hipEventBlockingSync)                                     \
+    X(PICK, event_interprocess, CU_EVENT_INTERPROCESS, hipEventInterprocess)                                       \
     X(PICK, not_found, CUDA_ERROR_NOT_FOUND, hipErrorNotFound)                                                     \
     X(PICK, func_attr_max_threads_per_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,                              \
       HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)                                                                    \
@@ -135,7 +136,13 @@
     X(PICK, mem_release, nativeMemRelease, "cuMemRelease")                                                         \
     X(PICK, mem_map, nativeMemMap, "cuMemMap")                                                                     \
     X(PICK, mem_unmap, nativeMemUnmap, "cuMemUnmap")                                                               \
-    X(PICK, mem_set_access, nativeMemSetAccess, "cuMemSetAccess")
+    X(PICK, mem_set_access, nativeMemSetAccess, "cuMemSetAccess")                                                  \
+    /* Sharing between processes: hip's native API table does not declare hipIpc* yet (NOT_IMPLEMENTED). */       \
+    X(PICK, ipc_get_mem_handle, nativeIpcGetMemHandle, "cuIpcGetMemHandle")                                        \
+    X(PICK, ipc_open_mem_handle, nativeIpcOpenMemHandle, "cuIpcOpenMemHandle_v2")                                  \
+    X(PICK, ipc_close_mem_handle, nativeIpcCloseMemHandle, "cuIpcCloseMemHandle")                                  \
+    X(PICK, ipc_get_event_handle, nativeIpcGetEventHandle, "cuIpcGetEventHandle")                                  \
+    X(PICK, ipc_open_event_handle, nativeIpcOpenEventHandle, "cuIpcOpenEventHandle")
 
 #define INFINIRT_GPU_SET_VALUE(PICK, field, cuda, hip) table.field = PICK(cuda, hip);
 #define INFINIRT_GPU_SET_ENTRY(PICK, field, converter, cuda, hip) table.field = {converter, PICK(cuda, hip)};

@@ -99,7 +99,7 @@ infiniStatus_t notImplemented(const char *entry) noexcept;
 //     moduleRankImage (skeleton_module.cpp).
 // Left NULL (skeleton_plugin.cpp), each answered by the loader's fallback at its contract:
 // set_device, get_resource_snapshot, malloc_async, free_async, the graph group, and the native
-// interop group. Fill a group to use the vendor's own.
+// interop group, the memory-mapping group and the IPC group. Fill a group to use the vendor's own.
 INFINIRT_COMMON_DECLARE_ENTRIES();
 
 } // namespace infinirt::skeleton

@@ -25,6 +25,7 @@ from ._kernels import Kernel, LocalMemory, Module
 from ._lib import LibraryNotFoundError
 from ._lib import path as library_path
 from ._runtime import Device, Event, Graph, Stream, backends, devices, push_device, synchronize
+from ._sharing import Registration, ipc_open, ipc_open_event
 
 __version__ = "0.1.0"
 
@@ -41,9 +42,9 @@ def error_name(status):
 
 
 __all__ = [
-    "Buffer", "Device", "Event", "Graph", "Kernel", "LocalMemory", "Module", "Stream", "View",
+    "Buffer", "Device", "Event", "Graph", "Kernel", "LocalMemory", "Module", "Registration", "Stream", "View",
     "alloc", "alloc_host", "backends", "current_device", "devices", "error_name", "from_dlpack",
-    "library_path", "push_device", "synchronize",
+    "ipc_open", "ipc_open_event", "library_path", "push_device", "synchronize",
     "Error", "OutOfMemoryError", "InvalidHandleError", "DeviceNotFoundError", "DeviceTypeNotSupportedError",
     "BadParamError", "NullPointerError", "NotSupportedError", "NotReadyError", "DriverError",
     "BackendUnavailableError", "BuildFailedError", "SymbolNotFoundError", "LibraryNotFoundError",

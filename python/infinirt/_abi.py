@@ -205,6 +205,7 @@ MEM_CREATE_SHAREABLE = 0x1
 MEM_ACCESS_NONE = 0x0
 MEM_ACCESS_READ = 0x1
 MEM_ACCESS_READWRITE = 0x3
+EVENT_INTERPROCESS = 0x4
 DEFINES = {
     "INFINIRT_LAUNCH_COOPERATIVE": LAUNCH_COOPERATIVE,
     "INFINIRT_HOST_REGISTER_READ_ONLY": HOST_REGISTER_READ_ONLY,
@@ -212,6 +213,7 @@ DEFINES = {
     "INFINIRT_MEM_ACCESS_NONE": MEM_ACCESS_NONE,
     "INFINIRT_MEM_ACCESS_READ": MEM_ACCESS_READ,
     "INFINIRT_MEM_ACCESS_READWRITE": MEM_ACCESS_READWRITE,
+    "INFINIRT_EVENT_INTERPROCESS": EVENT_INTERPROCESS,
 }
 
 # A C enum is an int on every ABI infinirt builds for.
@@ -326,8 +328,18 @@ class LaunchConfig(ctypes.Structure):
     ]
 
 
+class IpcMemHandle(ctypes.Structure):
+    _c_name_ = "infinirtIpcMemHandle_t"
+    _fields_ = [("bytes", ctypes.c_ubyte * 128)]
+
+
+class IpcEventHandle(ctypes.Structure):
+    _c_name_ = "infinirtIpcEventHandle_t"
+    _fields_ = [("bytes", ctypes.c_ubyte * 128)]
+
+
 STRUCTS = [DeviceResourceSnapshot, BackendInfo, DeviceProperties, PointerAttributes, ModuleImage, KernelArg,
-           LaunchConfig]
+           LaunchConfig, IpcMemHandle, IpcEventHandle]
 
 # ---- functions: name -> (restype, argtypes) -----------------------------------------------------
 _st = c_enum  # infiniStatus_t
@@ -401,6 +413,11 @@ FUNCTIONS = {
     "infinirtMemMap": (_st, [_vp, c_size_t, _vp, c_size_t]),
     "infinirtMemUnmap": (_st, [_vp, c_size_t]),
     "infinirtMemSetAccess": (_st, [_vp, c_size_t, c_enum, c_int, c_uint32]),
+    "infinirtIpcGetMemHandle": (_st, [_p(IpcMemHandle), _vp]),
+    "infinirtIpcOpenMemHandle": (_st, [_pvp, c_enum, c_int, _p(IpcMemHandle)]),
+    "infinirtIpcCloseMemHandle": (_st, [_vp]),
+    "infinirtIpcGetEventHandle": (_st, [_p(IpcEventHandle), _vp]),
+    "infinirtIpcOpenEventHandle": (_st, [_pvp, _p(IpcEventHandle)]),
     "infinirtStreamGetNativeHandle": (_st, [_vp, _pvp]),
     "infinirtEventGetNativeHandle": (_st, [_vp, _pvp]),
     "infinirtDeviceGetNativeContext": (_st, [c_enum, c_int, _pvp]),

@@ -16,7 +16,8 @@ _HOST_KINDS = ("host", "foreign-host")
 
 class Buffer:
     """A range of memory: `kind` is "device" (alloc), "host" (alloc_host: pinned), "foreign-host"
-    or "foreign-device" (from_dlpack: the producer's memory) or "global" (Module.get_global)."""
+    or "foreign-device" (from_dlpack: the producer's memory), "global" (Module.get_global) or
+    "ipc" (ipc_open: another process's device memory)."""
 
     def __init__(self, ptr, nbytes, device, kind, release=None, owner=None, readonly=False):
         self._ptr = ptr
@@ -153,6 +154,16 @@ class Buffer:
         """A typed, C-contiguous view with __dlpack__ / __dlpack_device__ (numpy.from_dlpack,
         torch.from_dlpack). shape=None: as many elements as fit after `offset` bytes."""
         return View(self, dtype, shape, offset)
+
+    def ipc_handle(self, offset=0):
+        """128 bytes naming the device memory at `offset`, which another process opens with
+        infinirt.ipc_open (pickle them, send them any way). This process must keep the memory
+        alive while others use it. NotSupportedError for memory the backend cannot share (cpu:
+        infinirtMalloc memory; share a mapping of shareable physical memory, docs/memory.md)."""
+        from ._sharing import mem_handle
+        if not 0 <= offset < self.nbytes:
+            raise ValueError("ipc_handle: offset %d is outside the Buffer's %d bytes" % (offset, self.nbytes))
+        return mem_handle(self.ptr + offset)
 
     def pointer_attributes(self):
         """infinirtPointerGetAttributes of ptr, as a dict."""

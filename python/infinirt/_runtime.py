@@ -157,6 +157,13 @@ class Device:
         call("infinirtDeviceGetNativeContext", int(self._type), self.index, ctypes.byref(p))
         return p.value or 0
 
+    def register(self, obj, read_only=False):
+        """Registers the memory of `obj` (a contiguous buffer: bytearray, NumPy array, mmap...)
+        with this device, so copies with it take the pinned path: a Registration, a context
+        manager that unregisters at the end of the block (or call unregister())."""
+        from ._sharing import Registration
+        return Registration(self, obj, read_only)
+
     def can_access_peer(self, peer):
         """Whether this device can be given access to `peer`'s memory (enable_peer_access)."""
         peer = _device_arg(peer)
@@ -460,17 +467,34 @@ class Event(_Owner):
     _destroy = "infinirtEventDestroy"
     _what = "Event"
 
-    def __init__(self, device=None, timing=True, blocking_sync=False):
+    def __init__(self, device=None, timing=True, blocking_sync=False, interprocess=False):
+        """interprocess=True: ipc_handle() exports it to other processes (it is then untimed)."""
         self.device = _device_arg(device)
-        flags = _abi.EventFlags.DEFAULT
-        if not timing:
+        flags = int(_abi.EventFlags.DEFAULT)
+        if not timing or interprocess:
             flags |= _abi.EventFlags.DISABLE_TIMING
         if blocking_sync:
             flags |= _abi.EventFlags.BLOCKING_SYNC
+        if interprocess:
+            flags |= _abi.EVENT_INTERPROCESS
         h = ctypes.c_void_p()
         with _on(self.device):
             call("infinirtEventCreateWithFlags", ctypes.byref(h), int(flags))
         self._own(h.value)
+
+    @classmethod
+    def _opened(cls, handle, device):
+        """An Event owning `handle`, opened from another process's event (infinirt.ipc_open_event)."""
+        e = cls.__new__(cls)
+        e.device = device
+        e._own(handle)
+        return e
+
+    def ipc_handle(self):
+        """128 bytes another process opens with infinirt.ipc_open_event (pickle them, send them
+        any way); for an Event made with interprocess=True."""
+        from ._sharing import event_handle
+        return event_handle(self)
 
     def record(self, stream=None):
         """Captures the work submitted to `stream` so far (None: the event's device's default
