@@ -17,6 +17,24 @@ DeviceParam Current() {
     return d;
 }
 
+// A device of another backend to push over the device under test: cpu:0 where the cpu backend is
+// loaded, else the first device of any other backend, else the device under test itself (a run
+// with one backend only, such as INFINIRT_BACKENDS=cuda).
+DeviceParam Other(const DeviceParam &self) {
+    for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
+        const int type = (t + INFINI_DEVICE_CPU) % INFINI_DEVICE_TYPE_COUNT; // cpu first
+        int count = 0;
+        if (type != self.type && infinirtGetDeviceCount(static_cast<infiniDevice_t>(type), &count) ==
+                                     INFINI_STATUS_SUCCESS && count > 0) {
+            DeviceParam d;
+            d.type = static_cast<infiniDevice_t>(type);
+            d.id = 0;
+            return d;
+        }
+    }
+    return self;
+}
+
 TEST_P(DeviceStack, PushMakesCurrentAndPopRestores) {
     ASSERT_OK(infinirtPushDevice(type(), id()));
     EXPECT_EQ(Current().type, type());
@@ -30,16 +48,17 @@ TEST_P(DeviceStack, PushMakesCurrentAndPopRestores) {
 }
 
 TEST_P(DeviceStack, NestsAndCrossesBackends) {
-    // cpu:0 over the device under test, and the device under test over cpu:0.
-    ASSERT_OK(infinirtPushDevice(INFINI_DEVICE_CPU, 0));
-    EXPECT_EQ(Current().type, INFINI_DEVICE_CPU);
+    // Another backend's device over the device under test, and the device under test over it.
+    const DeviceParam other = Other(GetParam());
+    ASSERT_OK(infinirtPushDevice(other.type, other.id));
+    EXPECT_EQ(Current().type, other.type);
     ASSERT_OK(infinirtPushDevice(type(), id()));
     EXPECT_EQ(Current().type, type());
     infiniDevice_t t = INFINI_DEVICE_TYPE_COUNT;
     int i = -1;
     ASSERT_OK(infinirtPopDevice(&t, &i));
-    EXPECT_EQ(t, INFINI_DEVICE_CPU);
-    EXPECT_EQ(i, 0);
+    EXPECT_EQ(t, other.type);
+    EXPECT_EQ(i, other.id);
     ASSERT_OK(infinirtPopDevice(&t, nullptr));
     EXPECT_EQ(t, type());
     ASSERT_OK(infinirtGetDevice(&t, &i));
@@ -56,6 +75,7 @@ TEST_P(DeviceStack, NestsAndCrossesBackends) {
 }
 
 TEST_P(DeviceStack, HoldsSixtyFourEntriesAndRefusesMore) {
+    const DeviceParam other = Other(GetParam());
     int pushed = 0;
     Defer pop_all([&] {
         while (pushed-- > 0) {
@@ -63,7 +83,7 @@ TEST_P(DeviceStack, HoldsSixtyFourEntriesAndRefusesMore) {
         }
     });
     for (; pushed < 64; ++pushed) {
-        ASSERT_OK(infinirtPushDevice(pushed % 2 == 0 ? type() : INFINI_DEVICE_CPU, pushed % 2 == 0 ? id() : 0))
+        ASSERT_OK(infinirtPushDevice(pushed % 2 == 0 ? type() : other.type, pushed % 2 == 0 ? id() : other.id))
             << "push #" << pushed;
     }
     EXPECT_REFUSED(infinirtPushDevice(type(), id()));
@@ -73,7 +93,7 @@ TEST_P(DeviceStack, HoldsSixtyFourEntriesAndRefusesMore) {
         ASSERT_OK(infinirtPopDevice(&t, nullptr));
         --pushed;
         // After popping push #k the current device is what push #k-1 made current.
-        EXPECT_EQ(t, k == 0 ? type() : ((k - 1) % 2 == 0 ? type() : INFINI_DEVICE_CPU));
+        EXPECT_EQ(t, k == 0 ? type() : ((k - 1) % 2 == 0 ? type() : other.type));
     }
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtPopDevice(nullptr, nullptr));
 }
@@ -101,6 +121,7 @@ TEST_P(DeviceStack, EmptyPopWritesNothing) {
 }
 
 TEST_P(DeviceStack, IsPerThread) {
+    const DeviceParam other = Other(GetParam());
     ASSERT_OK(infinirtPushDevice(type(), id()));
     Defer pop([] { infinirtPopDevice(nullptr, nullptr); });
     infiniStatus_t other_pop = INFINI_STATUS_SUCCESS;
@@ -109,7 +130,7 @@ TEST_P(DeviceStack, IsPerThread) {
     infiniDevice_t other_type = INFINI_DEVICE_TYPE_COUNT;
     std::thread([&] {
         other_pop = infinirtPopDevice(nullptr, nullptr); // a new thread's stack is empty
-        other_push = infinirtPushDevice(INFINI_DEVICE_CPU, 0);
+        other_push = infinirtPushDevice(other.type, other.id);
         other_pop_after = infinirtPopDevice(&other_type, nullptr);
     }).join();
     EXPECT_EQ(other_pop, INFINI_STATUS_BAD_PARAM);
