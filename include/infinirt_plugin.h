@@ -75,6 +75,10 @@ typedef struct infinirtPluginTraits {
      * (default): "ENOMEM" and "EIO". */
     const char *native_out_of_memory_error;
     const char *native_failure_error;
+    /* 1: the backend's device memory is ordinary host memory (the cpu backend's), so a copy
+     * between it and another backend's device is that backend's own H2D or D2H, unstaged. 0
+     * (default): staged through pinned host memory. */
+    int device_memory_is_host;
 } infinirtPluginTraits_t;
 
 /* ---- the entries -------------------------------------------------------------------------

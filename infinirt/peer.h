@@ -32,15 +32,18 @@ infiniStatus_t peerCopyAsync(void *dst, const PeerEnd &d, const void *src, const
                              const StreamRef &stream);
 
 // Whether copies between the two go through host memory (peerCopy* stages them, or copies them
-// host-direct when one end is a cpu device); such copies are not captured into graphs.
+// host-direct when one end's memory is host memory); such copies are not captured into graphs.
 inline bool peerCopyIsStaged(const PeerEnd &d, const PeerEnd &s) {
     return !(d == s) && (d.type != s.type || d.backend->table.memcpy_peer_async == nullptr);
 }
 
-// Whether one end is a cpu device and the other a device of another backend (peerCopy* copies
-// between them with the other backend's own D2H/H2D, see hostDirectCopy).
+// Whether a device's memory is ordinary host memory (its plugin's traits: the cpu backend's).
+inline bool deviceMemoryIsHost(const Backend *b) { return b->traits.device_memory_is_host != 0; }
+
+// Whether one end's memory is host memory and the other is a device of another backend (peerCopy*
+// copies between them with the other backend's own D2H/H2D, see hostDirectCopy).
 inline bool peerCopyIsHostDirect(const PeerEnd &d, const PeerEnd &s) {
-    return d.type != s.type && (d.type == INFINI_DEVICE_CPU || s.type == INFINI_DEVICE_CPU);
+    return d.type != s.type && (deviceMemoryIsHost(d.backend) || deviceMemoryIsHost(s.backend));
 }
 
 // The staged path (peer_staging.cpp): `size` bytes from src (on s, read on its stream s_stream,

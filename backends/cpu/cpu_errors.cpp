@@ -6,6 +6,7 @@
 #include "cpu_backend.h"
 
 #include "common/host_services.hpp"
+#include "common/plugin_table.hpp"
 #include "common/text.hpp"
 
 #include <cerrno>
@@ -69,6 +70,13 @@ infiniStatus_t allocationFailure(const char *entry, const char *call, int err, i
     const ErrnoEntry &mapped = errnoEntry(err);
     outOfMemory(entry, device, size, systemAvailableMemory(), "%s failed: %s (%d)", call, mapped.name, err);
     return mapped.status;
+}
+
+// Device memory is ordinary host memory: no staging rank (it is what a pageable copy reads), and
+// other backends copy to and from it directly; errors are errno's.
+infiniStatus_t getPluginTraits(infinirtPluginTraits_t *traits) {
+    traits->device_memory_is_host = 1;
+    return common::reportTraits(traits, 0, "ENOMEM", "EIO");
 }
 
 } // namespace infinirt::cpu

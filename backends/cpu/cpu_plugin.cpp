@@ -13,14 +13,14 @@ using common::Entry;
 
 // Left NULL on purpose: graphs (the loader records and replays), native handles (there is no
 // native object), resource snapshots and pointer attributes (the loader knows our blocks), and
-// the traits (the defaults are the cpu's: ordinary host memory, errno names), opening an event of
+// opening an event of
 // another process (none can be exported: cpu_ipc.cpp says why).
 const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
     "cpu", INFINI_DEVICE_CPU,
     common::LeftNull<Entry::get_resource_snapshot, Entry::stream_begin_capture, Entry::stream_end_capture,
                      Entry::graph_destroy, Entry::graph_instantiate, Entry::graph_exec_destroy, Entry::graph_launch,
                      Entry::stream_get_native, Entry::event_get_native, Entry::device_get_native_context,
-                     Entry::pointer_get_attributes, Entry::get_plugin_traits,
+                     Entry::pointer_get_attributes,
                      Entry::thread_state_save, Entry::thread_state_restore, Entry::ipc_open_event_handle>);
 
 } // namespace

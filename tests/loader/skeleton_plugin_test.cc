@@ -105,7 +105,7 @@ TEST_F(SkeletonPlugin, RanksItselfForStaging) {
     ASSERT_TRUE(backendInfo("skeleton", skeleton));
     ASSERT_TRUE(backendInfo("cpu", cpu));
     EXPECT_EQ(skeleton.host_staging_rank, 2) << "the skeleton's get_plugin_traits";
-    EXPECT_EQ(cpu.host_staging_rank, 0) << "the cpu plugin reports no traits: the default";
+    EXPECT_EQ(cpu.host_staging_rank, 0) << "the cpu plugin's traits: ordinary host memory";
 
     infinirtBackendInfo_t opencl{};
     if (!backendInfo("opencl", opencl) || opencl.device_count == 0) {
