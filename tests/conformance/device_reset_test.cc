@@ -123,6 +123,42 @@ TEST_P(DeviceReset, OtherDevicesAreUntouched) {
     EXPECT_OK(infinirtStreamSynchronize(stream));
 }
 
+// Mappings and their physical memory go; the reservation stays the caller's to free. Host
+// registrations of the device go too.
+TEST_P(DeviceReset, UnmapsReleasesAndUnregisters) {
+    size_t g = 0;
+    const infiniStatus_t granularity =
+        infinirtMemGetAllocationGranularity(&g, type(), id(), INFINIRT_MEM_GRANULARITY_MINIMUM);
+    if (granularity == INFINI_STATUS_NOT_IMPLEMENTED) {
+        GTEST_SKIP() << "no virtual memory: " << infinirtGetLastErrorMessage();
+    }
+    ASSERT_OK(granularity);
+    void *base = nullptr;
+    ASSERT_OK(infinirtMemAddressReserve(&base, type(), id(), 2 * g, 0));
+    infinirtPhysicalMem_t kept = nullptr;
+    infinirtPhysicalMem_t mapped_only = nullptr;
+    ASSERT_OK(infinirtMemCreate(&kept, type(), id(), g, 0));
+    ASSERT_OK(infinirtMemCreate(&mapped_only, type(), id(), g, 0));
+    ASSERT_OK(infinirtMemMap(base, g, kept, 0));
+    ASSERT_OK(infinirtMemMap(static_cast<char *>(base) + g, g, mapped_only, 0));
+    ASSERT_OK(infinirtMemRelease(mapped_only));
+    std::vector<unsigned char> host(4096);
+    const infiniStatus_t registered = infinirtHostRegister(type(), id(), host.data(), host.size(), 0);
+
+    ASSERT_OK(infinirtDeviceReset(type(), id()));
+
+    infinirtPointerAttributes_t attributes{};
+    attributes.struct_size = sizeof attributes;
+    ASSERT_OK(infinirtPointerGetAttributes(&attributes, base));
+    EXPECT_EQ(attributes.kind, INFINIRT_MEMORY_UNKNOWN);
+    EXPECT_STATUS(INFINI_STATUS_INVALID_HANDLE, infinirtMemRelease(kept));
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemUnmap(base, 2 * g));
+    EXPECT_OK(infinirtMemAddressFree(base, 2 * g));
+    if (registered == INFINI_STATUS_SUCCESS) {
+        EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtHostUnregister(host.data()));
+    }
+}
+
 TEST_P(DeviceReset, BadInputIsRefused) {
     uint64_t count = 7;
     EXPECT_STATUS(INFINI_STATUS_DEVICE_NOT_FOUND, infinirtDeviceReset(type(), -1));
