@@ -1,7 +1,8 @@
 // The C++ layer after infinirtDeviceReset, called through the C ABI behind its back: the context
 // keeps working on the device (a new context stream, new allocators), blocks handed out before
 // the reset can still be dropped, and nothing the reset freed is freed again. On cpu (host
-// allocator) and, where a device is found, opencl (the caching allocators).
+// allocator) and device 0 of every other type found (the caching allocators): opencl here, the
+// GPUs in scripts/gpu-verify.sh.
 #include <infinicore/context/context.hpp>
 
 #include <gtest/gtest.h>
@@ -17,7 +18,7 @@ namespace ctx = infinicore::context;
 
 std::vector<Device> ResetDevices() {
     std::vector<Device> out;
-    for (Device::Type t : {Device::Type::CPU, Device::Type::OPENCL}) {
+    for (Device::Type t : {Device::Type::CPU, Device::Type::NVIDIA, Device::Type::AMD, Device::Type::OPENCL}) {
         int count = 0;
         if (infinirtGetDeviceCount(static_cast<infiniDevice_t>(t), &count) == INFINI_STATUS_SUCCESS && count >= 1) {
             out.push_back(Device(t, 0));
