@@ -13,10 +13,26 @@ struct CurrentMemo {
 };
 thread_local CurrentMemo t_current{INFINI_DEVICE_CPU, 0, nullptr};
 
+// infinirtDeviceReset's callback: the runtime of the device, if created, starts afresh.
+void onDeviceReset(infiniDevice_t type, int index, void *context) {
+    try {
+        if (Runtime *rt = static_cast<ContextImpl *>(context)->find(
+                Device(static_cast<Device::Type>(type), static_cast<Device::Index>(index)))) {
+            rt->restart();
+        }
+    } catch (...) {
+        // A device the context cannot name has no runtime to restart.
+    }
+}
+
 } // namespace
 
 ContextImpl &ContextImpl::instance() {
-    static ContextImpl *context = new ContextImpl;
+    static ContextImpl *context = [] {
+        auto *made = new ContextImpl;
+        check(infinirtDeviceAddResetCallback(&onDeviceReset, made), "infinirtDeviceAddResetCallback");
+        return made;
+    }();
     return *context;
 }
 

@@ -6,6 +6,9 @@
 // thread memoises the runtime of its current device and checks the memo against the C ABI on
 // every call, so the two layers can never disagree.
 //
+// A reset of a device (infinirtDeviceReset, whoever calls it) restarts its runtime (Runtime::restart),
+// through the callback the context adds when it is created.
+//
 // Lifetime: created on first use and never destroyed (blocks and threads may outlive static
 // destruction). Thread safety: every method may be called from any thread; runtimes are found
 // without locking once created.

@@ -5,18 +5,44 @@
 
 namespace infinicore::detail {
 
+namespace {
+infinirtStream_t makeStream(Device device) {
+    DeviceGuard guard(device);
+    check(guard.status(), "infinirtSetDevice");
+    infinirtStream_t stream = nullptr;
+    check(infinirtStreamCreate(&stream), "infinirtStreamCreate");
+    return stream;
+}
+} // namespace
+
 Runtime::Runtime(Device device) : device_(device) {
-    {
-        DeviceGuard guard(device_);
-        check(guard.status(), "infinirtSetDevice");
-        check(infinirtStreamCreate(&stream_), "infinirtStreamCreate");
-    }
+    stream_.store(makeStream(device_), std::memory_order_release);
     if (device_.getType() == Device::Type::CPU) {
         host_ = std::make_unique<HostAllocator>();
     } else {
-        auto raw = makeInfinirtDevice(device_);
-        caching_ = std::make_unique<DeviceCachingAllocator>(raw, AllocatorConfig::fromEnvironment());
-        pinned_ = std::make_unique<DevicePinnedHostAllocator>(raw);
+        makeAllocators(AllocatorConfig::fromEnvironment());
+    }
+}
+
+void Runtime::makeAllocators(const AllocatorConfig &config) {
+    auto raw = std::make_shared<ResettableDevice>(makeInfinirtDevice(device_));
+    auto caching = std::make_unique<DeviceCachingAllocator>(raw, config);
+    auto pinned = std::make_unique<DevicePinnedHostAllocator>(raw);
+    raw_ = raw;
+    caching_.store(caching.release(), std::memory_order_release);
+    pinned_.store(pinned.release(), std::memory_order_release);
+}
+
+void Runtime::restart() noexcept {
+    std::lock_guard<std::mutex> lock(restart_mutex_);
+    try {
+        if (raw_) {
+            raw_->markReset();
+            makeAllocators(caching_.load(std::memory_order_acquire)->config());
+        }
+        stream_.store(makeStream(device_), std::memory_order_release);
+    } catch (...) {
+        // What could not be made stays as it was: calls on a dead stream fail with a message.
     }
 }
 
@@ -24,7 +50,7 @@ std::shared_ptr<Memory> Runtime::allocateMemory(size_t size) {
     if (host_) {
         void *ptr = host_->allocate(size);
         HostAllocator *host = host_.get();
-        infinirtStream_t stream = stream_;
+        infinirtStream_t stream = this->stream();
         try {
             // cpu streams run asynchronously: work queued on the context stream may still use
             // the block, so its free waits for that work, as a device block's reuse would.
@@ -40,8 +66,8 @@ std::shared_ptr<Memory> Runtime::allocateMemory(size_t size) {
             throw;
         }
     }
-    DeviceCachingAllocator *caching = caching_.get();
-    DeviceCachingAllocator::Block *block = caching->allocate(size, stream_);
+    DeviceCachingAllocator *caching = caching_.load(std::memory_order_acquire);
+    DeviceCachingAllocator::Block *block = caching->allocate(size, stream());
     try {
         return std::make_shared<Memory>(static_cast<std::byte *>(DeviceCachingAllocator::data(block)), size, device_,
                                         [caching, block](std::byte *) { caching->deallocate(block); });
@@ -55,7 +81,7 @@ std::shared_ptr<Memory> Runtime::allocatePinnedHostMemory(size_t size) {
     if (host_) {
         return allocateMemory(size);
     }
-    DevicePinnedHostAllocator *pinned = pinned_.get();
+    DevicePinnedHostAllocator *pinned = pinned_.load(std::memory_order_acquire);
     DevicePinnedHostAllocator::Block *block = pinned->allocate(size);
     try {
         return std::make_shared<Memory>(static_cast<std::byte *>(block->ptr), size, device_,
@@ -67,42 +93,45 @@ std::shared_ptr<Memory> Runtime::allocatePinnedHostMemory(size_t size) {
 }
 
 bool Runtime::recordStream(const void *ptr, infinirtStream_t stream) {
-    if (caching_ && caching_->recordStream(ptr, stream)) {
+    DeviceCachingAllocator *caching = caching_.load(std::memory_order_acquire);
+    if (caching != nullptr && caching->recordStream(ptr, stream)) {
         return true;
     }
-    return pinned_ && pinned_->recordStream(ptr, stream);
+    DevicePinnedHostAllocator *pinned = pinned_.load(std::memory_order_acquire);
+    return pinned != nullptr && pinned->recordStream(ptr, stream);
 }
 
 void Runtime::recordHostUse(const void *host_ptr, infinirtStream_t stream) {
-    if (pinned_) {
-        pinned_->recordStream(host_ptr, stream);
+    if (DevicePinnedHostAllocator *pinned = pinned_.load(std::memory_order_acquire)) {
+        pinned->recordStream(host_ptr, stream);
     }
 }
 
 void Runtime::trim() {
-    if (caching_) {
-        caching_->trim(true);
+    if (DeviceCachingAllocator *caching = caching_.load(std::memory_order_acquire)) {
+        caching->trim(true);
     }
-    if (pinned_) {
-        pinned_->trim();
+    if (DevicePinnedHostAllocator *pinned = pinned_.load(std::memory_order_acquire)) {
+        pinned->trim();
     }
 }
 
 MemoryStats Runtime::memoryStats() const {
-    return host_ ? host_->stats() : caching_->stats();
+    return host_ ? host_->stats() : caching_.load(std::memory_order_acquire)->stats();
 }
 
 void Runtime::resetPeakMemoryStats() {
     if (host_) {
         host_->resetPeakStats();
     } else {
-        caching_->resetPeakStats();
-        pinned_->resetPeakStats();
+        caching_.load(std::memory_order_acquire)->resetPeakStats();
+        pinned_.load(std::memory_order_acquire)->resetPeakStats();
     }
 }
 
 MemorySnapshot Runtime::memorySnapshot() const {
-    return caching_ ? caching_->snapshot() : MemorySnapshot{};
+    DeviceCachingAllocator *caching = caching_.load(std::memory_order_acquire);
+    return caching != nullptr ? caching->snapshot() : MemorySnapshot{};
 }
 
 } // namespace infinicore::detail

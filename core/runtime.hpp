@@ -3,6 +3,10 @@
 //
 // Created by ContextImpl on the first use of its device, then lives until the process exits
 // (never destroyed: blocks may be freed by static destructors and thread exits at any time).
+// After infinirtDeviceReset of its device it starts afresh (restart()): a new context stream and
+// new allocators; the old allocators forget the device's blocks (ResettableDevice) and take back
+// the blocks still handed out without reusing or freeing them. Like the runtime, allocators are
+// never destroyed.
 // Thread safety: every method may be called from any thread.
 #ifndef INFINICORE_CORE_RUNTIME_HPP
 #define INFINICORE_CORE_RUNTIME_HPP
@@ -10,9 +14,12 @@
 #include "device_caching_allocator.hpp"
 #include "device_pinned_host_allocator.hpp"
 #include "host_allocator.hpp"
+#include "resettable_device.hpp"
 #include "infinicore/memory.hpp"
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 
 namespace infinicore::detail {
 
@@ -24,7 +31,7 @@ public:
     Runtime &operator=(const Runtime &) = delete;
 
     Device device() const { return device_; }
-    infinirtStream_t stream() const { return stream_; }
+    infinirtStream_t stream() const { return stream_.load(std::memory_order_acquire); }
 
     std::shared_ptr<Memory> allocateMemory(size_t size);
     std::shared_ptr<Memory> allocatePinnedHostMemory(size_t size);
@@ -40,12 +47,21 @@ public:
     void resetPeakMemoryStats();
     MemorySnapshot memorySnapshot() const;
 
+    // The device was reset (everything infinirt made on it is gone): starts afresh as above.
+    // Never throws; a stream that cannot be made leaves the old one (dead: calls on it fail).
+    void restart() noexcept;
+
 private:
+    // New allocators over a new ResettableDevice (not for cpu, whose memory is the host's).
+    void makeAllocators(const AllocatorConfig &config);
+
     const Device device_;
-    infinirtStream_t stream_ = nullptr;
+    std::atomic<infinirtStream_t> stream_{nullptr};
     std::unique_ptr<HostAllocator> host_;
-    std::unique_ptr<DeviceCachingAllocator> caching_;
-    std::unique_ptr<DevicePinnedHostAllocator> pinned_;
+    std::mutex restart_mutex_;
+    std::shared_ptr<ResettableDevice> raw_; // under restart_mutex_ once constructed
+    std::atomic<DeviceCachingAllocator *> caching_{nullptr};
+    std::atomic<DevicePinnedHostAllocator *> pinned_{nullptr};
 };
 
 } // namespace infinicore::detail

@@ -231,6 +231,33 @@ __export infiniStatus_t infinirtStreamCreateWithPriority(infinirtStream_t *strea
  * default stream, is 0). INVALID_HANDLE for a bad handle; NULL priority -> NULL_POINTER. */
 __export infiniStatus_t infinirtStreamGetPriority(int *priority, infinirtStream_t stream);
 
+/* ---- Device reset ------------------------------------------------------------------------- */
+
+/* Waits for the device's queued work, then destroys every stream, event, graph, graph exec and
+ * module of that device made through infinirt, and frees every allocation made through infinirt
+ * on it (device memory, and pinned host memory allocated for it); host registrations, memory
+ * mappings (and their physical memory) and opened IPC memory of the device are given back too
+ * (reserved address ranges stay). Later use of those handles is INVALID_HANDLE; frees of those
+ * pointers are BAD_PARAM. Other devices are untouched. The device works afterwards. Refused with
+ * BAD_PARAM, nothing released, while a stream of the device is capturing. Never resets the
+ * backend's context (on cuda, the shared primary context keeps what other libraries hold in it):
+ * it releases what infinirt made, nothing else. DEVICE_NOT_FOUND / DEVICE_TYPE_NOT_SUPPORTED for
+ * a bad device. A release that fails is reported (the first failure) after the others ran. */
+__export infiniStatus_t infinirtDeviceReset(infiniDevice_t device, int device_id);
+/* How many times infinirtDeviceReset has run on the device in this process (0 before the first).
+ * Layers that cache infinirt memory or handles of a device (the C++ layer's allocators) compare it
+ * with the count they saw to learn of a reset, whoever called it. NULL count -> NULL_POINTER. */
+__export infiniStatus_t infinirtDeviceGetResetCount(infiniDevice_t device, int device_id, uint64_t *count);
+/* Called by infinirtDeviceReset on the thread that reset (device, device_id), once everything
+ * was released and before the reset returns, for layers that cache infinirt memory or handles of
+ * a device (the C++ layer's allocators): they must forget them at once, never free them (their
+ * addresses may already belong to new allocations). It may call infinirt, but not reset a device. */
+typedef void (*infinirtDeviceResetCallback_t)(infiniDevice_t device, int device_id, void *user_data);
+/* Adds `callback` (with `user_data`) to the callbacks every later reset calls, in the order they
+ * were added; there is no removal (a library adds its callback once, for the process's
+ * lifetime). NULL callback -> NULL_POINTER; OUT_OF_MEMORY when it cannot be recorded. */
+__export infiniStatus_t infinirtDeviceAddResetCallback(infinirtDeviceResetCallback_t callback, void *user_data);
+
 /* ---- Stream ---------------------------------------------------------------------------- */
 
 /* Creates an in-order stream on the current device (never NULL on success), independent of the

@@ -234,6 +234,18 @@ const char *originRelease(Origin o) {
     return "infinirtFree";
 }
 
+std::vector<Allocation> allocationsOn(int type, int device) {
+    Table &t = table();
+    std::shared_lock<std::shared_mutex> lock(t.mutex);
+    std::vector<Allocation> out;
+    for (const auto &entry : t.live) {
+        if (entry.second.type == type && entry.second.device == device) {
+            out.push_back(entry.second);
+        }
+    }
+    return out;
+}
+
 void liveAllocationTotals(size_t &count, size_t &bytes) {
     Table &t = table();
     std::shared_lock<std::shared_mutex> lock(t.mutex);

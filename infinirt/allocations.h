@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 namespace infinirt {
 
@@ -63,6 +64,8 @@ bool recordIfFree(const Allocation &a, Allocation &found);
 // refusal).
 bool takeAllocation(void *ptr, infinirtMemoryKind_t kind, Origin origin, Allocation &taken, Allocation &found,
                     bool &holds);
+// The recorded allocations owned by device (type, device), every origin.
+std::vector<Allocation> allocationsOn(int type, int device);
 // How many allocations of origin Malloc are live, and their bytes.
 void liveAllocationTotals(size_t &count, size_t &bytes);
 // Mapped memory (origin Mapped, kind DEVICE of (type, device)): [base, base + size), free in the

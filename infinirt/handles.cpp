@@ -87,4 +87,20 @@ void HandleTable::release(const void *h) {
     fl.free.push_back(indexOf(h));
 }
 
+std::vector<void *> HandleTable::live(HandleKind k, int type, int device) const {
+    FreeList &fl = freeList();
+    std::lock_guard<std::mutex> lock(fl.mutex);
+    std::vector<void *> out;
+    for (uint32_t idx = 1; idx < fl.next; ++idx) {
+        const HandleSlot *slot =
+            &chunks_[(idx - 1) >> kChunkBits].load(std::memory_order_acquire)[(idx - 1) & (kChunkSize - 1)];
+        const uint64_t key = slot->key.load(std::memory_order_acquire);
+        if ((key & 1u) != 0 && (key >> 32) == (kTagBase | static_cast<uint64_t>(k)) && slot->type == type &&
+            slot->device == device) {
+            out.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>((key << 24) | idx)));
+        }
+    }
+    return out;
+}
+
 } // namespace infinirt

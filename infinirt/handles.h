@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 namespace infinirt {
 
@@ -88,6 +89,8 @@ public:
     void restore(const void *h, HandleSlot *slot);
     // Returns a claimed slot to the free list.
     void release(const void *h);
+    // The handles of kind `k` live now whose owner is device (type, device).
+    std::vector<void *> live(HandleKind k, int type, int device) const;
 
 private:
     static constexpr uint64_t kTagBase = 0xA0;

@@ -208,6 +208,18 @@ class Device:
              self.index)
         return least.value, greatest.value
 
+    def reset(self):
+        """infinirtDeviceReset: waits for the device's work, then destroys every stream, event, graph and
+        module of the device made through infinirt and frees its memory (BadParamError while a stream
+        of the device captures). Objects of the device made before are dead afterwards."""
+        call("infinirtDeviceReset", int(self._type), self.index)
+
+    def reset_count(self):
+        """How many times the device was reset in this process (infinirtDeviceGetResetCount)."""
+        v = ctypes.c_uint64()
+        call("infinirtDeviceGetResetCount", int(self._type), self.index, ctypes.byref(v))
+        return v.value
+
     @staticmethod
     def current():
         """The calling thread's current device."""

@@ -254,3 +254,14 @@ def test_limits(device):
         assert device.get_limit("stack_size") >= 1 << 20
     with pytest.raises(ValueError):
         device.get_limit(7)
+
+
+def test_reset(device):
+    count = device.reset_count()
+    stream = infinirt.Stream(device)
+    device.reset()
+    assert device.reset_count() == count + 1
+    with pytest.raises(infinirt.InvalidHandleError):
+        stream.close()
+    with infinirt.Stream(device) as fresh:  # the device works afterwards
+        fresh.synchronize()
