@@ -28,9 +28,13 @@ void Runtime::makeAllocators(const AllocatorConfig &config) {
     auto raw = std::make_shared<ResettableDevice>(makeInfinirtDevice(device_));
     auto caching = std::make_unique<DeviceCachingAllocator>(raw, config);
     auto pinned = std::make_unique<DevicePinnedHostAllocator>(raw);
+    caching_generations_.reserve(caching_generations_.size() + 1);
+    pinned_generations_.reserve(pinned_generations_.size() + 1);
     raw_ = raw;
-    caching_.store(caching.release(), std::memory_order_release);
-    pinned_.store(pinned.release(), std::memory_order_release);
+    caching_.store(caching.get(), std::memory_order_release);
+    pinned_.store(pinned.get(), std::memory_order_release);
+    caching_generations_.push_back(std::move(caching)); // cannot throw: reserved
+    pinned_generations_.push_back(std::move(pinned));
 }
 
 void Runtime::restart() noexcept {

@@ -13,6 +13,8 @@
 
 #include "device_caching_allocator.hpp"
 #include "device_pinned_host_allocator.hpp"
+
+#include <vector>
 #include "host_allocator.hpp"
 #include "resettable_device.hpp"
 #include "infinicore/memory.hpp"
@@ -60,6 +62,12 @@ private:
     std::unique_ptr<HostAllocator> host_;
     std::mutex restart_mutex_;
     std::shared_ptr<ResettableDevice> raw_; // under restart_mutex_ once constructed
+    // Every generation of allocators, the current one last (under restart_mutex_): those of a
+    // reset device stay alive, since blocks handed out before the reset still free into them
+    // (their ResettableDevice forgets the memory), and go with the runtime.
+    std::vector<std::unique_ptr<DeviceCachingAllocator>> caching_generations_;
+    std::vector<std::unique_ptr<DevicePinnedHostAllocator>> pinned_generations_;
+    // The current generation, read without the lock on the allocation paths.
     std::atomic<DeviceCachingAllocator *> caching_{nullptr};
     std::atomic<DevicePinnedHostAllocator *> pinned_{nullptr};
 };
