@@ -242,7 +242,9 @@ __export infiniStatus_t infinirtStreamGetPriority(int *priority, infinirtStream_
  * BAD_PARAM, nothing released, while a stream of the device is capturing. Never resets the
  * backend's context (on cuda, the shared primary context keeps what other libraries hold in it):
  * it releases what infinirt made, nothing else. DEVICE_NOT_FOUND / DEVICE_TYPE_NOT_SUPPORTED for
- * a bad device. A release that fails is reported (the first failure) after the others ran. */
+ * a bad device. A release that fails is reported (the first failure) after the others ran.
+ * Another thread's call on the device's handles or memory while it resets is the caller's error,
+ * as with cudaDeviceReset (such a call may answer INVALID_HANDLE). */
 __export infiniStatus_t infinirtDeviceReset(infiniDevice_t device, int device_id);
 /* How many times infinirtDeviceReset has run on the device in this process (0 before the first).
  * Layers that cache infinirt memory or handles of a device (the C++ layer's allocators) compare it

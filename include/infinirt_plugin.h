@@ -344,11 +344,12 @@ typedef struct infinirtPluginTraits {
  * mem_unmap: a range of whole mappings of `device`; waits for the device's queued work first.
  * mem_set_access: access (an INFINIRT_MEM_ACCESS_ value) of the plugin's device `accessor` to a
  *   mapped range of `device`. */
-#define INFINIRT_PLUGIN_ENTRIES_MEMORY_MAPPING(X, P, c)                                                        \
+#define INFINIRT_PLUGIN_ENTRIES_HOST_REGISTRATION(X, P, c)                                                        \
     X(c, host_register, HostRegister, hostRegister, infinirtHostRegister, COLD,                                  \
       (P(Device, int, device), P(Skip, void *, ptr), P(Size, size_t, size), P(Value, uint32_t, flags)))          \
     X(c, host_unregister, HostUnregister, hostUnregister, infinirtHostUnregister, COLD,                          \
-      (P(Device, int, device), P(Skip, void *, ptr)))                                                            \
+      (P(Device, int, device), P(Skip, void *, ptr)))
+#define INFINIRT_PLUGIN_ENTRIES_VIRTUAL_MEMORY(X, P, c)                                                       \
     X(c, mem_get_granularity, MemGetGranularity, memGetGranularity, infinirtMemGetAllocationGranularity, COLD,   \
       (P(Device, int, device), P(Value, infinirtMemGranularity_t, which), P(Skip, size_t *, granularity)))       \
     X(c, mem_address_reserve, MemAddressReserve, memAddressReserve, infinirtMemAddressReserve, COLD,             \
@@ -417,7 +418,7 @@ typedef struct infinirtPluginTraits {
  * ipc_open_event_handle: an event object of `device` (destroyed with event_destroy) that stands
  *   for the exported one. */
 #define INFINIRT_PLUGIN_IPC_HEADER_BYTES 32u
-#define INFINIRT_PLUGIN_ENTRIES_IPC(X, P, c)                                                                   \
+#define INFINIRT_PLUGIN_ENTRIES_IPC_MEMORY(X, P, c)                                                                   \
     X(c, ipc_get_mem_handle, IpcGetMemHandle, ipcGetMemHandle, infinirtIpcGetMemHandle, COLD,                    \
       (P(Device, int, device), P(Skip, void *, base), P(Size, size_t, size), P(Skip, void *, mem),               \
        P(Value, size_t, mem_offset), P(Skip, void *, payload), P(Value, size_t, payload_size)))                 \
@@ -425,12 +426,19 @@ typedef struct infinirtPluginTraits {
       (P(Device, int, device), P(Skip, const void *, payload), P(Value, size_t, payload_size),                   \
        P(Size, size_t, size), P(OutMem, void **, ptr)))                                                          \
     X(c, ipc_close_mem_handle, IpcCloseMemHandle, ipcCloseMemHandle, infinirtIpcCloseMemHandle, COLD,            \
-      (P(Device, int, device), P(FreePtr, void *, ptr), P(Size, size_t, size)))                                  \
+      (P(Device, int, device), P(FreePtr, void *, ptr), P(Size, size_t, size)))
+#define INFINIRT_PLUGIN_ENTRIES_IPC_EVENTS(X, P, c)                                                            \
     X(c, ipc_get_event_handle, IpcGetEventHandle, ipcGetEventHandle, infinirtIpcGetEventHandle, COLD,            \
       (P(Device, int, device), P(Event, void *, event), P(Skip, void *, payload), P(Value, size_t, payload_size))) \
     X(c, ipc_open_event_handle, IpcOpenEventHandle, ipcOpenEventHandle, infinirtIpcOpenEventHandle, COLD,        \
       (P(Device, int, device), P(Skip, const void *, payload), P(Value, size_t, payload_size),                   \
        P(OutEvent, void **, event)))
+
+/* The two groups above each join two all-or-none halves. */
+#define INFINIRT_PLUGIN_ENTRIES_MEMORY_MAPPING(X, P, c)                                                        \
+    INFINIRT_PLUGIN_ENTRIES_HOST_REGISTRATION(X, P, c) INFINIRT_PLUGIN_ENTRIES_VIRTUAL_MEMORY(X, P, c)
+#define INFINIRT_PLUGIN_ENTRIES_IPC(X, P, c)                                                                   \
+    INFINIRT_PLUGIN_ENTRIES_IPC_MEMORY(X, P, c) INFINIRT_PLUGIN_ENTRIES_IPC_EVENTS(X, P, c)
 
 #define INFINIRT_PLUGIN_ENTRIES(X, P, c)                                                                       \
     INFINIRT_PLUGIN_ENTRIES_DEVICES(X, P, c)                                                                     \

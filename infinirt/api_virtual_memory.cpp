@@ -105,6 +105,20 @@ bool wholeMappings(Reservation &r, uintptr_t p, size_t size) {
     return at - p == size;
 }
 
+// The reservation in which [ptr, ptr + size) is a range of whole mappings side by side, or the
+// refusal (cuMemUnmap and cuMemSetAccess take whole mappings only; every backend keeps that rule).
+// Caller holds the lock.
+infiniStatus_t wholeMappingsIn(State &s, const char *fn, void *ptr, size_t size, Reservation *&r) {
+    const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+    uintptr_t base = 0;
+    r = size != 0 ? reservationOf(s, p, size, base) : nullptr;
+    if (r == nullptr || !wholeMappings(*r, p, size)) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: %p + %zu bytes is not a range of whole mappings in a reservation", fn,
+                    ptr, size);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
 // Gives a physical allocation back to its plugin (no handle, no mapping left). Caller holds the lock.
 infiniStatus_t releasePhysical(Physical *ph) {
     Backend *b = g_registry.by_type[ph->type];
@@ -385,14 +399,13 @@ __export infiniStatus_t infinirtMemUnmap(void *ptr, size_t size) {
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
     const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
-    uintptr_t base = 0;
-    Reservation *r = size != 0 ? reservationOf(s, p, size, base) : nullptr;
-    if (r == nullptr || !wholeMappings(*r, p, size)) {
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: %p + %zu bytes is not a range of whole mappings in a reservation", fn,
-                    ptr, size);
+    Reservation *r = nullptr;
+    infiniStatus_t st = wholeMappingsIn(s, fn, ptr, size, r);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     Allocation users;
-    infiniStatus_t st = mappedUsers(ptr, size, users) ? waitForOtherUsers(fn, users) : INFINI_STATUS_SUCCESS;
+    st = mappedUsers(ptr, size, users) ? waitForOtherUsers(fn, users) : INFINI_STATUS_SUCCESS;
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
@@ -442,12 +455,10 @@ __export infiniStatus_t infinirtMemSetAccess(void *ptr, size_t size, infiniDevic
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
     const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
-    uintptr_t base = 0;
-    Reservation *r = size != 0 ? reservationOf(s, p, size, base) : nullptr;
-    if (r == nullptr || !wholeMappings(*r, p, size)) {
-        // cuMemSetAccess takes whole mappings only; every backend keeps that rule.
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: %p + %zu bytes is not a range of whole mappings in a reservation", fn,
-                    ptr, size);
+    Reservation *r = nullptr;
+    st = wholeMappingsIn(s, fn, ptr, size, r);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     if (static_cast<int>(device) != r->type) {
         return fail(INFINI_STATUS_BAD_PARAM, "%s: the memory is %s:%d's; only devices of that backend can be given access",

@@ -37,30 +37,18 @@ infinirtPluginTable_t buildTable(const VendorApi &v) {
         INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_MODULES);
         t.module_rank_image = nullptr;
     }
-    /* Registration, virtual memory: each all or none. */
+    /* Registration, virtual memory, shared memory and shared events: each all or none. */
     if (v.host_register.call == nullptr) {
-        t.host_register = nullptr;
-        t.host_unregister = nullptr;
+        INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_HOST_REGISTRATION);
     }
     if (v.mem_create.call == nullptr) {
-        t.mem_get_granularity = nullptr;
-        t.mem_address_reserve = nullptr;
-        t.mem_address_free = nullptr;
-        t.mem_create = nullptr;
-        t.mem_release = nullptr;
-        t.mem_map = nullptr;
-        t.mem_unmap = nullptr;
-        t.mem_set_access = nullptr;
+        INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_VIRTUAL_MEMORY);
     }
-    /* Sharing between processes: memory all or none, events all or none. */
     if (v.ipc_get_mem_handle.call == nullptr) {
-        t.ipc_get_mem_handle = nullptr;
-        t.ipc_open_mem_handle = nullptr;
-        t.ipc_close_mem_handle = nullptr;
+        INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_IPC_MEMORY);
     }
     if (v.ipc_get_event_handle.call == nullptr) {
-        t.ipc_get_event_handle = nullptr;
-        t.ipc_open_event_handle = nullptr;
+        INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_IPC_EVENTS);
     }
     /* Peers: all or none. */
     if (v.can_access_peer.call == nullptr) {

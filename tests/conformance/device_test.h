@@ -10,6 +10,8 @@
 #ifndef INFINIRT_TESTS_DEVICE_TEST_H
 #define INFINIRT_TESTS_DEVICE_TEST_H
 
+#include <cstring>
+
 #include "device_params.h"
 #include "capabilities.h"
 #include "status_assertions.h"
@@ -121,5 +123,19 @@ constexpr int kBusyRounds = 16;
                              [](const ::testing::TestParamInfo<::infinirt_test::DeviceParam> &info) {          \
                                  return ::infinirt_test::InstanceName(info.param);                             \
                              })
+
+// Asserts that `call` (on the device under test) succeeds, except that a backend other than cpu
+// and cuda may answer NOT_IMPLEMENTED with a reason: the test is then skipped with it. For the
+// extensions cpu and cuda must implement (registration, virtual memory).
+#define OK_OR_SKIP_UNLESS_CPU_OR_CUDA(call)                                                                     \
+    do {                                                                                                         \
+        const infiniStatus_t st_ = (call);                                                                       \
+        if (st_ == INFINI_STATUS_NOT_IMPLEMENTED && backend() != "cpu" && backend() != "cuda") {                 \
+            const char *why_ = infinirtGetLastErrorMessage();                                                    \
+            ASSERT_NE(std::strlen(why_), 0u) << "NOT_IMPLEMENTED must say why";                                  \
+            GTEST_SKIP() << why_;                                                                                \
+        }                                                                                                        \
+        ASSERT_OK(st_);                                                                                          \
+    } while (0)
 
 #endif // INFINIRT_TESTS_DEVICE_TEST_H

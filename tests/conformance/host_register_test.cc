@@ -19,16 +19,7 @@ protected:
 constexpr size_t kSize = 1 << 20;
 
 // Registers [p, p + size) on the device under test, or skips when the backend cannot.
-#define REGISTER_OR_SKIP(p, size)                                                                                \
-    do {                                                                                                         \
-        const infiniStatus_t st_ = infinirtHostRegister(type(), id(), (p), (size), 0);                           \
-        if (st_ == INFINI_STATUS_NOT_IMPLEMENTED && backend() != "cpu" && backend() != "cuda") {                 \
-            const char *why_ = infinirtGetLastErrorMessage();                                                    \
-            ASSERT_NE(std::strlen(why_), 0u) << "NOT_IMPLEMENTED must say why";                                  \
-            GTEST_SKIP() << why_;                                                                                \
-        }                                                                                                        \
-        ASSERT_OK(st_);                                                                                          \
-    } while (0)
+#define REGISTER_OR_SKIP(p, size) OK_OR_SKIP_UNLESS_CPU_OR_CUDA(infinirtHostRegister(type(), id(), (p), (size), 0))
 
 TEST_P(HostRegister, RoundTripAndAttributes) {
     std::vector<unsigned char> host(kSize);

@@ -14,14 +14,8 @@ namespace {
 // memory.
 #define GRANULARITY_OR_SKIP(g)                                                                                   \
     do {                                                                                                         \
-        const infiniStatus_t st_ = infinirtMemGetAllocationGranularity(&(g), type(), id(),                       \
-                                                                       INFINIRT_MEM_GRANULARITY_MINIMUM);        \
-        if (st_ == INFINI_STATUS_NOT_IMPLEMENTED && backend() != "cpu" && backend() != "cuda") {                 \
-            const char *why_ = infinirtGetLastErrorMessage();                                                    \
-            ASSERT_NE(std::strlen(why_), 0u) << "NOT_IMPLEMENTED must say why";                                  \
-            GTEST_SKIP() << why_;                                                                                \
-        }                                                                                                        \
-        ASSERT_OK(st_);                                                                                          \
+        OK_OR_SKIP_UNLESS_CPU_OR_CUDA(                                                                           \
+            infinirtMemGetAllocationGranularity(&(g), type(), id(), INFINIRT_MEM_GRANULARITY_MINIMUM));          \
         ASSERT_GT((g), 0u);                                                                                      \
     } while (0)
 
