@@ -14,6 +14,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <new>
 #include <shared_mutex>
 #include <thread>
 #include <unistd.h>
@@ -96,6 +97,42 @@ std::mutex &svmMutex() {
     return *m;
 }
 
+// Memory given back by freeAsync, released with clSVMFree under svmMutex once the marker enqueued
+// after the stream's earlier commands has ended. clEnqueueSVMFree is not used: the implementation
+// would run that free on a thread of its own, unserialised with clSVMAlloc (NVIDIA's crashed in
+// clEnqueueSVMMemcpy, failed commands with CL_INVALID_KERNEL_ARGS and returned addresses of live
+// memory from clSVMAlloc with 16 threads freeing asynchronously).
+struct PendingFree {
+    int device;
+    void *ptr;
+    cl_event marker;
+};
+
+std::vector<PendingFree> &pendingFrees() { // guarded by svmMutex
+    static std::vector<PendingFree> *pending = new std::vector<PendingFree>();
+    return *pending;
+}
+
+// Under svmMutex: clSVMFree of every pending free whose marker has completed or terminated (an
+// ended marker means no earlier command of its stream still runs). One whose status cannot be
+// read is kept.
+void releaseEndedFreesLocked() {
+    std::vector<PendingFree> &pending = pendingFrees();
+    size_t kept = 0;
+    for (const PendingFree &p : pending) {
+        cl_int status = CL_QUEUED;
+        if (nativeApi().clGetEventInfo(p.marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                                       nullptr) != CL_SUCCESS ||
+            status > CL_COMPLETE) {
+            pending[kept++] = p;
+            continue;
+        }
+        nativeApi().clSVMFree(infinirt::opencl::device(p.device).context, p.ptr);
+        nativeApi().clReleaseEvent(p.marker);
+    }
+    pending.resize(kept);
+}
+
 // True when [p, p + size) overlaps an allocation this plugin holds.
 bool overlapsLive(const void *p, size_t size) {
     Found found{};
@@ -109,6 +146,7 @@ bool overlapsLive(const void *p, size_t size) {
 // is retried; the first is logged.
 void *svmAllocLocked(Device &dev, size_t size) {
     std::lock_guard<std::mutex> lock(svmMutex());
+    releaseEndedFreesLocked();
     static std::vector<void *> *aliased = new std::vector<void *>();
     for (int attempt = 0; attempt < 8; ++attempt) {
         void *p = nativeApi().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, size, 0);
@@ -382,6 +420,7 @@ infiniStatus_t freeDevice(int device, void *ptr) {
     Device &dev = infinirt::opencl::device(device);
     {
         std::lock_guard<std::mutex> lock(svmMutex());
+        releaseEndedFreesLocked();
         nativeApi().clSVMFree(dev.context, ptr);
     }
     dev.allocated.fetch_sub(removed.size, std::memory_order_relaxed);
@@ -474,7 +513,8 @@ infiniStatus_t memsetAsync(int device, void *ptr, int value, size_t count, void 
 // The allocation is immediate (clSVMAlloc has no stream), so later work on `stream` may use it.
 infiniStatus_t mallocAsync(int device, void **ptr, size_t size, void *) { return svmAlloc(device, ptr, size); }
 
-// clEnqueueSVMFree: the queue frees the memory once its earlier commands have run.
+// A marker after the stream's earlier commands; the memory is released once it has ended
+// (pendingFrees), at the next allocation or free of this plugin. It counts as free at once.
 infiniStatus_t freeAsync(int device, void *ptr, void *stream_handle) {
     Stream *stream = nullptr;
     infiniStatus_t status = resolveStream(device, stream_handle, &stream);
@@ -490,19 +530,26 @@ infiniStatus_t freeAsync(int device, void *ptr, void *stream_handle) {
     if (!allocations().erase(ptr, &removed)) {
         return notOurs("asynchronous free", ptr, device); // freed by another thread meanwhile
     }
-    void *pointers[] = {ptr};
+    cl_event marker = nullptr;
     uint64_t number = 0;
     cl_int err = submit(
-        *stream,
-        [&] { return nativeApi().clEnqueueSVMFree(stream->queue, 1, pointers, nullptr, nullptr, 0, nullptr, nullptr); },
-        &number);
+        *stream, [&] { return nativeApi().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker); }, &number);
     if (err != CL_SUCCESS) {
         allocations().insert(ptr, removed);
-        return nativeFailure("clEnqueueSVMFree", err, "freeing %s on opencl:%d",
+        return nativeFailure("clEnqueueMarkerWithWaitList", err, "freeing %s on opencl:%d",
                              common::formatBytes(removed.size).c_str(), device);
     }
+    try {
+        std::lock_guard<std::mutex> lock(svmMutex());
+        pendingFrees().push_back(PendingFree{device, ptr, marker});
+    } catch (const std::bad_alloc &) { // no room to defer it: the stream's earlier commands end first
+        awaitEnded(marker);
+        std::lock_guard<std::mutex> lock(svmMutex());
+        nativeApi().clSVMFree(infinirt::opencl::device(device).context, ptr);
+        nativeApi().clReleaseEvent(marker);
+    }
     infinirt::opencl::device(device).allocated.fetch_sub(removed.size, std::memory_order_relaxed);
-    return flushStream(*stream, "clEnqueueSVMFree");
+    return flushStream(*stream, "clEnqueueMarkerWithWaitList");
 }
 
 } // namespace infinirt::opencl
