@@ -43,35 +43,40 @@ __thread detail::LookupCache t_lookups;
 
 namespace {
 using detail::LookupCache;
-using detail::RangeKey;
 using detail::kCachedRanges;
 
 // Looks `p` up in the table (caller holds the lock; `generation` read under it) and caches the
-// answer: the allocation holding it, or the gap between allocations it lies in.
+// answer: the allocation holding it, or the gap between allocations it lies in. A cache read at
+// an older generation is emptied first.
 const Allocation *fill(Table &t, LookupCache &c, uintptr_t p, uint64_t generation) {
+    if (c.generation != generation) {
+        for (unsigned j = 0; j < kCachedRanges; ++j) {
+            c.span[j] = 0;
+        }
+        c.next = 0;
+        c.generation = generation;
+    }
     const unsigned i = c.next;
     c.next = (i + 1) % kCachedRanges;
-    RangeKey &k = c.keys[i];
-    k.generation = generation;
     auto it = t.live.upper_bound(p);
-    k.hi = it == t.live.end() ? UINTPTR_MAX : it->first;
-    k.lo = 0;
+    uintptr_t hi = it == t.live.end() ? UINTPTR_MAX : it->first;
+    uintptr_t lo = 0;
     c.found[i] = nullptr;
     if (it != t.live.begin()) {
         --it;
         const uintptr_t end = it->first + (it->second.size > 0 ? it->second.size : 1);
         if (p < end) {
-            k.lo = it->first;
-            k.hi = end;
+            lo = it->first;
+            hi = end;
             c.records[i] = it->second;
             c.found[i] = &c.records[i];
         } else {
-            k.lo = end;
+            lo = end;
         }
     }
-    if (p - k.lo >= k.hi - k.lo) { // p == UINTPTR_MAX in the last gap: answered, never matched again
-        k.generation = 0;
-    }
+    // p == UINTPTR_MAX in the last gap: answered, never matched (p - lo == span).
+    c.lo[i] = lo;
+    c.span[i] = hi - lo;
     return c.found[i];
 }
 } // namespace

@@ -103,31 +103,31 @@ infiniStatus_t waitForOtherUsers(const char *function, const Allocation &a);
 extern std::atomic<uint64_t> g_allocation_generation INFINIRT_HIDDEN;
 
 namespace detail {
-// Each thread's recent answers, valid while the record's generation is the one they were read at:
-// a lookup answered here takes no lock and writes no shared memory. An entry is the range of an
-// allocation ([base, base + size)) or a gap between allocations (memory infinirt did not allocate:
-// pageable host buffers, other libraries' device memory), so unknown pointers are answered here
-// too. The keys are kept apart from the records (a scan reads three cache lines of keys), and an
-// answer is a pointer to the record. Trivial, constant-initialised: plain __thread (no TLS wrapper
-// call in other translation units), usable during thread and process exit.
-struct RangeKey {
-    uint64_t generation = 0; // 0: empty (the record's generation starts at 1)
-    uintptr_t lo = 0;        // [lo, hi)
-    uintptr_t hi = 0;
-};
+// Each thread's recent answers, valid while the record's generation is the one they were read at
+// (one generation for the whole cache: a lookup at a newer one refills it from empty): a lookup
+// answered here takes no lock and writes no shared memory. An entry is the range of an allocation
+// ([lo, lo + span)) or a gap between allocations (memory infinirt did not allocate: pageable host
+// buffers, other libraries' device memory), so unknown pointers are answered here too. The ranges
+// are kept apart from the records (a scan reads two cache lines), and an answer is a pointer to
+// the record. Trivial, constant-initialised: plain __thread (no TLS wrapper call in other
+// translation units), usable during thread and process exit.
 constexpr unsigned kCachedRanges = 8; // a copy's two sides, a kernel's pointer arguments
 struct LookupCache {
-    RangeKey keys[kCachedRanges];
+    uint64_t generation = 0;                     // 0: empty (the record's generation starts at 1)
+    uintptr_t lo[kCachedRanges] = {};            // entry i: [lo[i], lo[i] + span[i])
+    uintptr_t span[kCachedRanges] = {};          // 0: an unused entry
     const Allocation *found[kCachedRanges] = {}; // nullptr: a gap; else &records[i]
     unsigned next = 0;                           // the entry a miss replaces
     Allocation records[kCachedRanges];
 };
 
-// The entry holding `p` at `generation`, or -1.
-inline int cachedRange(const LookupCache &c, uintptr_t p, uint64_t generation) {
+// The entry holding `p`, or -1 (the caller has checked the cache's generation).
+inline int cachedRange(const LookupCache &c, uintptr_t p) {
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 8
+#endif
     for (unsigned i = 0; i < kCachedRanges; ++i) {
-        const RangeKey &k = c.keys[i];
-        if (k.generation == generation && p - k.lo < k.hi - k.lo) {
+        if (p - c.lo[i] < c.span[i]) {
             return static_cast<int>(i);
         }
     }
@@ -153,19 +153,23 @@ INFINIRT_COLD void lookupAllocationsSlow(const void *a, const Allocation *&out_a
 
 inline const Allocation *lookupAllocation(const void *ptr) {
     const detail::LookupCache &c = threadLookups();
-    const int i = detail::cachedRange(c, reinterpret_cast<uintptr_t>(ptr),
-                                      g_allocation_generation.load(std::memory_order_acquire));
-    if (INFINIRT_LIKELY(i >= 0)) {
-        return c.found[i];
+    if (INFINIRT_LIKELY(c.generation == g_allocation_generation.load(std::memory_order_acquire))) {
+        const int i = detail::cachedRange(c, reinterpret_cast<uintptr_t>(ptr));
+        if (INFINIRT_LIKELY(i >= 0)) {
+            return c.found[i];
+        }
     }
     return lookupAllocationSlow(ptr);
 }
 
 inline void lookupAllocations(const void *a, const Allocation *&out_a, const void *b, const Allocation *&out_b) {
     const detail::LookupCache &c = threadLookups();
-    const uint64_t generation = g_allocation_generation.load(std::memory_order_acquire);
-    const int ia = detail::cachedRange(c, reinterpret_cast<uintptr_t>(a), generation);
-    const int ib = detail::cachedRange(c, reinterpret_cast<uintptr_t>(b), generation);
+    if (INFINIRT_UNLIKELY(c.generation != g_allocation_generation.load(std::memory_order_acquire))) {
+        lookupAllocationsSlow(a, out_a, b, out_b);
+        return;
+    }
+    const int ia = detail::cachedRange(c, reinterpret_cast<uintptr_t>(a));
+    const int ib = detail::cachedRange(c, reinterpret_cast<uintptr_t>(b));
     if (INFINIRT_LIKELY(ia >= 0 && ib >= 0)) {
         out_a = c.found[ia];
         out_b = c.found[ib];

@@ -4,7 +4,8 @@
 For each entry of the budgets file, runs the driver (tests/gate/hot_paths.cpp) under
 `valgrind --tool=callgrind --collect-atstart=no --toggle-collect=gate_measure`, so only the
 measured calls of the calling thread are counted, then attributes every instruction to the ELF
-object it ran in (callgrind_annotate --inclusive=no): the loader (libinfinirt), the plugin
+object it ran in, read from callgrind's output file itself (self cost; code inlined from headers
+counts for the object it was inlined into): the loader (libinfinirt), the plugin
 (libinfinirt-<name>), the C++ layer (libinfinicore), the dynamic linker (ld.so: __tls_get_addr and
 the like) and the rest (libc, libstdc++, the driver's own loop). Per call = count / calls. Fails when
 an entry's loader, plugin or core count is over its budget. Instruction counts are deterministic
@@ -39,7 +40,67 @@ def category(obj):
     return "other"
 
 
-LINE = re.compile(r"^\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(?:\S.*?):(.*?)\s+\[(.+)\]\s*$")
+# Name compression in callgrind's format: each key's names share one table ("ob=(3) /lib/x.so" once,
+# then "ob=(3)").
+NAME_TABLES = {"ob": "ob", "cob": "ob", "fn": "fn", "cfn": "fn",
+               "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl"}
+COMPRESSED = re.compile(r"^\((\d+)\)\s*(.*)$")
+
+
+def self_costs(path):
+    """Instructions (the file's only event, Ir) per (object, function, source file), self cost only:
+    the cost line after `calls=` is the call's inclusive cost and is skipped. The source file is
+    where the instructions' code is written (a header, for code inlined from one)."""
+    tables = {"ob": {}, "fn": {}, "fl": {}}
+    current = {"ob": "???", "fn": "???", "file": "???"}
+    costs = {}
+    skip_next = False
+    positions = 1  # "positions: line"; "instr line" with --dump-instr=yes
+    with open(path) as f:
+        for raw in f:
+            line = raw.rstrip("\n")
+            if not line or line[0] == "#":
+                continue
+            if line.startswith("positions:"):
+                positions = len(line.split()) - 1
+                continue
+            if line[0].isdigit() or line[0] in "+-*":
+                if skip_next:
+                    skip_next = False
+                    continue
+                parts = line.split()
+                if len(parts) > positions:
+                    key = (current["ob"], current["fn"], current["file"])
+                    costs[key] = costs.get(key, 0) + int(parts[positions])
+                continue
+            key, sep, value = line.partition("=")
+            if not sep:
+                continue
+            if key == "calls":
+                skip_next = True
+                continue
+            table = NAME_TABLES.get(key)
+            if table is None:
+                continue
+            m = COMPRESSED.match(value)
+            if m:
+                name = m.group(2) if m.group(2) else tables[table].get(m.group(1), "???")
+                tables[table][m.group(1)] = name
+            else:
+                name = value
+            if key in ("ob", "fn"):
+                current[key] = name
+            elif key in ("fl", "fi", "fe"):
+                current["file"] = name
+    return costs
+
+
+def read_summary(path):
+    with open(path) as f:
+        for line in f:
+            if line.startswith("summary:"):
+                return int(line.split()[1])
+    return None
 
 
 def measure(args, entry, calls_line=re.compile(r": (\d+) calls measured")):
@@ -59,18 +120,17 @@ def measure(args, entry, calls_line=re.compile(r": (\d+) calls measured")):
         if not m:
             raise RuntimeError("the driver did not say how many calls it measured:\n" + run.stdout)
         calls = int(m.group(1))
-        annotate = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", out],
-                                  capture_output=True, text=True, check=True)
+        costs = self_costs(out)
+        summary = read_summary(out)
+    if summary is not None and sum(costs.values()) != summary:
+        raise RuntimeError("%s: the self costs read add up to %d instructions, callgrind's summary says %d"
+                           % (entry, sum(costs.values()), summary))
     totals = dict.fromkeys(CATEGORIES, 0)
     functions = []
-    for line in annotate.stdout.splitlines():
-        m = LINE.match(line)
-        if not m:
-            continue
-        count = int(m.group(1).replace(",", ""))
-        cat = category(m.group(3))
+    for (obj, fn, source), count in costs.items():
+        cat = category(obj)
         totals[cat] += count
-        functions.append((count, cat, m.group(2)))
+        functions.append((count, cat, "%s  [%s]" % (fn, os.path.basename(source))))
     return {k: v / calls for k, v in totals.items()}, sorted(functions, reverse=True), calls
 
 
