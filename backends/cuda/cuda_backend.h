@@ -62,7 +62,7 @@ NativeStatus nativeDevicePciBusId(char *bus, int capacity, int device);
 
 /* The converters of the vendor table's rows (gpu_vendor_table.h), each declared with its field's
  * type and defined in the cuda_<area>.cpp of its area (stream, event, memory, module, launch, graph,
- * peer, virtual_memory). */
+ * peer, ipc, virtual_memory). */
 INFINIRT_GPU_DECLARE_CONVERTERS();
 
 } // namespace infinirt::cuda

@@ -100,6 +100,8 @@ namespace infinirt::cuda {
     X(cuMemAddressFree, 10020)                                                                                         \
     X(cuMemCreate, 10020)                                                                                              \
     X(cuMemRelease, 10020)                                                                                             \
+    X(cuMemExportToShareableHandle, 10020)                                                                             \
+    X(cuMemImportFromShareableHandle, 10020)                                                                           \
     X(cuMemMap, 10020)                                                                                                 \
     X(cuMemUnmap, 10020)                                                                                               \
     X(cuMemSetAccess, 10020)                                                                                           \

@@ -1,7 +1,7 @@
 /* cuda_virtual_memory.cpp - host registration and the VMM driver API: the vendor half of those
  * entries (gpu_common's gpu_host_register.cpp and gpu_virtual_memory.cpp), one native call each,
  * types converted. Physical allocations are pinned device memory of one device; shareable ones
- * can be exported as POSIX file descriptors. */
+ * are exported and imported as POSIX file descriptors. */
 #include "cuda_backend.h"
 
 namespace infinirt::cuda {
@@ -60,6 +60,18 @@ NativeStatus nativeMemCreate(void **mem, int device, size_t size, bool shareable
     return rc;
 }
 NativeStatus nativeMemRelease(void *mem) { return nativeApi().cuMemRelease(allocationOf(mem)); }
+
+NativeStatus nativeMemExport(int *fd, void *mem) {
+    return nativeApi().cuMemExportToShareableHandle(fd, allocationOf(mem), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+}
+/* The POSIX descriptor is passed as the handle's value, as CUDA wants it. */
+NativeStatus nativeMemImport(void **mem, int fd) {
+    CUmemGenericAllocationHandle h = 0;
+    const CUresult rc = nativeApi().cuMemImportFromShareableHandle(
+        &h, reinterpret_cast<void *>(static_cast<uintptr_t>(fd)), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    *mem = reinterpret_cast<void *>(static_cast<uintptr_t>(h));
+    return rc;
+}
 
 NativeStatus nativeMemMap(void *ptr, size_t size, void *mem, size_t offset) {
     return nativeApi().cuMemMap(devicePointer(ptr), size, offset, allocationOf(mem), 0);

@@ -159,6 +159,17 @@ struct Event {
     std::atomic<bool> recorded_in_capture{false};
 };
 
+/* ---- virtual memory (gpu_virtual_memory.cpp, gpu_ipc.cpp) ---- */
+
+/* The plugin's object behind a physical allocation (mem_create's *mem): the vendor's handle and,
+ * for a shareable allocation, the POSIX file descriptor it was exported as at creation (-1
+ * otherwise, close-on-exec). The descriptor stays open until mem_release, so that another
+ * process can copy it (common/shared_descriptor.hpp) for as long as the allocation lives. */
+struct PhysicalMemory {
+    void *native;
+    int fd;
+};
+
 /* ---- the plugin entries (gpu_device/stream/event/memory/graph/module/launch/peer/errors.cpp):
  * every entry of the list, by its impl name. pluginTable() (gpu_plugin.cpp) installs those the
  * vendor does not fill itself (VendorApi's plugin entries), inside the exception guard; the

@@ -1,5 +1,5 @@
-/* gpu_host_register.cpp - host registration: the plugin entries, for cuda over the vendor table
- * (gpu_vendor.h; cuda_virtual_memory.cpp is the vendor half). The registration is portable, so
+/* gpu_host_register.cpp - host registration: the plugin entries, for cuda and hip over the vendor
+ * table (gpu_vendor.h; <vendor>_virtual_memory.cpp is the vendor half). The registration is portable, so
  * copies with every device of the backend take the pinned path. */
 #include "gpu_backend.h"
 

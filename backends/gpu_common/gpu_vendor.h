@@ -195,6 +195,9 @@ struct VendorApi {
     int func_attr_num_registers;
     int func_attr_max_dynamic_shared;
     int device_attr_warp_size;
+    /* Whether a device can export physical allocations as POSIX file descriptors; -1 when the
+     * vendor has no such attribute (mem_create answers for itself). */
+    int device_attr_posix_fd_handles;
     /* The most shared memory (static plus dynamic) one block may use after opting in. */
     int device_attr_max_shared_per_block;
 
@@ -238,6 +241,11 @@ struct VendorApi {
     /* shareable: exportable as a POSIX file descriptor. */
     Entry<NativeStatus (*)(void **mem, int device, size_t size, bool shareable)> mem_create;
     Entry<NativeStatus (*)(void *mem)> mem_release;
+    /* A shareable allocation as a new POSIX file descriptor (the caller closes it), and an
+     * allocation of this process for such a descriptor, another process's included (the
+     * descriptor stays the caller's; the allocation is released with mem_release). */
+    Entry<NativeStatus (*)(int *fd, void *mem)> mem_export;
+    Entry<NativeStatus (*)(void **mem, int fd)> mem_import;
     Entry<NativeStatus (*)(void *ptr, size_t size, void *mem, size_t offset)> mem_map;
     Entry<NativeStatus (*)(void *ptr, size_t size)> mem_unmap;
     Entry<NativeStatus (*)(void *ptr, size_t size, int device, unsigned access)> mem_set_access;
@@ -245,7 +253,9 @@ struct VendorApi {
     /* ---- memory and events shared between processes (optional: ipc_get_mem_handle.call NULL
      * leaves the memory entries NULL, ipc_get_event_handle.call NULL the event ones) ----
      * Over the bound context. `handle` is the vendor's IPC handle, kIpcHandleBytes bytes. Memory
-     * is malloc_device's; an event is created with event_interprocess | event_disable_timing. */
+     * is malloc_device's (mappings of shareable physical allocations are shared through
+     * mem_export and mem_import); an event is created with event_interprocess |
+     * event_disable_timing. */
     Entry<NativeStatus (*)(void *handle, void *ptr)> ipc_get_mem_handle;
     Entry<NativeStatus (*)(void **ptr, const void *handle)> ipc_open_mem_handle; /* the exported base */
     Entry<NativeStatus (*)(void *ptr)> ipc_close_mem_handle;

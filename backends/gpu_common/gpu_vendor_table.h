@@ -51,6 +51,8 @@
     X(PICK, func_attr_max_dynamic_shared, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,                         \
       HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)                                                            \
     X(PICK, device_attr_warp_size, CU_DEVICE_ATTRIBUTE_WARP_SIZE, hipDeviceAttributeWarpSize)                      \
+    /* HIP has no attribute for POSIX file descriptors of physical allocations. */                                 \
+    X(PICK, device_attr_posix_fd_handles, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, -1)     \
     /* hipDeviceAttributeSharedMemPerBlockOptin is CUDA-only; on AMD the whole limit is the plain one. */          \
     X(PICK, device_attr_max_shared_per_block, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,               \
       hipDeviceAttributeMaxSharedMemoryPerBlock)                                                                   \
@@ -102,7 +104,24 @@
     X(PICK, peer_attribute, nativePeerAttribute, "cuDeviceGetP2PAttribute", "hipDeviceGetP2PAttribute")            \
     X(PICK, enable_peer_access, nativeEnablePeerAccess, "cuCtxEnablePeerAccess", "hipDeviceEnablePeerAccess")      \
     X(PICK, disable_peer_access, nativeDisablePeerAccess, "cuCtxDisablePeerAccess", "hipDeviceDisablePeerAccess")  \
-    X(PICK, memcpy_peer_async, nativeMemcpyPeerAsync, "cuMemcpyPeerAsync", "hipMemcpyPeerAsync")
+    X(PICK, memcpy_peer_async, nativeMemcpyPeerAsync, "cuMemcpyPeerAsync", "hipMemcpyPeerAsync")                  \
+    X(PICK, host_register, nativeHostRegister, "cuMemHostRegister_v2", "hipHostRegister")                         \
+    X(PICK, host_unregister, nativeHostUnregister, "cuMemHostUnregister", "hipHostUnregister")                    \
+    X(PICK, mem_granularity, nativeMemGranularity, "cuMemGetAllocationGranularity", "hipMemGetAllocationGranularity") \
+    X(PICK, mem_address_reserve, nativeMemAddressReserve, "cuMemAddressReserve", "hipMemAddressReserve")          \
+    X(PICK, mem_address_free, nativeMemAddressFree, "cuMemAddressFree", "hipMemAddressFree")                      \
+    X(PICK, mem_create, nativeMemCreate, "cuMemCreate", "hipMemCreate")                                           \
+    X(PICK, mem_release, nativeMemRelease, "cuMemRelease", "hipMemRelease")                                       \
+    X(PICK, mem_export, nativeMemExport, "cuMemExportToShareableHandle", "hipMemExportToShareableHandle")         \
+    X(PICK, mem_import, nativeMemImport, "cuMemImportFromShareableHandle", "hipMemImportFromShareableHandle")     \
+    X(PICK, mem_map, nativeMemMap, "cuMemMap", "hipMemMap")                                                       \
+    X(PICK, mem_unmap, nativeMemUnmap, "cuMemUnmap", "hipMemUnmap")                                               \
+    X(PICK, mem_set_access, nativeMemSetAccess, "cuMemSetAccess", "hipMemSetAccess")                              \
+    X(PICK, ipc_get_mem_handle, nativeIpcGetMemHandle, "cuIpcGetMemHandle", "hipIpcGetMemHandle")                 \
+    X(PICK, ipc_open_mem_handle, nativeIpcOpenMemHandle, "cuIpcOpenMemHandle_v2", "hipIpcOpenMemHandle")          \
+    X(PICK, ipc_close_mem_handle, nativeIpcCloseMemHandle, "cuIpcCloseMemHandle", "hipIpcCloseMemHandle")         \
+    X(PICK, ipc_get_event_handle, nativeIpcGetEventHandle, "cuIpcGetEventHandle", "hipIpcGetEventHandle")         \
+    X(PICK, ipc_open_event_handle, nativeIpcOpenEventHandle, "cuIpcOpenEventHandle", "hipIpcOpenEventHandle")
 
 /* X(PICK, field, converter, CUDA name): the optional native entries only CUDA has; HIP leaves them
  * empty, and gpu_common keeps the behaviour gpu_vendor.h gives an empty one. */
@@ -124,25 +143,7 @@
     /* HIP cannot tell a module function's parameter count: NUM_PARAMS is -1. */                                   \
     X(PICK, function_param_count, nativeFunctionParamCount, "cuFuncGetParamInfo")                                  \
     /* HIP 5.2 has no module-level cooperative or cluster launch: those answer NOT_IMPLEMENTED. */                 \
-    X(PICK, launch_kernel_ex, nativeLaunchKernelEx, "cuLaunchKernelEx")                                            \
-    /* Registration and virtual memory: hip's native API table does not declare hipHostRegister and the hipMem*  \
-     * virtual-memory calls yet; without them the entries are NULL (NOT_IMPLEMENTED). */                          \
-    X(PICK, host_register, nativeHostRegister, "cuMemHostRegister_v2")                                             \
-    X(PICK, host_unregister, nativeHostUnregister, "cuMemHostUnregister")                                          \
-    X(PICK, mem_granularity, nativeMemGranularity, "cuMemGetAllocationGranularity")                                \
-    X(PICK, mem_address_reserve, nativeMemAddressReserve, "cuMemAddressReserve")                                   \
-    X(PICK, mem_address_free, nativeMemAddressFree, "cuMemAddressFree")                                            \
-    X(PICK, mem_create, nativeMemCreate, "cuMemCreate")                                                            \
-    X(PICK, mem_release, nativeMemRelease, "cuMemRelease")                                                         \
-    X(PICK, mem_map, nativeMemMap, "cuMemMap")                                                                     \
-    X(PICK, mem_unmap, nativeMemUnmap, "cuMemUnmap")                                                               \
-    X(PICK, mem_set_access, nativeMemSetAccess, "cuMemSetAccess")                                                  \
-    /* Sharing between processes: hip's native API table does not declare hipIpc* yet (NOT_IMPLEMENTED). */       \
-    X(PICK, ipc_get_mem_handle, nativeIpcGetMemHandle, "cuIpcGetMemHandle")                                        \
-    X(PICK, ipc_open_mem_handle, nativeIpcOpenMemHandle, "cuIpcOpenMemHandle_v2")                                  \
-    X(PICK, ipc_close_mem_handle, nativeIpcCloseMemHandle, "cuIpcCloseMemHandle")                                  \
-    X(PICK, ipc_get_event_handle, nativeIpcGetEventHandle, "cuIpcGetEventHandle")                                  \
-    X(PICK, ipc_open_event_handle, nativeIpcOpenEventHandle, "cuIpcOpenEventHandle")
+    X(PICK, launch_kernel_ex, nativeLaunchKernelEx, "cuLaunchKernelEx")
 
 #define INFINIRT_GPU_SET_VALUE(PICK, field, cuda, hip) table.field = PICK(cuda, hip);
 #define INFINIRT_GPU_SET_ENTRY(PICK, field, converter, cuda, hip) table.field = {converter, PICK(cuda, hip)};

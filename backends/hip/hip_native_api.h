@@ -4,7 +4,10 @@
  * Built against Debian's libamdhip64-dev headers (types and enums only): the signatures below
  * are spelled out rather than taken from the declarations, which C++ overloads, so the table is
  * the exact C ABI the plugin calls. Only entry points whose signature and argument structs are
- * the same in HIP 5 and 6 are used (no hipDeviceProp_t, no hipPointerAttribute_t).
+ * the same in HIP 5 and 6 are used (no hipDeviceProp_t, no hipPointerAttribute_t), except the
+ * virtual-memory and IPC ones, which follow ROCm 6's hip_runtime_api.h (MemAllocationProp and the
+ * flag values below): HIP 5 laid hipMemAllocationProp out differently and its runtimes answer
+ * those calls with errors (hipErrorNotSupported).
  */
 #ifndef INFINIRT_HIP_NATIVE_API_H
 #define INFINIRT_HIP_NATIVE_API_H
@@ -15,6 +18,25 @@
 #include <hip/hip_runtime_api.h>
 
 namespace infinirt::hip {
+
+/* hipMemAllocationProp as ROCm 6 lays it out (the HIP 5.2 headers declare an older layout). */
+struct MemAllocationProp {
+    hipMemAllocationType type;
+    hipMemAllocationHandleType requestedHandleType;
+    hipMemLocation location;
+    void *win32HandleMetaData;
+    struct {
+        unsigned char compressionType;
+        unsigned char gpuDirectRDMACapable;
+        unsigned short usage;
+    } allocFlags;
+};
+
+/* ROCm 6's flag values: HIP 5.2 has no hipHostRegisterReadOnly and spells
+ * hipIpcMemLazyEnablePeerAccess 0. */
+constexpr unsigned kHostRegisterPortable = 0x1;
+constexpr unsigned kHostRegisterReadOnly = 0x8;
+constexpr unsigned kIpcMemLazyEnablePeerAccess = 0x1;
 
 /* X(name, parameter list): the one table of entry points; all return hipError_t except
  * hipGetErrorName (kept out of the list). */
@@ -71,7 +93,25 @@ namespace infinirt::hip {
     X(hipModuleGetGlobal, (hipDeviceptr_t *, size_t *, hipModule_t, const char *))                                     \
     X(hipFuncGetAttribute, (int *, hipFunction_attribute, hipFunction_t))                                              \
     X(hipModuleLaunchKernel, (hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,     \
-                              unsigned int, unsigned int, hipStream_t, void **, void **))
+                              unsigned int, unsigned int, hipStream_t, void **, void **))                              \
+    X(hipHostRegister, (void *, size_t, unsigned int))                                                                 \
+    X(hipHostUnregister, (void *))                                                                                     \
+    X(hipMemGetAllocationGranularity, (size_t *, const MemAllocationProp *, hipMemAllocationGranularity_flags))        \
+    X(hipMemAddressReserve, (void **, size_t, size_t, void *, unsigned long long))                                     \
+    X(hipMemAddressFree, (void *, size_t))                                                                             \
+    X(hipMemCreate, (hipMemGenericAllocationHandle_t *, size_t, const MemAllocationProp *, unsigned long long))        \
+    X(hipMemRelease, (hipMemGenericAllocationHandle_t))                                                                \
+    X(hipMemExportToShareableHandle, (void *, hipMemGenericAllocationHandle_t, hipMemAllocationHandleType,             \
+                                      unsigned long long))                                                             \
+    X(hipMemImportFromShareableHandle, (hipMemGenericAllocationHandle_t *, void *, hipMemAllocationHandleType))        \
+    X(hipMemMap, (void *, size_t, size_t, hipMemGenericAllocationHandle_t, unsigned long long))                        \
+    X(hipMemUnmap, (void *, size_t))                                                                                   \
+    X(hipMemSetAccess, (void *, size_t, const hipMemAccessDesc *, size_t))                                             \
+    X(hipIpcGetMemHandle, (hipIpcMemHandle_t *, void *))                                                               \
+    X(hipIpcOpenMemHandle, (void **, hipIpcMemHandle_t, unsigned int))                                                 \
+    X(hipIpcCloseMemHandle, (void *))                                                                                  \
+    X(hipIpcGetEventHandle, (hipIpcEventHandle_t *, hipEvent_t))                                                       \
+    X(hipIpcOpenEventHandle, (hipEvent_t *, hipIpcEventHandle_t))
 
 struct NativeApi {
 #define INFINIRT_HIP_MEMBER(name, params) hipError_t(*name) params;
