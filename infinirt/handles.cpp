@@ -10,7 +10,7 @@ namespace infinirt {
 namespace {
 struct FreeList {
     std::mutex mutex;
-    std::vector<uint32_t> free; // 1-based slot indices
+    std::vector<uint32_t> free; // slot indices (chunk << kChunkBits | place); 0 is never used
     uint32_t next = 1;
 };
 FreeList &freeList() {
@@ -35,11 +35,11 @@ void *HandleTable::create(HandleKind k, int type, int device, void *native, uint
         idx = fl.free.back();
         fl.free.pop_back();
     } else {
-        if (fl.next > kMaxChunks * kChunkSize) {
+        if (fl.next >= kMaxChunks * kChunkSize) {
             return nullptr;
         }
         idx = fl.next;
-        const uint32_t chunk = (idx - 1) >> kChunkBits;
+        const uint32_t chunk = idx >> kChunkBits;
         if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {
             HandleSlot *fresh = new (std::nothrow) HandleSlot[kChunkSize];
             if (fresh == nullptr) {
@@ -49,7 +49,7 @@ void *HandleTable::create(HandleKind k, int type, int device, void *native, uint
         }
         ++fl.next;
     }
-    HandleSlot *slot = &chunks_[(idx - 1) >> kChunkBits].load(std::memory_order_relaxed)[(idx - 1) & (kChunkSize - 1)];
+    HandleSlot *slot = &chunks_[idx >> kChunkBits].load(std::memory_order_relaxed)[idx & (kChunkSize - 1)];
     slot->kind = k;
     slot->type = type;
     slot->device = device;
@@ -93,7 +93,7 @@ std::vector<void *> HandleTable::live(HandleKind k, int type, int device) const 
     std::vector<void *> out;
     for (uint32_t idx = 1; idx < fl.next; ++idx) {
         const HandleSlot *slot =
-            &chunks_[(idx - 1) >> kChunkBits].load(std::memory_order_acquire)[(idx - 1) & (kChunkSize - 1)];
+            &chunks_[idx >> kChunkBits].load(std::memory_order_acquire)[idx & (kChunkSize - 1)];
         const uint64_t key = slot->key.load(std::memory_order_acquire);
         if ((key & 1u) != 0 && (key >> 32) == (kTagBase | static_cast<uint64_t>(k)) && slot->type == type &&
             slot->device == device) {

@@ -63,15 +63,13 @@ public:
         if (INFINIRT_UNLIKELY((v & kTagAndLive) != (((kTagBase | static_cast<uint64_t>(k)) << 56) | (uint64_t{1} << 24)))) {
             return nullptr;
         }
+        // Index 0 is never handed out: its slot's key stays 0, which no value's tag matches.
         const uint32_t idx = static_cast<uint32_t>(v & 0xffffffu);
-        if (INFINIRT_UNLIKELY(idx == 0)) {
-            return nullptr;
-        }
-        HandleSlot *chunk = chunks_[(idx - 1) >> kChunkBits].load(std::memory_order_acquire);
+        HandleSlot *chunk = chunks_[idx >> kChunkBits].load(std::memory_order_acquire);
         if (INFINIRT_UNLIKELY(chunk == nullptr)) {
             return nullptr;
         }
-        HandleSlot *slot = &chunk[(idx - 1) & (kChunkSize - 1)];
+        HandleSlot *slot = &chunk[idx & (kChunkSize - 1)];
         if (INFINIRT_UNLIKELY(slot->key.load(std::memory_order_acquire) != (v >> 24))) {
             return nullptr;
         }

@@ -24,7 +24,7 @@ void ExpectForgedRefused(void *live, const std::vector<std::pair<const char *, s
     const uint32_t idx = static_cast<uint32_t>(v & 0xffffffu);
     ASSERT_NE(idx, 0u) << "not a loader handle: " << live;
     ASSERT_EQ(gen & 1u, 1u) << "a live handle has an odd generation: " << live;
-    const uint32_t first = ((idx - 1) / kChunkSlots) * kChunkSlots + 1;
+    const uint32_t first = (idx / kChunkSlots) * kChunkSlots; // slot 0 of chunk 0 is never handed out
     const uint32_t gens[] = {0u, 2u, gen - 1, gen + 1};
     for (const auto &call : calls) {
         size_t accepted = 0;
