@@ -74,12 +74,26 @@ struct Region {
     Header *header() const { return reinterpret_cast<Header *>(base); }
 };
 
+// What one rank's waits at the barriers did. INFINICCL_CPU_STATS=1 prints it when the comm is
+// destroyed (commDestroy).
+struct WaitStats {
+    uint64_t waits = 0; // barriers and drains passed
+    uint64_t at_once = 0; // passed on arrival: this rank came last
+    uint64_t polled = 0; // passed while polling
+    uint64_t yielded = 0; // passed while yielding the cpu
+    uint64_t slept = 0; // passed after sleeping
+    uint64_t unpolled = 0; // waits that did not poll: another rank was last seen on this cpu
+    uint64_t moves = 0; // arrivals on another cpu than this rank's previous one
+    int cpu = -1; // the cpu of the last arrival
+};
+
 struct Comm {
     std::shared_ptr<Region> region;
     int rank = 0;
     int nranks = 1;
     int device = 0;
     uint64_t barriers = 0; // barriers this rank has passed
+    WaitStats stats;
     Layout layout{1};
     // Every rank is a thread of this process (the region is on the heap): ranks may read and
     // write each other's buffers.
@@ -114,18 +128,23 @@ infiniStatus_t joinSharedRegion(const unsigned char *id, int nranks, int rank, s
 double timeoutSeconds(); // INFINICCL_CPU_TIMEOUT seconds, default 120
 
 // Paces one wait for another rank: polls first, then yields the cpu, then sleeps in short steps.
-// It polls only if `poll` and this process may run on several cpus: polling on the cpu that the
-// rank waited for needs only delays it. pause() returns false once the wait has lasted
+// It polls only if `poll`: the caller passes false where the rank waited for may need this very
+// cpu, which polling would only keep from it. pause() returns false once the wait has lasted
 // timeoutSeconds() (and still paces the steps after that).
 class Backoff {
 public:
+    // How far a wait went: not at all, polling, yielding, sleeping.
+    enum class Phase { None, Poll, Yield, Sleep };
     explicit Backoff(bool poll) : poll_(poll) {}
     bool pause();
+    Phase phase() const { return phase_; }
+    bool polls() const { return poll_; }
 
 private:
     bool poll_;
     unsigned steps_ = 0;
     bool polling_ = false;
+    Phase phase_ = Phase::None;
     std::chrono::steady_clock::time_point start_{};
 };
 
@@ -139,13 +158,16 @@ infiniStatus_t barrier(Comm &c, const char *what);
 // given up on. A rank leaves a direct call through it: none returns while another may still
 // touch its buffers.
 void drain(Comm &c);
+// Writes the comm's WaitStats to stderr if INFINICCL_CPU_STATS is set to a value other than 0.
+void reportStats(const Comm &c);
 // Fails (DRIVER_ERROR) if a rank gave up on the comm.
 infiniStatus_t usable(const Comm &c, const char *what);
 // Gives up on the comm: every rank's next barrier fails, and so does every later one.
 void abandon(Comm &c);
 
 // cpu_reduce.cpp: out[o][i] = op over r < n of in[r][i] for every o < nout (AVG: divided by n).
-// An output may be one of the inputs (the same elements: in place); no other overlap.
+// out[0] is written by the reduction, the other outputs are copied from it. An output may be one
+// of the inputs (the same elements: in place); no other overlap.
 void reduceInto(void *const *out, int nout, const void *const *in, int n, size_t count, infiniDtype_t dtype,
                 infinicclReduceOp_t op);
 bool dtypeSupported(infiniDtype_t dtype, int reduction);

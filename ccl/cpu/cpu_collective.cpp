@@ -7,6 +7,7 @@
 #include "cpu_backend.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace infiniccl::cpu {
@@ -37,21 +38,27 @@ infiniStatus_t reduceChunks(Comm &c, const char *what, const char *send, char *r
 }
 
 // Rank c.rank's slice of `count` elements (begin and end in elements): the slices split the
-// elements evenly among the ranks, in whole cache lines so that no two ranks write one line.
-void sliceOf(const Comm &c, size_t count, size_t esize, size_t *begin, size_t *end) {
+// elements evenly among the ranks, with their borders on cache lines of `anchor` (so on those of
+// every buffer that is aligned as it is), so that no two ranks write one line of it.
+void sliceOf(const Comm &c, size_t count, size_t esize, const void *anchor, size_t *begin, size_t *end) {
     const size_t line = 64 / esize;
+    const uintptr_t at = reinterpret_cast<uintptr_t>(anchor);
+    // The elements before anchor's first line border (none if it lies inside an element).
+    const size_t lead = at % esize == 0 ? (64 - at % 64) % 64 / esize : 0;
     const size_t n = static_cast<size_t>(c.nranks);
+    const size_t rank = static_cast<size_t>(c.rank);
     const size_t per = ((count + n - 1) / n + line - 1) / line * line;
-    *begin = std::min(count, per * static_cast<size_t>(c.rank));
-    *end = std::min(count, *begin + per);
+    *begin = rank == 0 ? 0 : std::min(count, lead + per * rank);
+    *end = rank + 1 == n ? count : std::min(count, lead + per * (rank + 1));
 }
 
 // AllReduce among the threads of one process: every rank posts its buffers and arguments, a
 // barrier, each rank checks that every post belongs to this call and matches its own, then
-// reduces its slice of every rank's send buffer straight into every rank's recv buffer (only this
-// rank touches that slice of any buffer, so in place is safe), a drain (every recv buffer is
-// complete, and no rank reads a send buffer any more). Ranks that disagree abandon the comm
-// before touching any buffer: the check is the same on every rank, so all of them see it.
+// reduces its slice of every rank's send buffer straight into its own recv buffer, copying each
+// chunk from there into every other rank's (only this rank touches that slice of any buffer, so
+// in place is safe), a drain (every recv buffer is complete, and no rank reads a send buffer any
+// more). Ranks that disagree abandon the comm before touching any buffer: the check is the same
+// on every rank, so all of them see it.
 infiniStatus_t directAllReduce(Comm &c, const Op &op) {
     if (op.count == 0) return INFINI_STATUS_SUCCESS;
     // A rank that gave up may have left its peers reading the posts: post nothing then.
@@ -79,13 +86,15 @@ infiniStatus_t directAllReduce(Comm &c, const Op &op) {
     }
     const size_t esize = elementSize(op.dtype);
     size_t begin = 0, end = 0;
-    sliceOf(c, op.count, esize, &begin, &end);
+    sliceOf(c, op.count, esize, posts[0].recv, &begin, &end);
     if (begin < end) {
         const void *in[kMaxRanks];
         void *out[kMaxRanks];
         for (int r = 0; r < c.nranks; ++r) {
             in[r] = static_cast<const char *>(posts[r].send) + begin * esize;
-            out[r] = static_cast<char *>(posts[r].recv) + begin * esize;
+            // This rank's own result first: reduceInto writes it, and copies it into the others.
+            const int to = r == 0 ? c.rank : r <= c.rank ? r - 1 : r;
+            out[r] = static_cast<char *>(posts[to].recv) + begin * esize;
         }
         reduceInto(out, c.nranks, in, c.nranks, end - begin, op.dtype, op.op);
     }

@@ -62,6 +62,7 @@ infiniStatus_t commInitRank(infinicclPluginComm_t *comm, int nranks, const unsig
 
 // Every call of this backend completed before it returned: nothing is pending.
 infiniStatus_t commDestroy(infinicclPluginComm_t comm) {
+    reportStats(*static_cast<Comm *>(comm));
     delete static_cast<Comm *>(comm);
     return INFINI_STATUS_SUCCESS;
 }

@@ -1,9 +1,11 @@
 // The element-wise reductions of the cpu backend, per dtype: out[i] = op over ranks of in[r][i],
 // accumulated in float for F16/BF16 and in the type itself otherwise (integers wrap, as in
-// NCCL); AVG divides the sum by the number of ranks. Blocks of elements at a time, written to
-// one or more outputs.
+// NCCL); AVG divides the sum by the number of ranks. A cache line at a time, in vector registers
+// where the op works on the stored lanes; a chunk at a time into the first output, then copied
+// into the others.
 #include "cpu_backend.h"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -114,11 +116,73 @@ struct Prod { template <typename A> static A apply(A a, A b) { return static_cas
 struct Max { template <typename A> static A apply(A a, A b) { return a > b ? a : b; } };
 struct Min { template <typename A> static A apply(A a, A b) { return a < b ? a : b; } };
 
-// Elements [i, i + len) of every output, len <= the block size B: every input is loaded before
-// any output is stored, so an output that is one of the inputs is read before it is written.
-// Inlined with len == B, the loops have a constant trip count and the compiler vectorises them.
+// Conversions whose op works on the stored lanes themselves, with no conversion: Plain<T, T>, and
+// Wrap<T> in the unsigned type of T (sums and products cut to T are the same whatever the width
+// they were accumulated in). void for F16 and BF16, which accumulate in float.
+template <typename Conv>
+struct LaneOf {
+    using type = void;
+};
+template <typename T>
+struct LaneOf<Plain<T, T>> {
+    using type = T;
+};
+template <typename T>
+struct LaneOf<Wrap<T>> {
+    using type = std::make_unsigned_t<T>;
+};
+
+// A 16-byte vector of L: the width of every x86-64 (SSE2) and aarch64 (NEON) cpu, passed in one
+// register by their ABIs.
+template <typename L>
+struct Vec {
+    typedef L type __attribute__((vector_size(16)));
+};
+
+constexpr size_t kLineBytes = 64;
+constexpr size_t kLineVecs = kLineBytes / 16;
+// The part of the buffers reduced into the first output before it is copied to the others.
+constexpr size_t kChunkBytes = 4096;
+
+// The elements of one 64-byte line from element i, lane-wise: the line is accumulated in
+// registers (four vectors) and stored from them, so every byte of the buffers is loaded or stored
+// once. Every input is loaded before the output is stored: an output that is one of the inputs is
+// read before it is written.
+template <typename Conv, typename Fn, bool Average>
+__attribute__((always_inline)) inline void reduceLine(typename Conv::Store *out, const void *const *in, int n,
+                                                      size_t i) {
+    using T = typename Conv::Store;
+    using L = typename LaneOf<Conv>::type;
+    using V = typename Vec<L>::type;
+    constexpr size_t per = 16 / sizeof(T);
+    V acc[kLineVecs];
+    const T *first = static_cast<const T *>(in[0]) + i;
+    _Pragma("GCC unroll 4") for (size_t j = 0; j < kLineVecs; ++j) std::memcpy(&acc[j], first + j * per, 16);
+    for (int r = 1; r < n; ++r) {
+        const T *p = static_cast<const T *>(in[r]) + i;
+        _Pragma("GCC unroll 4") for (size_t j = 0; j < kLineVecs; ++j) {
+            V v;
+            std::memcpy(&v, p + j * per, 16);
+            acc[j] = Fn::apply(acc[j], v);
+        }
+    }
+    if constexpr (Average) { // divided in T itself (Conv::average)
+        using TV = typename Vec<T>::type;
+        _Pragma("GCC unroll 4") for (size_t j = 0; j < kLineVecs; ++j) {
+            TV t;
+            std::memcpy(&t, &acc[j], 16);
+            t = t / static_cast<T>(n);
+            std::memcpy(&acc[j], &t, 16);
+        }
+    }
+    _Pragma("GCC unroll 4") for (size_t j = 0; j < kLineVecs; ++j) std::memcpy(out + i + j * per, &acc[j], 16);
+}
+
+// Elements [i, i + len) of the output, len <= B, one element at a time through Conv: for the
+// types with no lanes, and for the part of a line that ends a chunk. Every input is loaded before
+// the output is stored, as in reduceLine.
 template <typename Conv, typename Fn, bool Average, size_t B>
-__attribute__((always_inline)) inline void reduceBlock(void *const *out, int nout, const void *const *in, int n,
+__attribute__((always_inline)) inline void reduceBlock(typename Conv::Store *out, const void *const *in, int n,
                                                        size_t i, size_t len) {
     using T = typename Conv::Store;
     using A = typename Conv::Acc;
@@ -129,18 +193,32 @@ __attribute__((always_inline)) inline void reduceBlock(void *const *out, int nou
         const T *p = static_cast<const T *>(in[r]) + i;
         for (size_t k = 0; k < len; ++k) acc[k] = Fn::apply(acc[k], Conv::load(p[k]));
     }
-    T result[B];
-    for (size_t k = 0; k < len; ++k) result[k] = Average ? Conv::average(acc[k], n) : Conv::store(acc[k]);
-    for (int o = 0; o < nout; ++o) std::memcpy(static_cast<T *>(out[o]) + i, result, len * sizeof(T));
+    for (size_t k = 0; k < len; ++k) out[i + k] = Average ? Conv::average(acc[k], n) : Conv::store(acc[k]);
 }
 
+// A chunk at a time: reduced into the first output, then copied from it (still in the L1 cache)
+// into the others. Each output is then written in one sequential stream: storing every line into
+// every output in turn is several times slower where the outputs do not start on a cache line.
 // The op is a template argument so that the element loop has no branch on it.
 template <typename Conv, typename Fn, bool Average = false>
 void reduceLoop(void *const *out, int nout, const void *const *in, int n, size_t count) {
-    constexpr size_t B = 256 / sizeof(typename Conv::Store);
-    size_t i = 0;
-    for (; i + B <= count; i += B) reduceBlock<Conv, Fn, Average, B>(out, nout, in, n, i, B);
-    if (i < count) reduceBlock<Conv, Fn, Average, B>(out, nout, in, n, i, count - i);
+    using T = typename Conv::Store;
+    constexpr size_t B = kLineBytes / sizeof(T);
+    constexpr size_t C = kChunkBytes / sizeof(T);
+    T *first = static_cast<T *>(out[0]);
+    for (size_t at = 0; at < count; at += C) {
+        const size_t end = std::min(count, at + C);
+        size_t i = at;
+        for (; i + B <= end; i += B) {
+            if constexpr (std::is_void_v<typename LaneOf<Conv>::type>) {
+                reduceBlock<Conv, Fn, Average, B>(first, in, n, i, B);
+            } else {
+                reduceLine<Conv, Fn, Average>(first, in, n, i);
+            }
+        }
+        if (i < end) reduceBlock<Conv, Fn, Average, B>(first, in, n, i, end - i);
+        for (int o = 1; o < nout; ++o) std::memcpy(static_cast<T *>(out[o]) + at, first + at, (end - at) * sizeof(T));
+    }
 }
 
 template <typename Conv>

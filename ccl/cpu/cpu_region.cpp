@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -51,15 +52,6 @@ using Clock = std::chrono::steady_clock;
 constexpr double kPollSeconds = 20e-6;
 constexpr double kYieldSeconds = 1e-3;
 
-// Polling helps only where the rank waited for can run meanwhile on another cpu.
-bool mayPoll() {
-    static const bool several = [] {
-        cpu_set_t set;
-        return sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) > 1;
-    }();
-    return several;
-}
-
 inline void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -69,14 +61,38 @@ inline void cpuRelax() {
 }
 
 // Records the cpu `rank` runs on (a store only when it moved, so the line stays shared).
-void noteCpu(Header &h, int rank) {
+void noteCpu(Header &h, int rank, WaitStats *stats) {
     const int cpu = sched_getcpu();
     if (cpu >= 0 && h.cpus[rank].load(std::memory_order_relaxed) != cpu + 1) {
         h.cpus[rank].store(cpu + 1, std::memory_order_relaxed);
     }
+    if (stats != nullptr) {
+        stats->moves += stats->cpu >= 0 && cpu != stats->cpu ? 1 : 0;
+        stats->cpu = cpu;
+    }
 }
 
-// Whether another rank was last seen on the cpu this one runs on.
+// Counts one passed wait of `backoff` in `stats` (none: the join, before the comm exists).
+void count(WaitStats *stats, const Backoff *backoff) {
+    if (stats == nullptr) return;
+    ++stats->waits;
+    if (backoff == nullptr) {
+        ++stats->at_once;
+        return;
+    }
+    stats->unpolled += backoff->polls() ? 0 : 1;
+    switch (backoff->phase()) {
+    case Backoff::Phase::None:
+    case Backoff::Phase::Poll: ++stats->polled; break;
+    case Backoff::Phase::Yield: ++stats->yielded; break;
+    case Backoff::Phase::Sleep: ++stats->slept; break;
+    }
+}
+
+// Whether another rank was last seen on the cpu this one runs on: then polling would only keep
+// that rank from the cpu. A process confined to one cpu shows here too, once every rank arrived
+// once. (The calling thread's own affinity says nothing of the others': a rank pinned to one cpu
+// may well wait for a rank on another.)
 bool sharesCpu(const Header &h, int rank, int nranks) {
     const int mine = h.cpus[rank].load(std::memory_order_relaxed);
     for (int r = 0; mine != 0 && r < nranks; ++r) {
@@ -90,15 +106,22 @@ enum class Arrival { Passed, TimedOut, Abandoned };
 // Counts `rank` in at the region's barrier and waits until the count reaches `target`. Bounded:
 // fails at once on an abandoned comm, and after the timeout abandons it (unless the last rank
 // came meanwhile). Otherwise (a drain) it waits for the count alone, however long that takes.
-Arrival arriveAndWait(Header &h, int rank, int nranks, uint64_t target, bool bounded) {
-    noteCpu(h, rank);
+// A passed wait is counted in `stats` (if not NULL).
+Arrival arriveAndWait(Header &h, int rank, int nranks, uint64_t target, bool bounded, WaitStats *stats) {
+    noteCpu(h, rank, stats);
     std::atomic<uint64_t> &counter = h.barrier;
     uint64_t seen = counter.fetch_add(1, std::memory_order_acq_rel) + 1;
-    if ((seen & kAbandoned) == 0 && seen >= target) return Arrival::Passed;
+    if ((seen & kAbandoned) == 0 && seen >= target) {
+        count(stats, nullptr);
+        return Arrival::Passed;
+    }
     Backoff backoff(!sharesCpu(h, rank, nranks));
     for (;;) {
         if (bounded && (seen & kAbandoned) != 0) return Arrival::Abandoned;
-        if ((seen & ~kAbandoned) >= target) return Arrival::Passed;
+        if ((seen & ~kAbandoned) >= target) {
+            count(stats, &backoff);
+            return Arrival::Passed;
+        }
         if (backoff.pause() || !bounded) {
             seen = counter.load(std::memory_order_acquire);
         } else if (counter.compare_exchange_strong(seen, seen | kAbandoned, std::memory_order_acq_rel,
@@ -116,9 +139,10 @@ const char *const kGaveUp = "another rank gave up on this comm (it timed out, or
 bool Backoff::pause() {
     if (steps_++ == 0) {
         start_ = Clock::now();
-        polling_ = poll_ && mayPoll();
+        polling_ = poll_;
     }
     if (polling_) {
+        phase_ = Phase::Poll;
         // The clock is read every 32 polls only.
         if ((steps_ & 31) != 0 || std::chrono::duration<double>(Clock::now() - start_).count() < kPollSeconds) {
             cpuRelax();
@@ -128,8 +152,10 @@ bool Backoff::pause() {
     }
     const double waited = std::chrono::duration<double>(Clock::now() - start_).count();
     if (waited < kYieldSeconds) {
+        phase_ = Phase::Yield;
         sched_yield();
     } else {
+        phase_ = Phase::Sleep;
         std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
     return waited < timeoutSeconds();
@@ -137,7 +163,7 @@ bool Backoff::pause() {
 
 infiniStatus_t barrier(Comm &c, const char *what) {
     const uint64_t target = (c.barriers + 1) * static_cast<uint64_t>(c.nranks);
-    switch (arriveAndWait(*c.region->header(), c.rank, c.nranks, target, true)) {
+    switch (arriveAndWait(*c.region->header(), c.rank, c.nranks, target, true, &c.stats)) {
     case Arrival::Passed:
         ++c.barriers;
         return INFINI_STATUS_SUCCESS;
@@ -154,7 +180,7 @@ infiniStatus_t barrier(Comm &c, const char *what) {
 
 void drain(Comm &c) {
     const uint64_t target = (c.barriers + 1) * static_cast<uint64_t>(c.nranks);
-    arriveAndWait(*c.region->header(), c.rank, c.nranks, target, false);
+    arriveAndWait(*c.region->header(), c.rank, c.nranks, target, false, &c.stats);
     ++c.barriers;
 }
 
@@ -164,6 +190,22 @@ infiniStatus_t usable(const Comm &c, const char *what) {
 }
 
 void abandon(Comm &c) { c.region->header()->barrier.fetch_or(kAbandoned, std::memory_order_acq_rel); }
+
+void reportStats(const Comm &c) {
+    static const bool wanted = [] {
+        const char *v = std::getenv("INFINICCL_CPU_STATS");
+        return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+    }();
+    if (!wanted) return;
+    const WaitStats &s = c.stats;
+    std::fprintf(stderr,
+                 "infiniccl cpu: rank %d of %d (cpu:%d): %llu waits: %llu at once, %llu polled, %llu yielded, %llu "
+                 "slept; %llu without polling; last on cpu %d, %llu moves\n",
+                 c.rank, c.nranks, c.device, static_cast<unsigned long long>(s.waits),
+                 static_cast<unsigned long long>(s.at_once), static_cast<unsigned long long>(s.polled),
+                 static_cast<unsigned long long>(s.yielded), static_cast<unsigned long long>(s.slept),
+                 static_cast<unsigned long long>(s.unpolled), s.cpu, static_cast<unsigned long long>(s.moves));
+}
 
 infiniStatus_t createHeapRegion(int nranks, std::shared_ptr<Region> *out) {
     const Layout layout(nranks);
@@ -237,7 +279,7 @@ infiniStatus_t joinSharedRegion(const unsigned char *id, int nranks, int rank, s
     }
     h->joined.fetch_add(1);
     // Wait for every rank: the join is the region's first barrier.
-    const Arrival arrival = arriveAndWait(*h, rank, nranks, static_cast<uint64_t>(nranks), true);
+    const Arrival arrival = arriveAndWait(*h, rank, nranks, static_cast<uint64_t>(nranks), true, nullptr);
     if (arrival != Arrival::Passed) {
         shm_unlink(name);
         return fail(INFINI_STATUS_DRIVER_ERROR,
