@@ -104,48 +104,85 @@ bool registerSubmitter() noexcept;
 // Waits until no thread is marked as submitting to `stream` (run with module_refs already set).
 void awaitUnmarked(const HandleSlot *stream);
 
-// The held path of submitTo: under the capture lock, `held` sees the capture's record when the
-// stream still captures (it notes what the capture uses, or refuses the call).
-template <typename Call, typename Held> INFINIRT_COLD infiniStatus_t heldSubmit(HandleSlot *slot, Call &call, Held &held) {
-    NativeCaptureHold hold(slot);
-    if (hold.refs() != nullptr) {
-        const infiniStatus_t st = held(hold.refs());
-        if (st != INFINI_STATUS_SUCCESS) {
-            return st;
+// One submission to the stream of StreamRef `r` under the protocol above, for the length of the
+// object: the constructor begins the plugin call (beginPluginCall) and marks the thread, or, where
+// the stream captures natively (or the thread has no mark to make), takes the capture lock shared
+// (held() is then true, and refs() is the capture's record while the stream still captures); the
+// destructor clears the mark or lets the lock go. The plugin call itself runs in the caller, so
+// that its arguments stay in registers (nothing of it escapes into a function that is not inlined).
+class Submission {
+public:
+    INFINIRT_INLINE explicit Submission(const StreamRef &r) {
+        // The thread-local address, computed once: GCC would compute it again for each atomic
+        // access (one TLS descriptor call each) unless it is pinned in a register.
+        ThreadHot *pinned = &t_hot;
+#if defined(__GNUC__)
+        __asm__("" : "+r"(pinned));
+#endif
+        hot_ = pinned;
+        hot_->plugin_detail_pending = false; // beginPluginCall
+        slot_ = r.slot;
+        if (slot_ == nullptr) {
+            return; // the default stream never captures
+        }
+        if (INFINIRT_UNLIKELY(!hot_->registered) && !registerSubmitter()) {
+            hold(); // no mark to make: the lock excludes a begin instead
+            return;
+        }
+        hot_->submitting.store(slot_, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst); // the begin's process-wide barrier orders it
+        if (INFINIRT_UNLIKELY(slot_->module_refs.load(std::memory_order_relaxed) != nullptr)) {
+            hot_->submitting.store(nullptr, std::memory_order_release);
+            hold();
+            return;
+        }
+        marked_ = true;
+    }
+    INFINIRT_INLINE ~Submission() {
+        if (marked_) {
+            hot_->submitting.store(nullptr, std::memory_order_release);
+        } else if (INFINIRT_UNLIKELY(held_)) {
+            release();
         }
     }
-    beginPluginCall();
-    return call();
-}
+    Submission(const Submission &) = delete;
+    Submission &operator=(const Submission &) = delete;
+
+    bool held() const { return held_; }
+    ModuleRefs *refs() const { return held_ ? reinterpret_cast<const NativeCaptureHold *>(hold_)->refs() : nullptr; }
+
+private:
+    INFINIRT_COLD void hold() {
+        new (hold_) NativeCaptureHold(slot_);
+        held_ = true;
+    }
+    INFINIRT_COLD void release() { reinterpret_cast<NativeCaptureHold *>(hold_)->~NativeCaptureHold(); }
+
+    ThreadHot *hot_ = nullptr;
+    HandleSlot *slot_ = nullptr;
+    bool marked_ = false;
+    bool held_ = false;
+    alignas(NativeCaptureHold) unsigned char hold_[sizeof(NativeCaptureHold)];
+};
+
 // Runs `call` (a plugin call submitting to the stream of StreamRef `r`, made with
-// INFINIRT_DEVICE_CALL_BEGUN: submitTo begins the plugin call) under the protocol above;
-// `held(ModuleRefs *)` runs first when the stream captures natively. No submission nests in
-// another (plugin calls do not call back into the loader's submissions), so the mark is one slot.
+// INFINIRT_DEVICE_CALL_BEGUN: the submission begins the plugin call) under the protocol above;
+// `held(ModuleRefs *)` runs first when the stream captures natively (it notes what the capture
+// uses, or refuses the call). No submission nests in another (plugin calls do not call back into
+// the loader's submissions), so the mark is one slot.
 template <typename Call, typename Held>
 INFINIRT_INLINE infiniStatus_t submitTo(const StreamRef &r, Call &&call, Held &&held) {
-    // The thread-local address, computed once: GCC would compute it again for each atomic
-    // access (one TLS descriptor call each) unless it is pinned in a register.
-    ThreadHot *pinned = &t_hot;
-#if defined(__GNUC__)
-    __asm__("" : "+r"(pinned));
-#endif
-    ThreadHot &hot = *pinned;
-    hot.plugin_detail_pending = false; // beginPluginCall
-    if (r.slot == nullptr) {
-        return call(); // the default stream never captures
+    Submission submission(r);
+    if (INFINIRT_UNLIKELY(submission.held())) {
+        if (ModuleRefs *refs = submission.refs()) {
+            const infiniStatus_t st = held(refs);
+            if (st != INFINI_STATUS_SUCCESS) {
+                return st;
+            }
+        }
+        beginPluginCall();
     }
-    if (INFINIRT_UNLIKELY(!hot.registered) && !registerSubmitter()) {
-        return heldSubmit(r.slot, call, held); // no mark to make: the lock excludes a begin instead
-    }
-    hot.submitting.store(r.slot, std::memory_order_relaxed);
-    std::atomic_signal_fence(std::memory_order_seq_cst); // the begin's process-wide barrier orders it
-    if (INFINIRT_UNLIKELY(r.slot->module_refs.load(std::memory_order_relaxed) != nullptr)) {
-        hot.submitting.store(nullptr, std::memory_order_release);
-        return heldSubmit(r.slot, call, held);
-    }
-    const infiniStatus_t st = call();
-    hot.submitting.store(nullptr, std::memory_order_release);
-    return st;
+    return call();
 }
 struct NothingToNote {
     infiniStatus_t operator()(ModuleRefs *) const { return INFINI_STATUS_SUCCESS; }
