@@ -220,8 +220,10 @@ __export infiniStatus_t infinirtDeviceSetLimit(infiniDevice_t device, int device
 /* Priorities as CUDA numbers them: `greatest` is the highest priority, numerically <= `least`.
  * (0, 0) where a backend has one level. cpu: (0, -2): its kernel pool runs the blocks of
  * higher-priority launches first (copies and fills run on each stream's own worker, which no
- * other stream shares); cuda: the driver's range (cuCtxGetStreamPriorityRange); hip and opencl:
- * (0, 0). NULL outputs -> NULL_POINTER. */
+ * other stream shares); cuda: the driver's range (cuCtxGetStreamPriorityRange); opencl where
+ * the device lists cl_khr_priority_hints: (1, -1), queues created with CL_QUEUE_PRIORITY_KHR 1 LOW,
+ * -1 HIGH, and 0 without the hint (OpenCL's default, MED: that of infinirtStreamCreate's and the
+ * default streams); opencl without it, and hip: (0, 0). NULL outputs -> NULL_POINTER. */
 __export infiniStatus_t infinirtDeviceGetStreamPriorityRange(int *least, int *greatest, infiniDevice_t device, int device_id);
 /* infinirtStreamCreate with a priority within the current device's range; outside it ->
  * BAD_PARAM (never clamped, unlike CUDA). Graphs captured from the stream keep its priority
@@ -237,9 +239,11 @@ __export infiniStatus_t infinirtStreamGetPriority(int *priority, infinirtStream_
  * module of that device made through infinirt, and frees every allocation made through infinirt
  * on it (device memory, and pinned host memory allocated for it); host registrations, memory
  * mappings (and their physical memory) and opened IPC memory of the device are given back too
- * (reserved address ranges stay). Later use of those handles is INVALID_HANDLE; frees of those
- * pointers are BAD_PARAM. Other devices are untouched. The device works afterwards. Refused with
- * BAD_PARAM, nothing released, while a stream of the device is capturing. Never resets the
+ * (reserved address ranges stay), and so are the staging buffers infinirt reserved on it
+ * (infinirtMemcpyPeer; reserved again on its next use). Later use of those handles is
+ * INVALID_HANDLE; frees of those pointers are BAD_PARAM. Other devices are untouched. The device
+ * works afterwards. Refused with BAD_PARAM, nothing released, while a stream of the device is
+ * capturing. Never resets the
  * backend's context (on cuda, the shared primary context keeps what other libraries hold in it):
  * it releases what infinirt made, nothing else. DEVICE_NOT_FOUND / DEVICE_TYPE_NOT_SUPPORTED for
  * a bad device. A release that fails is reported (the first failure) after the others ran.
@@ -396,7 +400,12 @@ __export infiniStatus_t infinirtFreeHost(void *ptr);
  * after both devices' default streams. When one pointer is host memory infinirt allocated for
  * another device (MallocHost), the copy also waits for that device's default stream. Failed or
  * not, it returns only after the work it queued has completed or ended (a failed wait is
- * reported after waiting), so dst and src may be freed once it returns. */
+ * reported after waiting), so dst and src may be freed once it returns.
+ * Staging never runs out: a copy with pageable host memory needs no staging memory of infinirt's
+ * on any backend (cpu: memmove; opencl: clEnqueueSVMMemcpy takes host pointers as they are;
+ * cuda/hip: the driver stages through its own pinned buffers, made with the context), so it
+ * never fails with OUT_OF_MEMORY for lack of staging, however full the device is; nor does a
+ * copy between two devices staged by the loader (see infinirtMemcpyPeer). */
 __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
 /* Enqueues on `stream`, on the stream's device whatever the pointers' owners; INVALID_HANDLE for
  * a bad stream (checked first: before the kind, the NULL pointers and the size-0 no-op). Kind D2D or DEFAULT with both pointers device
@@ -932,7 +941,12 @@ __export infiniStatus_t infinirtDeviceDisablePeerAccess(infiniDevice_t type, int
  * staged by the loader through two 8 MiB pinned host bounce buffers of the source backend (of the
  * destination's when its pinned memory serves DMA better: cuda/hip over opencl over cpu),
  * double-buffered so that reading chunk k+1 overlaps writing chunk k; never a host allocation of
- * the whole size. */
+ * the whole size. The staged path cannot run out of bounce buffers: a pair is reserved on a device
+ * that may lend them when it is first used (its first infinirtMalloc, MallocHost or MallocAsync,
+ * or infinirtDeviceEnablePeerAccess naming it; after infinirtDeviceReset, its next use), and that
+ * call is the one that reports OUT_OF_MEMORY when they cannot be had; copies running at once take
+ * further pairs while they can be allocated, then wait for one to come back, never failing for
+ * lack of one. */
 __export infiniStatus_t infinirtMemcpyPeer(void *dst, infiniDevice_t dst_type, int dst_id,
                                            const void *src, infiniDevice_t src_type, int src_id, size_t size);
 /* Stream-ordered on `stream` (NULL: the current device's default stream), which must belong to

@@ -213,6 +213,9 @@ infiniStatus_t allocate(const char *function, infinirtMemoryKind_t kind, void **
     if (st == INFINI_STATUS_SUCCESS) {
         st = currentDevice(b, type, id);
     }
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = reserveStaging(function, b, type, id); // before the allocation that might fill the device
+    }
     void *ptr = nullptr;
     if (st == INFINI_STATUS_SUCCESS) {
         st = kind == INFINIRT_MEMORY_DEVICE ? INFINIRT_DEVICE_CALL(b, malloc_device, id, &ptr, size)
@@ -457,6 +460,10 @@ __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtS
     // Without a stream-ordered allocator in the plugin, memory available now is available in
     // stream order too.
     st = submitUncaptured(r, "infinirtMallocAsync", "a stream-ordered allocation", [&] {
+        const infiniStatus_t reserved = reserveStaging("infinirtMallocAsync", r.backend, r.type, r.device);
+        if (reserved != INFINI_STATUS_SUCCESS) {
+            return reserved;
+        }
         return r.backend->table.malloc_async != nullptr
                    ? INFINIRT_DEVICE_CALL(r.backend, malloc_async, r.device, &ptr, size, r.native)
                    : INFINIRT_DEVICE_CALL(r.backend, malloc_device, r.device, &ptr, size);

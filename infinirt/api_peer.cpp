@@ -159,6 +159,13 @@ __export infiniStatus_t infinirtDeviceEnablePeerAccess(infiniDevice_t type, int 
                     typeName(a.type), a.id, typeName(b.type), b.id,
                     a.type != b.type ? "devices of two backends" : "the backend has no peer access");
     }
+    st = reserveStaging(function, a.backend, a.type, a.id);
+    if (st == INFINI_STATUS_SUCCESS) {
+        st = reserveStaging(function, b.backend, b.type, b.id);
+    }
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
     return INFINIRT_DEVICE_CALL(a.backend, device_enable_peer_access, a.id, b.id);
 }
 

@@ -50,8 +50,24 @@ inline bool peerCopyIsHostDirect(const PeerEnd &d, const PeerEnd &s) {
 // NULL: the default stream) to dst (on d, written on d_stream) through two pinned host bounce
 // buffers of kStagingChunk bytes, double-buffered: the read of chunk k+1 overlaps the write of
 // chunk k. Blocks until the last chunk is written. Never allocates the whole size on the host.
+// The pair comes from the pool of the end whose backend lends it (the higher host_staging_rank,
+// the source on a tie): an idle pair, a new one, or, where a new one cannot be had while other
+// copies hold pairs of that device, the first one they give back. It fails for lack of bounce
+// buffers only where the device has no pair at all (reserveStaging never ran on it).
 constexpr size_t kStagingChunk = size_t(8) << 20;
 infiniStatus_t stagedCopy(void *dst, const PeerEnd &d, void *d_stream, const void *src, const PeerEnd &s,
                           void *s_stream, size_t size);
+
+// Reserves the staging (one pair of bounce buffers) of device `id` of `b` (of `type`) where staged
+// copies may take theirs from it, once per device and again after its reset: where a device is
+// first used (allocation, peer access), never on a hot path. After the first call an atomic load.
+// A failure (OUT_OF_MEMORY from malloc_host) is reported as `function`'s and the next call tries
+// again.
+infiniStatus_t reserveStaging(const char *function, Backend *b, int type, int id);
+
+// For infinirtDeviceReset: frees the device's idle bounce buffers (pairs held by a copy running
+// meanwhile are freed when it gives them back) and forgets the reservation, which the device's next
+// use makes again. Returns the first failure of free_host.
+infiniStatus_t releaseStaging(Backend *b, int type, int id);
 
 } // namespace infinirt

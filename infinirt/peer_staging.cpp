@@ -11,14 +11,14 @@
 // or of the destination's where that backend's pinned memory serves its DMA better: the higher
 // host_staging_rank of the two plugins' traits (a vendor GPU backend's page-locked memory over
 // memory an OpenCL device maps over the cpu backend's ordinary memory, which would make the other
-// leg a pageable copy). They are kept in a pool per (backend, device) and reused:
-// concurrent staged copies take separate pairs, and the pool never holds more pairs than copies
-// ever ran at once. They are never freed (like default streams).
+// leg a pageable copy). They are kept in a pool per device, in pairs: one pair is reserved when the
+// device is first used (reserveStaging), more are allocated while copies run at once, and a copy
+// that cannot allocate one waits for a pair to come back. A reset of the device frees them (as it
+// frees the device's pinned host memory); otherwise they are never freed (like default streams).
 #include "peer.h"
 
-#include <map>
+#include <condition_variable>
 #include <mutex>
-#include <utility>
 #include <vector>
 
 namespace infinirt {
@@ -27,45 +27,144 @@ namespace {
 
 struct BouncePair {
     void *buffer[2] = {nullptr, nullptr};
+    uint64_t generation = 0; // the pool's generation when the pair was allocated
 };
 
-struct BouncePool {
+// The bounce buffers of one device.
+struct DevicePool {
     std::mutex mutex;
-    std::map<std::pair<int, int>, std::vector<BouncePair>> idle; // by (type, device)
+    std::condition_variable changed; // a pair came back to `idle`, or the device was reset
+    std::vector<BouncePair> idle;    // its capacity is `owned`: giving a pair back never allocates
+    size_t owned = 0;                // pairs of this generation, idle or held by a copy
+    uint64_t generation = 0;         // advanced by a reset: older pairs are freed when given back
+    // The reservation ran for this generation (or the device hosts no staging): reserveStaging
+    // reads it without the mutex.
+    std::atomic<bool> reserved{false};
 };
 
-BouncePool &bouncePool() {
-    static BouncePool *pool = new BouncePool(); // never destroyed: plugins are never called at exit
-    return *pool;
+// One pool per device of every type with devices, made on the first call (the registry is loaded
+// by then) and never freed: copies and resets may come during exit.
+DevicePool &poolOf(int type, int id) {
+    static DevicePool *const *const pools = [] {
+        auto **made = new DevicePool *[kTypeCount];
+        for (int t = 0; t < kTypeCount; ++t) {
+            made[t] = g_registry.device_count[t] > 0 ? new DevicePool[g_registry.device_count[t]] : nullptr;
+        }
+        return made;
+    }();
+    return pools[type][id];
 }
 
-infiniStatus_t takeBounce(const PeerEnd &host, BouncePair &pair) {
-    BouncePool &pool = bouncePool();
-    {
-        std::lock_guard<std::mutex> lock(pool.mutex);
-        std::vector<BouncePair> &idle = pool.idle[{host.type, host.id}];
-        if (!idle.empty()) {
-            pair = idle.back();
-            idle.pop_back();
-            return INFINI_STATUS_SUCCESS;
+// Which end's backend lends the bounce buffers: the higher host_staging_rank, the source on a tie.
+const PeerEnd &stagingHost(const PeerEnd &d, const PeerEnd &s) {
+    return d.backend->traits.host_staging_rank > s.backend->traits.host_staging_rank ? d : s;
+}
+
+// Whether a staged copy may take its bounce buffers from a device of `b` (stagingHost): one
+// between two of its devices when its plugin has no direct copy, or one with a device of another
+// backend whose memory is not host memory (that copy is host-direct) and whose rank is not above b's.
+bool mayHostStaging(const Backend *b) {
+    if (deviceMemoryIsHost(b) || b->table.malloc_host == nullptr) {
+        return false;
+    }
+    if (b->table.memcpy_peer_async == nullptr && b->device_count > 1) {
+        return true;
+    }
+    for (const Backend *other : g_registry.by_type) {
+        if (other != nullptr && other != b && other->device_count > 0 && !deviceMemoryIsHost(other) &&
+            other->traits.host_staging_rank <= b->traits.host_staging_rank) {
+            return true;
         }
     }
-    for (int i = 0; i < 2; ++i) {
-        infiniStatus_t st = INFINIRT_DEVICE_CALL(host.backend, malloc_host, host.id, &pair.buffer[i], kStagingChunk);
+    return false;
+}
+
+void freePair(const PeerEnd &host, const BouncePair &pair) {
+    for (void *p : pair.buffer) {
+        if (p != nullptr) {
+            host.backend->table.free_host(host.id, p);
+        }
+    }
+}
+
+// Two buffers of kStagingChunk bytes from the host backend's malloc_host, or the first failure
+// (the plugin's detail pending for stagingFailed) with nothing allocated.
+infiniStatus_t allocatePair(const PeerEnd &host, BouncePair &pair) {
+    for (void *&p : pair.buffer) {
+        const infiniStatus_t st = INFINIRT_PLUGIN_STATUS(host.backend, malloc_host, host.id, &p, kStagingChunk);
         if (st != INFINI_STATUS_SUCCESS) {
-            if (i == 1) {
-                host.backend->table.free_host(host.id, pair.buffer[0]);
-            }
+            p = nullptr;
+            freePair(host, pair);
             return st;
         }
     }
     return INFINI_STATUS_SUCCESS;
 }
 
+INFINIRT_COLD infiniStatus_t stagingFailed(const char *function, const char *what, const PeerEnd &host,
+                                           infiniStatus_t st) {
+    const char *detail = takePluginDetail();
+    return fail(st, "%s: %s (two %s bounce buffers of pinned host memory for the staged copies of %s:%d): %s",
+                function, what, formatBytes(kStagingChunk).c_str(), typeName(host.type), host.id,
+                detail != nullptr ? detail : infinirtGetErrorName(st));
+}
+
+// Makes `fresh` a pair of the pool's current generation; `lock` holds the pool's mutex. On a
+// failure to grow `idle`, the pair is freed and bad_alloc rethrown.
+void adopt(DevicePool &p, std::unique_lock<std::mutex> &lock, const PeerEnd &host, BouncePair &fresh) {
+    try {
+        p.idle.reserve(p.owned + 1);
+    } catch (...) {
+        lock.unlock();
+        freePair(host, fresh);
+        throw;
+    }
+    fresh.generation = p.generation;
+    ++p.owned;
+}
+
+// A pair for one copy: an idle one, else a new one; when allocating fails while other copies hold
+// pairs of the device, the first pair they give back (each copy holds one pair at most and gives
+// it back when it ends, so the wait ends). Fails only when the device has no pair at all (not
+// reserved: used through infinirt only by this copy since it was loaded or reset) and none can be
+// allocated.
+infiniStatus_t takeBounce(const PeerEnd &host, BouncePair &pair) {
+    DevicePool &p = poolOf(host.type, host.id);
+    std::unique_lock<std::mutex> lock(p.mutex);
+    for (;;) {
+        if (!p.idle.empty()) {
+            pair = p.idle.back();
+            p.idle.pop_back();
+            return INFINI_STATUS_SUCCESS;
+        }
+        const uint64_t generation = p.generation;
+        lock.unlock();
+        BouncePair fresh;
+        const infiniStatus_t st = allocatePair(host, fresh);
+        lock.lock();
+        if (st == INFINI_STATUS_SUCCESS) {
+            adopt(p, lock, host, fresh);
+            pair = fresh;
+            return INFINI_STATUS_SUCCESS;
+        }
+        if (p.owned == 0) {
+            return stagingFailed("infinirtMemcpyPeer", "no staging was reserved and allocating it failed", host, st);
+        }
+        p.changed.wait(lock, [&] { return !p.idle.empty() || p.generation != generation; });
+    }
+}
+
 void giveBackBounce(const PeerEnd &host, const BouncePair &pair) {
-    BouncePool &pool = bouncePool();
-    std::lock_guard<std::mutex> lock(pool.mutex);
-    pool.idle[{host.type, host.id}].push_back(pair);
+    DevicePool &p = poolOf(host.type, host.id);
+    {
+        std::lock_guard<std::mutex> lock(p.mutex);
+        if (pair.generation == p.generation) {
+            p.idle.push_back(pair); // within the capacity adopt reserved
+            p.changed.notify_one();
+            return;
+        }
+    }
+    freePair(host, pair); // the device was reset while this copy held the pair
 }
 
 // Two events on one device, destroyed with the object.
@@ -94,10 +193,59 @@ struct EventPair {
 
 } // namespace
 
+infiniStatus_t reserveStaging(const char *function, Backend *b, int type, int id) {
+    DevicePool &p = poolOf(type, id);
+    if (INFINIRT_LIKELY(p.reserved.load(std::memory_order_acquire))) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    INFINIRT_GUARD_BEGIN
+    std::unique_lock<std::mutex> lock(p.mutex);
+    if (p.owned == 0 && mayHostStaging(b)) {
+        PeerEnd host;
+        host.backend = b;
+        host.type = type;
+        host.id = id;
+        BouncePair fresh;
+        const infiniStatus_t st = allocatePair(host, fresh);
+        if (st != INFINI_STATUS_SUCCESS) {
+            return stagingFailed(function, "reserving the staging failed", host, st);
+        }
+        adopt(p, lock, host, fresh);
+        p.idle.push_back(fresh);
+        p.changed.notify_one();
+    }
+    p.reserved.store(true, std::memory_order_release);
+    return INFINI_STATUS_SUCCESS;
+    INFINIRT_GUARD_END(function)
+}
+
+infiniStatus_t releaseStaging(Backend *b, int type, int id) {
+    DevicePool &p = poolOf(type, id);
+    std::vector<BouncePair> idle;
+    {
+        std::lock_guard<std::mutex> lock(p.mutex);
+        idle.swap(p.idle);
+        p.owned = 0;
+        ++p.generation;
+        p.reserved.store(false, std::memory_order_release);
+        p.changed.notify_all();
+    }
+    infiniStatus_t first = INFINI_STATUS_SUCCESS;
+    for (const BouncePair &pair : idle) {
+        for (void *buffer : pair.buffer) {
+            const infiniStatus_t st = INFINIRT_DEVICE_CALL(b, free_host, id, buffer);
+            if (first == INFINI_STATUS_SUCCESS) {
+                first = st;
+            }
+        }
+    }
+    return first;
+}
+
 infiniStatus_t stagedCopy(void *dst, const PeerEnd &d, void *d_stream, const void *src, const PeerEnd &s,
                           void *s_stream, size_t size) {
     INFINIRT_GUARD_BEGIN
-    const PeerEnd &host = d.backend->traits.host_staging_rank > s.backend->traits.host_staging_rank ? d : s;
+    const PeerEnd &host = stagingHost(d, s);
     for (const PeerEnd *e : {&s, &d}) {
         const infinirtPluginTable_t &t = e->backend->table;
         if (t.memcpy_async == nullptr || t.event_create == nullptr || t.event_record == nullptr ||

@@ -79,6 +79,7 @@ void fillIdentity(Device &dev, const std::string &extensions) {
         dev.has_uuid = true;
     }
     dev.amd_free_memory = hasExtension(extensions, "cl_amd_device_attribute_query");
+    dev.priority_hints = hasExtension(extensions, "cl_khr_priority_hints");
 }
 
 // CL_DEVICE_TYPE as infinirt's kind: a device listing GPU among its types is a GPU.

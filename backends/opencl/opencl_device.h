@@ -61,6 +61,7 @@ struct Device {
     size_t max_alloc = 0; // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest single clSVMAlloc
     int compute_units = 0;
     bool amd_free_memory = false; // CL_DEVICE_GLOBAL_FREE_MEMORY_AMD is available
+    bool priority_hints = false;  // cl_khr_priority_hints: queues take CL_QUEUE_PRIORITY_KHR
 
     // Bytes of device memory infinirt holds on this device (OpenCL has no free-memory query).
     std::atomic<size_t> allocated{0};

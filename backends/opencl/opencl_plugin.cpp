@@ -24,8 +24,7 @@ const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
                      Entry::memcpy_peer_async, Entry::stream_wait_peer_event, Entry::mem_address_reserve,
                      Entry::mem_address_free, Entry::mem_create, Entry::mem_release, Entry::mem_map, Entry::mem_unmap,
                      Entry::mem_set_access,
-                     Entry::thread_state_save, Entry::thread_state_restore, Entry::device_get_stream_priority_range,
-                     Entry::stream_create_with_priority,
+                     Entry::thread_state_save, Entry::thread_state_restore,
                      Entry::ipc_get_mem_handle, Entry::ipc_open_mem_handle,
                      Entry::ipc_close_mem_handle, Entry::ipc_get_event_handle, Entry::ipc_open_event_handle>);
 

@@ -7,6 +7,8 @@
 
 #include "opencl_native_api.h"
 
+#include <CL/cl_ext.h>
+
 #include <new>
 
 namespace infinirt::opencl {
@@ -22,12 +24,17 @@ void CL_CALLBACK completeUserEvent(cl_event, cl_int state, void *user) {
 
 } // namespace
 
-infiniStatus_t createQueue(Device &dev, cl_command_queue *queue) {
-    const cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+infiniStatus_t createQueue(Device &dev, cl_command_queue *queue, int priority) {
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0, 0, 0};
+    if (priority != 0) {
+        props[2] = CL_QUEUE_PRIORITY_KHR;
+        props[3] = priority < 0 ? CL_QUEUE_PRIORITY_HIGH_KHR : CL_QUEUE_PRIORITY_LOW_KHR;
+    }
     cl_int err = CL_SUCCESS;
     cl_command_queue created = nativeApi().clCreateCommandQueueWithProperties(dev.context, dev.id, props, &err);
     if (!created) {
-        return nativeFailure("clCreateCommandQueueWithProperties", err, "creating a stream on opencl:%d", dev.index);
+        return nativeFailure("clCreateCommandQueueWithProperties", err, "creating a stream of priority %d on opencl:%d",
+                             priority, dev.index);
     }
     *queue = created;
     return INFINI_STATUS_SUCCESS;
@@ -79,10 +86,20 @@ infiniStatus_t finishStream(Stream &stream, const char *why) {
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t streamCreate(int device, void **out) {
+// With cl_khr_priority_hints: 1 is CL_QUEUE_PRIORITY_LOW_KHR, 0 OpenCL's default (MED, that of
+// every queue created without the hint: default streams and infinirtStreamCreate's, whose priority
+// is 0), -1 HIGH. Without it one level, (0, 0).
+infiniStatus_t deviceGetStreamPriorityRange(int device, int *least, int *greatest) {
+    const bool hints = infinirt::opencl::device(device).priority_hints;
+    *least = hints ? 1 : 0;
+    *greatest = hints ? -1 : 0;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamCreateWithPriority(int device, int priority, void **out) {
     Device &dev = infinirt::opencl::device(device);
     cl_command_queue queue = nullptr;
-    infiniStatus_t status = createQueue(dev, &queue);
+    infiniStatus_t status = createQueue(dev, &queue, priority);
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
@@ -100,6 +117,8 @@ infiniStatus_t streamCreate(int device, void **out) {
     *out = stream;
     return INFINI_STATUS_SUCCESS;
 }
+
+infiniStatus_t streamCreate(int device, void **out) { return streamCreateWithPriority(device, 0, out); }
 
 infiniStatus_t streamDestroy(int device, void *handle) {
     Stream *stream = static_cast<Stream *>(handle);

@@ -65,8 +65,10 @@ struct Stream {
     uint64_t probe_covers = 0;
 };
 
-// Creates an in-order, profiling-enabled queue on `dev` (the queue is owned by the caller).
-infiniStatus_t createQueue(Device &dev, cl_command_queue *queue);
+// Creates an in-order, profiling-enabled queue on `dev` (the queue is owned by the caller). A
+// `priority` other than 0 (infinirt's numbering, within deviceGetStreamPriorityRange: only where
+// the device has cl_khr_priority_hints) sets CL_QUEUE_PRIORITY_KHR; 0 leaves OpenCL's default.
+infiniStatus_t createQueue(Device &dev, cl_command_queue *queue, int priority = 0);
 
 // `stream` as the plugin table receives it: NULL is the device's default stream (created on
 // first use).

@@ -1,6 +1,7 @@
 // opencl-specific behaviour through the C ABI: what the backend maps onto OpenCL objects (queues,
 // markers, SVM) and its messages. Runs on every OpenCL device found; skipped without one.
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 
 #include "infinirt.h"
 #include "opencl_test_devices.h"
@@ -18,11 +19,13 @@ namespace {
 struct RawCl {
     decltype(&::clGetCommandQueueInfo) getCommandQueueInfo = nullptr;
     decltype(&::clGetEventInfo) getEventInfo = nullptr;
+    decltype(&::clGetDeviceInfo) getDeviceInfo = nullptr;
     RawCl() {
         void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
         if (lib) {
             getCommandQueueInfo = reinterpret_cast<decltype(getCommandQueueInfo)>(dlsym(lib, "clGetCommandQueueInfo"));
             getEventInfo = reinterpret_cast<decltype(getEventInfo)>(dlsym(lib, "clGetEventInfo"));
+            getDeviceInfo = reinterpret_cast<decltype(getDeviceInfo)>(dlsym(lib, "clGetDeviceInfo"));
         }
     }
 };
@@ -70,6 +73,56 @@ TEST_P(OpenclBackend, StreamIsAnInOrderProfilingQueueOfTheDeviceContext) {
     EXPECT_NE(default_queue, nullptr);
     EXPECT_NE(default_queue, queue);
     EXPECT_EQ(infinirtStreamDestroy(stream), INFINI_STATUS_SUCCESS);
+}
+
+// Priorities are cl_khr_priority_hints where the device lists it: 1 LOW, 0 the default (no hint),
+// -1 HIGH, each queue created with its hint; elsewhere one level, (0, 0).
+TEST_P(OpenclBackend, StreamPrioritiesAreThePriorityHintsWhereTheDeviceHasThem) {
+    RawCl cl;
+    ASSERT_NE(cl.getDeviceInfo, nullptr);
+    void *default_queue = nullptr;
+    ASSERT_EQ(infinirtStreamGetNativeHandle(nullptr, &default_queue), INFINI_STATUS_SUCCESS);
+    cl_device_id device = nullptr;
+    ASSERT_EQ(cl.getCommandQueueInfo(static_cast<cl_command_queue>(default_queue), CL_QUEUE_DEVICE, sizeof(device),
+                                     &device, nullptr),
+              CL_SUCCESS);
+    size_t length = 0;
+    ASSERT_EQ(cl.getDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, nullptr, &length), CL_SUCCESS);
+    std::string extensions(length, '\0');
+    ASSERT_EQ(cl.getDeviceInfo(device, CL_DEVICE_EXTENSIONS, length, &extensions[0], nullptr), CL_SUCCESS);
+    const bool hints = (" " + std::string(extensions.c_str()) + " ").find(" cl_khr_priority_hints ") != std::string::npos;
+
+    int least = 99, greatest = 99;
+    ASSERT_EQ(infinirtDeviceGetStreamPriorityRange(&least, &greatest, INFINI_DEVICE_OPENCL, GetParam()),
+              INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(least, hints ? 1 : 0);
+    EXPECT_EQ(greatest, hints ? -1 : 0);
+    for (int priority = greatest; priority <= least; ++priority) {
+        infinirtStream_t stream = nullptr;
+        ASSERT_EQ(infinirtStreamCreateWithPriority(&stream, priority), INFINI_STATUS_SUCCESS) << priority;
+        int got = 99;
+        EXPECT_EQ(infinirtStreamGetPriority(&got, stream), INFINI_STATUS_SUCCESS);
+        EXPECT_EQ(got, priority);
+        void *queue = nullptr;
+        ASSERT_EQ(infinirtStreamGetNativeHandle(stream, &queue), INFINI_STATUS_SUCCESS);
+        cl_queue_properties props[16] = {};
+        size_t size = 0;
+        if (cl.getCommandQueueInfo(static_cast<cl_command_queue>(queue), CL_QUEUE_PROPERTIES_ARRAY, sizeof(props), props,
+                                   &size) == CL_SUCCESS) {
+            cl_queue_properties hint = 0;
+            for (size_t i = 0; i + 1 < size / sizeof(cl_queue_properties) && props[i] != 0; i += 2) {
+                if (props[i] == CL_QUEUE_PRIORITY_KHR) {
+                    hint = props[i + 1];
+                }
+            }
+            const cl_queue_properties expected = priority < 0   ? CL_QUEUE_PRIORITY_HIGH_KHR
+                                                 : priority > 0 ? CL_QUEUE_PRIORITY_LOW_KHR
+                                                                : 0;
+            EXPECT_EQ(hint, expected) << "priority " << priority;
+        }
+        EXPECT_EQ(infinirtStreamSynchronize(stream), INFINI_STATUS_SUCCESS);
+        EXPECT_EQ(infinirtStreamDestroy(stream), INFINI_STATUS_SUCCESS);
+    }
 }
 
 TEST_P(OpenclBackend, EventRecordEnqueuesACommandOnTheStreamQueue) {
