@@ -20,6 +20,8 @@
  *    before returning the status.
  *  - A NULL entry means "not supported": the loader answers INFINI_STATUS_NOT_IMPLEMENTED, or
  *    falls back where documented (graph capture: the loader records and replays).
+ *  - The loader reads the table's entries once init has returned: init may still set entries NULL
+ *    (what the native runtime turned out not to support); after init the table stays as it is.
  *  - Entries are only ever appended; struct_size tells the loader which ones a plugin has.
  *  - The loader never dlcloses a plugin and never calls it after the process starts exiting;
  *    plugins must not join threads or release driver objects from static destructors.

@@ -112,14 +112,6 @@ void loadPlugin(Backend &b, const std::string &path) {
         b.reason = "plugin claims unknown device type " + std::to_string(device_type);
         return;
     }
-    // Widen to our table size; entries the plugin's (older) table lacks stay NULL, and so does an
-    // entry its struct_size cuts through (only whole entries are copied).
-    constexpr size_t kFirstEntry = offsetof(infinirtPluginTable_t, init);
-    static_assert(kFirstEntry % sizeof(void *) == 0 && (sizeof(infinirtPluginTable_t) - kFirstEntry) % sizeof(void *) == 0,
-                  "after the header, the plugin table is function pointers only");
-    const size_t given = std::min(table->struct_size, sizeof(infinirtPluginTable_t));
-    std::memcpy(&b.table, table, kFirstEntry + (given - kFirstEntry) / sizeof(void *) * sizeof(void *));
-    b.table.struct_size = sizeof(infinirtPluginTable_t);
     b.version = version;
     b.type = static_cast<infiniDevice_t>(device_type);
     if (table->name != nullptr && *table->name != '\0') {
@@ -131,7 +123,16 @@ void loadPlugin(Backend &b, const std::string &path) {
         return;
     }
     beginPluginCall();
-    st = b.table.init();
+    st = table->init();
+    // The entries as init left them (infinirt_plugin.h), widened to our table size; entries the
+    // plugin's (older) table lacks stay NULL, and so does an entry its struct_size cuts through
+    // (only whole entries are copied).
+    constexpr size_t kFirstEntry = offsetof(infinirtPluginTable_t, init);
+    static_assert(kFirstEntry % sizeof(void *) == 0 && (sizeof(infinirtPluginTable_t) - kFirstEntry) % sizeof(void *) == 0,
+                  "after the header, the plugin table is function pointers only");
+    const size_t given = std::min(table->struct_size, sizeof(infinirtPluginTable_t));
+    std::memcpy(&b.table, table, kFirstEntry + (given - kFirstEntry) / sizeof(void *) * sizeof(void *));
+    b.table.struct_size = sizeof(infinirtPluginTable_t);
     if (st != INFINI_STATUS_SUCCESS) {
         b.reason = "init failed: " + pluginFailure(st);
         return;

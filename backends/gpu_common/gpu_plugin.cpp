@@ -12,6 +12,23 @@ infinirtPluginTable_t g_table;
 
 using common::Entry;
 
+/* Clears each group of entries whose flag is set. */
+void clearMemorySharing(infinirtPluginTable_t &t, bool registration, bool virtual_memory, bool ipc_memory,
+                        bool ipc_events) {
+    if (registration) {
+        INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_HOST_REGISTRATION);
+    }
+    if (virtual_memory) {
+        INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_VIRTUAL_MEMORY);
+    }
+    if (ipc_memory) {
+        INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_IPC_MEMORY);
+    }
+    if (ipc_events) {
+        INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_IPC_EVENTS);
+    }
+}
+
 infinirtPluginTable_t buildTable(const VendorApi &v) {
     infinirtPluginTable_t t = common::tableHeader(v.name, v.device_type);
     INFINIRT_COMMON_FILL_ENTRIES(t, common::LeftNull<Entry::init, Entry::get_device_count, Entry::get_device_properties,
@@ -38,18 +55,8 @@ infinirtPluginTable_t buildTable(const VendorApi &v) {
         t.module_rank_image = nullptr;
     }
     /* Registration, virtual memory, shared memory and shared events: each all or none. */
-    if (v.host_register.call == nullptr) {
-        INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_HOST_REGISTRATION);
-    }
-    if (v.mem_create.call == nullptr) {
-        INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_VIRTUAL_MEMORY);
-    }
-    if (v.ipc_get_mem_handle.call == nullptr) {
-        INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_IPC_MEMORY);
-    }
-    if (v.ipc_get_event_handle.call == nullptr) {
-        INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_IPC_EVENTS);
-    }
+    clearMemorySharing(t, v.host_register.call == nullptr, v.mem_create.call == nullptr,
+                       v.ipc_get_mem_handle.call == nullptr, v.ipc_get_event_handle.call == nullptr);
     /* Peers: all or none. */
     if (v.can_access_peer.call == nullptr) {
         INFINIRT_COMMON_CLEAR_GROUP(t, INFINIRT_PLUGIN_ENTRIES_PEERS);
@@ -63,5 +70,7 @@ const infinirtPluginTable_t &pluginTable(const VendorApi &vendor) {
     g_table = buildTable(vendor);
     return g_table;
 }
+
+void withdrawMemorySharing() { clearMemorySharing(g_table, true, true, true, true); }
 
 } // namespace infinirt::gpu

@@ -272,6 +272,12 @@ struct VendorApi {
  * thread-safe; the loader queries a plugin once. */
 const infinirtPluginTable_t &pluginTable(const VendorApi &vendor);
 
+/* Clears the entries of registration, virtual memory, shared memory and shared events from the
+ * table pluginTable() built, for a vendor whose runtime turns out at init not to support its
+ * calls for them: the loader, which reads the table's entries once init returned, answers
+ * NOT_IMPLEMENTED for them. Only from the vendor's init. */
+void withdrawMemorySharing();
+
 } // namespace infinirt::gpu
 
 #endif

@@ -14,7 +14,7 @@ gpu::DeviceCensus g_census;
 int g_runtime_version = 0;
 
 /* Everything that can leave the plugin with no devices; each failure is a reason, not an error. */
-void discover() {
+void countDevices() {
     const char *why = nullptr;
     if (!load(&why)) {
         common::copyString(g_census.reason, sizeof g_census.reason, why);
@@ -44,6 +44,20 @@ void discover() {
     }
     prepareDevices(count);
     g_census.count = count;
+}
+
+/* The devices, and whether the plugin keeps registration, virtual memory and IPC, whose calls
+ * follow ROCm 6 (hip_native_api.h): without a device, a ROCm 6 symbol or a ROCm 6 runtime, its
+ * table has none of those entries. */
+void discover() {
+    countDevices();
+    char why[200];
+    if (g_census.count == 0) {
+        gpu::withdrawMemorySharing();
+    } else if (rocm6Unavailable(g_runtime_version, why, sizeof why)) {
+        gpu::withdrawMemorySharing();
+        common::logMessage(INFINIRT_LOG_INFO, "hip: no host registration, virtual memory or IPC: %s", why);
+    }
 }
 } // namespace
 

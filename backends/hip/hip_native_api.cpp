@@ -43,6 +43,10 @@ common::LoadOutcome loadLibrary() {
     }
     INFINIRT_HIP_SYMBOLS(INFINIRT_HIP_RESOLVE)
 #undef INFINIRT_HIP_RESOLVE
+#define INFINIRT_HIP_RESOLVE_OPTIONAL(name, params)                                                                    \
+    resolved.name = reinterpret_cast<hipError_t(*) params>(dlsym(lib, #name));
+    INFINIRT_HIP_ROCM6_SYMBOLS(INFINIRT_HIP_RESOLVE_OPTIONAL)
+#undef INFINIRT_HIP_RESOLVE_OPTIONAL
     resolved.hipGetErrorName = reinterpret_cast<const char *(*)(hipError_t)>(dlsym(lib, "hipGetErrorName"));
     if (!resolved.hipGetErrorName) {
         std::snprintf(out.reason, sizeof out.reason, "libamdhip64 does not provide hipGetErrorName");
@@ -56,5 +60,23 @@ common::LoadOutcome loadLibrary() {
 } // namespace
 
 bool load(const char **reason) { return common::loadOnce<loadLibrary>(reason); }
+
+bool rocm6Unavailable(int hip_version, char *why, size_t capacity) {
+#define INFINIRT_HIP_CHECK_PRESENT(name, params)                                                                       \
+    if (!g_native_api.name) {                                                                                          \
+        std::snprintf(why, capacity, "libamdhip64 does not provide %s", #name);                                        \
+        return true;                                                                                                   \
+    }
+    INFINIRT_HIP_ROCM6_SYMBOLS(INFINIRT_HIP_CHECK_PRESENT)
+#undef INFINIRT_HIP_CHECK_PRESENT
+    if (hip_version < kHipVersionRocm6) {
+        std::snprintf(why, capacity,
+                      "the HIP runtime is version %d.%d.%d (HIP_VERSION %d), older than ROCm 6, whose "
+                      "hipMemAllocationProp layout and flag values the plugin passes",
+                      hip_version / 10000000, hip_version / 100000 % 100, hip_version % 100000, hip_version);
+        return true;
+    }
+    return false;
+}
 
 } // namespace infinirt::hip

@@ -4,10 +4,10 @@
  * Built against Debian's libamdhip64-dev headers (types and enums only): the signatures below
  * are spelled out rather than taken from the declarations, which C++ overloads, so the table is
  * the exact C ABI the plugin calls. Only entry points whose signature and argument structs are
- * the same in HIP 5 and 6 are used (no hipDeviceProp_t, no hipPointerAttribute_t), except the
- * virtual-memory and IPC ones, which follow ROCm 6's hip_runtime_api.h (MemAllocationProp and the
- * flag values below): HIP 5 laid hipMemAllocationProp out differently and its runtimes answer
- * those calls with errors (hipErrorNotSupported).
+ * the same in HIP 5 and 6 are required (no hipDeviceProp_t, no hipPointerAttribute_t). The
+ * registration, virtual-memory and IPC ones follow ROCm 6's hip_runtime_api.h (MemAllocationProp
+ * and the flag values below), which HIP 5 laid out differently: they are optional, and called only
+ * on a runtime of ROCm 6 or newer.
  */
 #ifndef INFINIRT_HIP_NATIVE_API_H
 #define INFINIRT_HIP_NATIVE_API_H
@@ -38,8 +38,8 @@ constexpr unsigned kHostRegisterPortable = 0x1;
 constexpr unsigned kHostRegisterReadOnly = 0x8;
 constexpr unsigned kIpcMemLazyEnablePeerAccess = 0x1;
 
-/* X(name, parameter list): the one table of entry points; all return hipError_t except
- * hipGetErrorName (kept out of the list). */
+/* X(name, parameter list): the entry points load() requires; they and those below all return
+ * hipError_t, as hipGetErrorName (kept out of the lists) does not. */
 #define INFINIRT_HIP_SYMBOLS(X)                                                                                        \
     X(hipInit, (unsigned int))                                                                                         \
     X(hipDriverGetVersion, (int *))                                                                                    \
@@ -93,7 +93,11 @@ constexpr unsigned kIpcMemLazyEnablePeerAccess = 0x1;
     X(hipModuleGetGlobal, (hipDeviceptr_t *, size_t *, hipModule_t, const char *))                                     \
     X(hipFuncGetAttribute, (int *, hipFunction_attribute, hipFunction_t))                                              \
     X(hipModuleLaunchKernel, (hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,     \
-                              unsigned int, unsigned int, hipStream_t, void **, void **))                              \
+                              unsigned int, unsigned int, hipStream_t, void **, void **))
+
+/* X(name, parameter list): the entry points with ROCm 6's argument layouts. Resolved without
+ * failing: NULL when the library lacks them; before calling any, check rocm6Unavailable(). */
+#define INFINIRT_HIP_ROCM6_SYMBOLS(X)                                                                                  \
     X(hipHostRegister, (void *, size_t, unsigned int))                                                                 \
     X(hipHostUnregister, (void *))                                                                                     \
     X(hipMemGetAllocationGranularity, (size_t *, const MemAllocationProp *, hipMemAllocationGranularity_flags))        \
@@ -116,6 +120,7 @@ constexpr unsigned kIpcMemLazyEnablePeerAccess = 0x1;
 struct NativeApi {
 #define INFINIRT_HIP_MEMBER(name, params) hipError_t(*name) params;
     INFINIRT_HIP_SYMBOLS(INFINIRT_HIP_MEMBER)
+    INFINIRT_HIP_ROCM6_SYMBOLS(INFINIRT_HIP_MEMBER)
 #undef INFINIRT_HIP_MEMBER
     const char *(*hipGetErrorName)(hipError_t);
 };
@@ -128,6 +133,15 @@ inline const NativeApi &nativeApi() { return g_native_api; }
  * the first outcome). On failure `reason` says why in one line (static storage). Never calls
  * hipInit. */
 bool load(const char **reason);
+
+/* The first HIP_VERSION (major * 10000000 + minor * 100000 + patch) of ROCm 6. */
+constexpr int kHipVersionRocm6 = 60000000;
+
+/* Why the INFINIRT_HIP_ROCM6_SYMBOLS may not be called on a runtime that reports `hip_version`
+ * (a HIP_VERSION; 0 when unknown): one line naming the symbol the library lacks or the runtime's
+ * version, written to `why` (`capacity` bytes). Returns false, leaving `why` alone, when every one
+ * was resolved and the runtime is ROCm 6 or newer. After a successful load(). */
+bool rocm6Unavailable(int hip_version, char *why, size_t capacity);
 
 } // namespace infinirt::hip
 

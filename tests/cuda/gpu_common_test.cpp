@@ -486,6 +486,30 @@ TEST(GpuCommonTable, AVendorWithoutModuleLoadHasNoModuleEntries) {
     infinirt::gpu::pluginTable(kVendor); /* the other tests' vendor */
 }
 
+TEST(GpuCommonTable, WithdrawnMemorySharingLeavesNoRegistrationMappingOrIpcEntries) {
+    static infinirt::gpu::VendorApi v = MakeVendor();
+    v.host_register = {[](void *, size_t, bool) { return 0; }, "fakeHostRegister"};
+    v.mem_create = {[](void **, int, size_t, bool) { return 0; }, "fakeMemCreate"};
+    v.ipc_get_mem_handle = {[](void *, void *) { return 0; }, "fakeIpcGetMemHandle"};
+    v.ipc_get_event_handle = {[](void *, void *) { return 0; }, "fakeIpcGetEventHandle"};
+    const infinirtPluginTable_t &table = infinirt::gpu::pluginTable(v);
+    EXPECT_NE(table.host_register, nullptr);
+    EXPECT_NE(table.mem_create, nullptr);
+    EXPECT_NE(table.ipc_get_mem_handle, nullptr);
+    EXPECT_NE(table.ipc_get_event_handle, nullptr);
+    infinirt::gpu::withdrawMemorySharing();
+    EXPECT_EQ(table.host_register, nullptr);
+    EXPECT_EQ(table.host_unregister, nullptr);
+    EXPECT_EQ(table.mem_create, nullptr);
+    EXPECT_EQ(table.mem_map, nullptr);
+    EXPECT_EQ(table.ipc_get_mem_handle, nullptr);
+    EXPECT_EQ(table.ipc_open_mem_handle, nullptr);
+    EXPECT_EQ(table.ipc_get_event_handle, nullptr);
+    EXPECT_EQ(table.ipc_open_event_handle, nullptr);
+    EXPECT_NE(table.malloc_device, nullptr);
+    infinirt::gpu::pluginTable(kVendor);
+}
+
 TEST_F(GpuCommon, ValueAndPointerArgumentsArePassedByTheirValuePointers) {
     float a = 1.5f;
     void *device_ptr = reinterpret_cast<void *>(0xdead0);
