@@ -5,8 +5,8 @@
 #   scripts/gpu-verify.sh --quick [OUT]   (at most 4 minutes on a 16-core GPU machine, build included)
 #     builds (Release, cuda and opencl) only what it runs, then the conformance suite on cuda, on
 #     NVIDIA's OpenCL alone and on cpu, then the hot-path benches: dispatch (cuda_dispatch_bench,
-#     infinirt-dispatch-bench on cuda), launch (infinirt-kernels-cuda-bench) and allocation
-#     (infinicore_alloc_bench).
+#     infinirt-dispatch-bench on cuda), launch (infinirt-kernels-cuda-bench), allocation
+#     (infinicore_alloc_bench) and the Python launch (bench/python/launch_bench.py).
 #   scripts/gpu-verify.sh --pairs [OUT]   (two GPUs: at most 9 minutes; fails on fewer)
 #     builds what it runs, then what needs two devices of one type: the conformance suite's
 #     Pairs/* tests on cuda x cuda (peers, a capture waiting on the other GPU's event, ...) and on
@@ -287,6 +287,8 @@ run_bench "cuda_dispatch_bench" "$build/bin/cuda_dispatch_bench"
 run_bench "dispatch bench (cuda)" env INFINIRT_BENCH_BACKEND=cuda "$build/bin/infinirt-dispatch-bench"
 run_bench "kernels bench (cuda)" "$build/bin/infinirt-kernels-cuda-bench"
 run_bench "alloc bench" "$build/bin/infinicore_alloc_bench"
+run_bench "python launch bench" env INFINIRT_LIBRARY="$build/lib/libinfinirt.so.0" PYTHONPATH="$PWD/python" \
+  PYTHONDONTWRITEBYTECODE=1 INFINIRT_TEST_INCLUDE="$PWD/include" timeout 150 python3 bench/python/launch_bench.py
 if [ $quick -eq 0 ]; then
   for backend in opencl cpu; do
     run_bench "dispatch bench ($backend)" env INFINIRT_BENCH_BACKEND=$backend "$build/bin/infinirt-dispatch-bench"

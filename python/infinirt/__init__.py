@@ -21,7 +21,8 @@ from ._errors import BackendUnavailableError, BadParamError, BuildFailedError, D
     DeviceTypeNotSupportedError, DriverError, Error, InvalidHandleError, NotReadyError, NotSupportedError, \
     NullPointerError, OutOfMemoryError, SymbolNotFoundError
 from ._from_dlpack import from_dlpack
-from ._kernels import Kernel, LocalMemory, Module
+from ._kernel_args import LocalMemory
+from ._kernels import Kernel, Module
 from ._lib import LibraryNotFoundError
 from ._lib import path as library_path
 from ._runtime import Device, Event, Graph, Stream, backends, devices, push_device, synchronize

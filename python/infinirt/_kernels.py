@@ -2,14 +2,15 @@
 import ctypes
 
 from . import _abi
-from ._abi import KernelArgKind, KernelAttribute, ModuleFormat, Status
+from ._abi import KernelAttribute, ModuleFormat, Status
 from ._errors import BuildFailedError, call, error_for
+from ._kernel_args import prepare
 from ._lib import library
 from ._buffer import Buffer
-from ._dlpack import View
-from ._runtime import _device_arg, _on, _Owner, _stream_handle
+from ._runtime import Stream, _device_arg, _on, _Owner, _stream_handle
 
 _LOG_BYTES = 64 * 1024
+_CONFIGS_KEPT = 64  # launch configurations kept per kernel (more: the table starts over)
 
 
 def _format(fmt):
@@ -96,18 +97,6 @@ class Module(_Owner):
         return "<infinirt.Module on %s%s>" % (self.device, " unloaded" if self.closed else "")
 
 
-class LocalMemory:
-    """A LOCAL kernel argument: `nbytes` of per-block shared memory."""
-
-    def __init__(self, nbytes):
-        if int(nbytes) <= 0:
-            raise ValueError("LocalMemory: %r bytes" % (nbytes,))
-        self.nbytes = int(nbytes)
-
-    def __repr__(self):
-        return "LocalMemory(%d)" % self.nbytes
-
-
 def _dims(v, what):
     if isinstance(v, int):
         v = (v,)
@@ -130,6 +119,10 @@ class Kernel:
         self.module = module
         self.name = name
         self._handle = handle
+        self._launch = library().infinirtLaunchKernel
+        self._configs = {}  # (grid, block, ...) -> LaunchConfig; the C call checks it every time
+        self._ready = []  # the plan of the latest launch's argument types, while no launch uses it
+        self._plans = {}  # tuple of argument types -> ArgPlan, for the types of earlier launches
 
     @property
     def device(self):
@@ -160,7 +153,50 @@ class Kernel:
         (c_float, a Structure...) or bytes -> VALUE, its bytes as they are. A Python float or
         bool is refused (say which C type: numpy.float32(x), ctypes.c_double(x)).
         shared: dynamic shared memory bytes.
+
+        The launch configuration and the argument array are prepared once per configuration and
+        per tuple of argument types (_kernel_args.prepare); a call then only writes its values.
         """
+        # Types in the key: 1.0 == 1, but a float grid is refused where an int one is not.
+        key = (type(grid), grid, type(block), block, shared, cooperative, type(cluster), cluster)
+        try:
+            cfg = self._configs[key]
+        except (KeyError, TypeError):  # TypeError: an unhashable grid (a list), never kept
+            cfg = self._config(key, grid, block, shared, cooperative, cluster)
+        try:
+            plan = self._ready.pop()  # taken: no other thread writes its array meanwhile
+        except IndexError:
+            plan = None
+        argv = None if plan is None else plan.fill(args)
+        if argv is None:
+            plan = self._plan_for(args, plan)
+            argv = plan.fill(args)
+        # A closed module's kernel or a closed stream is refused by the C call (its handle is
+        # dead): the Python checks, which name the closed object, run only after a failure.
+        module = self.module
+        if stream is None:
+            with _on(module.device):
+                status = self._launch(self._handle, cfg, argv, plan.count, None)
+        else:
+            sh = stream._handle if type(stream) is Stream else _stream_handle(stream)
+            status = self._launch(self._handle, cfg, argv, plan.count, sh)
+            if status == 0:
+                stream._keep.append((module, args))  # Stream._hold, without a call
+        self._ready.append(plan)
+        if status != 0:
+            module._h()
+            _stream_handle(stream)
+            raise error_for(status, "infinirtLaunchKernel(%s)" % self.name)
+
+    def _plan_for(self, args, other):
+        """The ArgPlan for the types of `args` (prepared the first time), taken out of the table;
+        `other`, the ready plan of other types (or None), is put into the table."""
+        if other is not None:
+            self._plans[other.types] = other
+        return self._plans.pop(tuple(map(type, args)), None) or prepare(args)
+
+    def _config(self, key, grid, block, shared, cooperative, cluster):
+        """The infinirtLaunchConfig_t of these launch parameters, kept under `key` for the next calls."""
         cfg = _abi.LaunchConfig()
         cfg.struct_size = ctypes.sizeof(cfg)
         cfg.grid[:] = _dims(grid, "grid")
@@ -169,65 +205,16 @@ class Kernel:
         cfg.flags = _abi.LAUNCH_COOPERATIVE if cooperative else 0
         if cluster is not None:
             cfg.cluster[:] = _dims(cluster, "cluster")
-        argv = (_abi.KernelArg * max(len(args), 1))()
-        keep = []
-        buffers = []
-        for i, a in enumerate(args):
-            slot = argv[i]
-            kind, size, value = _convert(i, a, buffers)
-            slot.kind, slot.size = int(kind), size
-            if value is not None:
-                keep.append(value)
-                slot.value = ctypes.cast(value, ctypes.c_void_p)
-        h = self.handle
-        if stream is None:
-            with _on(self.device):
-                status = library().infinirtLaunchKernel(h, ctypes.byref(cfg), argv, len(args), None)
-        else:
-            status = library().infinirtLaunchKernel(h, ctypes.byref(cfg), argv, len(args),
-                                                    _stream_handle(stream))
-            if status == Status.SUCCESS:
-                stream._hold((self.module, buffers))
-        if status != Status.SUCCESS:
-            raise error_for(status, "infinirtLaunchKernel(%s)" % self.name)
+        if len(self._configs) >= _CONFIGS_KEPT:
+            self._configs.clear()
+        try:
+            self._configs[key] = cfg
+        except TypeError:
+            pass  # unhashable: built again next time
+        return cfg
 
     def __call__(self, grid, block, *args, **kw):
         return self.launch(grid, block, *args, **kw)
 
     def __repr__(self):
         return "<infinirt.Kernel %s on %s>" % (self.name, self.device)
-
-
-def _convert(i, a, buffers):
-    """(kind, size, ctypes object holding the value or None) for argument i."""
-    P = KernelArgKind.POINTER
-    if isinstance(a, Buffer):
-        buffers.append(a)
-        return P, ctypes.sizeof(ctypes.c_void_p), ctypes.pointer(ctypes.c_void_p(a.ptr))
-    if isinstance(a, View):
-        buffers.append(a)
-        return P, ctypes.sizeof(ctypes.c_void_p), ctypes.pointer(ctypes.c_void_p(a.ptr))
-    if a is None:
-        return P, ctypes.sizeof(ctypes.c_void_p), ctypes.pointer(ctypes.c_void_p(None))
-    if isinstance(a, LocalMemory):
-        return KernelArgKind.LOCAL, a.nbytes, None
-    if isinstance(a, bool):
-        raise TypeError("kernel argument %d: a Python bool is ambiguous; pass numpy.bool_ or ctypes.c_bool/"
-                        "c_int" % i)
-    if isinstance(a, int):
-        return P, ctypes.sizeof(ctypes.c_void_p), ctypes.pointer(ctypes.c_void_p(a))
-    if isinstance(a, float):
-        raise TypeError("kernel argument %d: a Python float is ambiguous; pass numpy.float32(x), "
-                        "numpy.float64(x) or a ctypes value" % i)
-    if isinstance(a, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
-        data = ctypes.string_at(ctypes.addressof(a), ctypes.sizeof(a))
-    elif isinstance(a, (bytes, bytearray)):
-        data = bytes(a)
-    elif type(a).__module__ == "numpy" and getattr(a, "ndim", None) == 0 and hasattr(a, "tobytes"):
-        data = a.tobytes()
-    else:
-        raise TypeError("kernel argument %d: cannot pass %s (Buffer, View, int address, None, LocalMemory, "
-                        "NumPy scalar, ctypes value or bytes)" % (i, type(a).__name__))
-    if not data:
-        raise ValueError("kernel argument %d: a value of 0 bytes" % i)
-    return KernelArgKind.VALUE, len(data), ctypes.create_string_buffer(data, len(data))

@@ -262,3 +262,109 @@ def test_opencl_build_failure_has_the_log(dev):
     m = infinirt.Module(OPENCL_SOURCE, device=device)  # AUTO: text is OpenCL C
     with pytest.raises(infinirt.BadParamError):
         m.kernel("vector_add").launch(1, 1, None)  # NUM_PARAMS is known on opencl: 4 expected
+
+
+def test_cpu_kernel_arguments_of_changing_kinds(cpu, cpu_image):
+    """Launches reuse a prepared argument array per tuple of argument types: every call writes its
+    own values, a kind changing in a position (Buffer, View, int; NumPy, ctypes, bytes) is still
+    served, and what was refused is still refused after the accepted calls."""
+    m = infinirt.Module(cpu_image, device=cpu)
+    k = m.kernel("saxpy_mixed")
+    n = 64
+    x = numpy.arange(n, dtype=numpy.float32)
+    dx, dy = infinirt.alloc(x.nbytes, cpu), infinirt.alloc(x.nbytes, cpu)
+    dx.copy_from(x)
+    p = Packet(tag=1)
+    p.v[:] = [0.0, 0.0, 0.0, 0.0]
+    s = infinirt.Stream(cpu)
+    y = numpy.empty_like(x)
+    # (arguments, scale, added, elements written): y = scale * x + added over the elements.
+    cases = [
+        ((dy, dx, numpy.float32(2.0), ctypes.c_double(0.5), numpy.int64(1), p, numpy.int32(n)), 2, 2.5, n),
+        ((dy, dx, numpy.float32(3.0), ctypes.c_double(1.5), numpy.int64(2), p, numpy.int32(n)), 3, 4.5, n),
+        ((dy.ptr, dx.view("float32"), ctypes.c_float(4.0), numpy.float64(2.5), ctypes.c_int64(3), p,
+          ctypes.c_int32(n)), 4, 6.5, n),
+        ((dy.view("float32"), dx.ptr, numpy.float32(5.0).tobytes(), bytes(ctypes.c_double(3.5)),
+          bytearray(numpy.int64(4).tobytes()), bytes(p), numpy.array(n, dtype=numpy.int32)), 5, 8.5, n),
+        ((dy, dx, numpy.float32(2.0), ctypes.c_double(0.5), numpy.int64(1), p, numpy.int32(n // 2)), 2, 2.5, n // 2),
+    ]
+    for args, scale, added, count in cases:
+        dy.fill(0)
+        k.launch(1, n, *args, stream=s)
+        s.synchronize()
+        dy.copy_to(y)
+        assert (y[:count] == scale * x[:count] + added).all() and (y[count:] == 0).all()
+    first = cases[0][0]
+    with pytest.raises(TypeError):
+        k.launch(1, n, dy, dx, 2.0, ctypes.c_double(0.5), numpy.int64(1), p, numpy.int32(n))  # a Python float
+    with pytest.raises(TypeError):
+        k.launch(1, n, dy, dx, numpy.float32(2.0), ctypes.c_double(0.5), True, p, numpy.int32(n))
+    with pytest.raises(ValueError):
+        k.launch(1, n, dy, dx, numpy.float32(2.0), (ctypes.c_char * 0)(), numpy.int64(1), p, numpy.int32(n))
+    with pytest.raises(TypeError):
+        k.launch(1.0, n, *first)  # a float grid, refused though 1 was launched with
+    with pytest.raises(TypeError):
+        k.launch(numpy.int64(1), n, *first)
+    dx.free()
+    with pytest.raises(infinirt.InvalidHandleError):
+        k.launch(1, n, *first)  # a freed Buffer, in a position prepared for Buffers
+    s.synchronize()
+
+
+def test_cpu_kernel_local_memory_sizes_and_closed_stream(cpu, cpu_image):
+    m = infinirt.Module(cpu_image, device=cpu)
+    k = m.kernel("block_sum")
+    data = numpy.arange(256, dtype=numpy.int32)
+    din, dout = infinirt.alloc(data.nbytes, cpu), infinirt.alloc(4 * 8, cpu)
+    din.copy_from(data)
+    s = infinirt.Stream(cpu)
+    for blocks, block in ((4, 64), (8, 32), (2, 128)):  # LOCAL's size written per call
+        k.launch(blocks, block, din, dout, infinirt.LocalMemory(4 * block), stream=s)
+        s.synchronize()
+        out = numpy.empty(blocks, dtype=numpy.int32)
+        dout.copy_to(out)
+        assert (out == data[:blocks * block].reshape(blocks, block).sum(axis=1)).all()
+    s.close()
+    with pytest.raises(infinirt.InvalidHandleError) as e:
+        k.launch(2, 128, din, dout, infinirt.LocalMemory(512), stream=s)
+    assert "Stream was closed" in str(e.value)
+    with pytest.raises(TypeError):
+        k.launch(2, 128, din, dout, infinirt.LocalMemory(512), stream="not a stream")
+    m.unload()
+    with pytest.raises(infinirt.InvalidHandleError) as e:
+        k.launch(2, 128, din, dout, infinirt.LocalMemory(512), stream=infinirt.Stream(cpu))
+    assert "Module was closed" in str(e.value)
+
+
+def test_cpu_kernel_launched_from_threads(cpu, cpu_image):
+    """Threads launching one kernel with the same argument types never share an argument array
+    while a launch uses it: each thread's values reach its own launches."""
+    import threading
+    m = infinirt.Module(cpu_image, device=cpu)
+    k = m.kernel("vector_add")
+    n = 256
+    a = numpy.arange(n, dtype=numpy.float32)
+    da = infinirt.alloc(a.nbytes, cpu)
+    da.copy_from(a)
+    errors = []
+
+    def work(t):
+        try:
+            s = infinirt.Stream(cpu)
+            db, dc = infinirt.alloc(a.nbytes, cpu), infinirt.alloc(a.nbytes, cpu)
+            db.copy_from(numpy.full(n, float(t), dtype=numpy.float32))
+            out = numpy.empty_like(a)
+            for _ in range(200):
+                k.launch(1, n, da, db, dc, numpy.int32(n), stream=s)
+            s.synchronize()
+            dc.copy_to(out)
+            assert (out == a + t).all(), t
+        except Exception as e:  # reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
