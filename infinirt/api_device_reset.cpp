@@ -8,6 +8,7 @@
 #include "allocations.h"
 #include "capture.h"
 #include "handles.h"
+#include "host_pins.h"
 #include "peer.h"
 
 #include <map>
@@ -84,6 +85,7 @@ __export infiniStatus_t infinirtDeviceReset(infiniDevice_t device, int device_id
     for (const Allocation &a : allocationsOn(type, device_id)) {
         keepFirst(first, releaseAllocation(a));
     }
+    keepFirst(first, unpinOnDevice(type, device_id));     // host-device memory registered for copies with it
     keepFirst(first, releaseStaging(b, type, device_id)); // pinned host memory of the device too
     destroyAll(first, HandleKind::PhysicalMem, type, device_id, [](void *h) { return infinirtMemRelease(h); });
     ResetRecord &r = resetRecord();

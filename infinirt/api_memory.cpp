@@ -1,6 +1,7 @@
 // C ABI: allocation, copies, fills, pointer attributes.
 #include "allocations.h"
 #include "capture.h"
+#include "host_pins.h"
 #include "peer.h"
 
 #include <cstring>
@@ -250,14 +251,21 @@ infiniStatus_t release(const char *function, infinirtMemoryKind_t kind, void *pt
     }
     // The free waits for the owning device's queued work (as cudaFree does; cuda's own free of
     // pinned memory is not a stream-ordered call either): refused while a stream of it captures.
+    // Host-device memory that host-direct copies registered with other backends is unregistered
+    // first (host_pins.h).
     Backend *b = g_registry.by_type[a.type];
     st = deviceWaitUnlessCapturing(function,
                                    "freeing memory waits for the device that owns it, which is refused during "
                                    "capture (as CUDA does in global capture mode): free it after the capture ends",
                                    a.type, a.device, [&] {
-                                       return kind == INFINIRT_MEMORY_DEVICE
+                                       if (kind == INFINIRT_MEMORY_PINNED_HOST) {
+                                           return INFINIRT_DEVICE_CALL(b, free_host, a.device, ptr);
+                                       }
+                                       const infiniStatus_t unpinned =
+                                           deviceMemoryIsHost(b) ? unpinHostMemory(ptr) : INFINI_STATUS_SUCCESS;
+                                       return unpinned == INFINI_STATUS_SUCCESS
                                                   ? INFINIRT_DEVICE_CALL(b, free_device, a.device, ptr)
-                                                  : INFINIRT_DEVICE_CALL(b, free_host, a.device, ptr);
+                                                  : unpinned;
                                    });
     if (st != INFINI_STATUS_SUCCESS) {
         recordAllocation(a);
@@ -500,6 +508,13 @@ __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream) {
     }
     if (INFINIRT_UNLIKELY(a.usedByOtherDevices())) {
         st = waitForOtherUsers("infinirtFreeAsync", a); // their streams are not ordered with this one
+        if (st != INFINI_STATUS_SUCCESS) {
+            recordAllocation(a);
+            return st;
+        }
+    }
+    if (deviceMemoryIsHost(r.backend)) {
+        st = unpinHostMemory(ptr); // host-direct copies' registrations (host_pins.h)
         if (st != INFINI_STATUS_SUCCESS) {
             recordAllocation(a);
             return st;

@@ -6,7 +6,8 @@
 //     cuMemcpyPeerAsync, cpu memmove on a stream);
 //   - a cpu device and a device of another backend: the cpu device's memory is ordinary host
 //     memory, so the other backend copies straight to/from it (its own D2H/H2D), no bounce
-//     buffer and no second copy (hostDirectCopy);
+//     buffer and no second copy (hostDirectCopy), from memory pinned for it once large copies
+//     have paid for the registration (host_pins.h);
 //   - otherwise (two backends, or a plugin without it, like opencl): staged through host bounce
 //     buffers by the loader (peer_staging.cpp).
 #pragma once

@@ -1,6 +1,8 @@
 // Choosing the path of a copy between two devices (peer.h).
 #include "peer.h"
 
+#include "host_pins.h"
+
 namespace infinirt {
 
 namespace {
@@ -8,7 +10,8 @@ namespace {
 // A device whose memory is host memory (the cpu backend's) and a device of another backend: the
 // host side's stream (cpu_stream, NULL: its default stream) is drained, then the other backend
 // copies between its memory and the host-side allocation with its own D2H/H2D on other_stream
-// (NULL: its default stream) and waits for it.
+// (NULL: its default stream) and waits for it. A large copy may first register the host-side
+// allocation with the other backend (host_pins.h), so that leg runs at its pinned rate.
 // Ordered and complete like the staged copy, at the speed of one native leg.
 infiniStatus_t hostDirectCopy(void *dst, const PeerEnd &d, const void *src, const PeerEnd &s, size_t size,
                               void *cpu_stream, void *other_stream) {
@@ -16,6 +19,9 @@ infiniStatus_t hostDirectCopy(void *dst, const PeerEnd &d, const void *src, cons
     const PeerEnd &cpu = to_cpu ? d : s;
     const PeerEnd &other = to_cpu ? s : d;
     infiniStatus_t st = INFINIRT_DEVICE_CALL(cpu.backend, stream_synchronize, cpu.id, cpu_stream);
+    if (st == INFINI_STATUS_SUCCESS && size >= kHostPinMinCopy) {
+        pinForHostDirectCopy(to_cpu ? dst : src, cpu.type, cpu.id, other.backend, other.type, other.id, size);
+    }
     if (st == INFINI_STATUS_SUCCESS) {
         st = INFINIRT_DEVICE_CALL(other.backend, memcpy_async, other.id, dst, src, size,
                                   to_cpu ? INFINIRT_MEMCPY_D2H : INFINIRT_MEMCPY_H2D, other_stream);

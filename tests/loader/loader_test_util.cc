@@ -72,11 +72,14 @@ StubLog::StubLog() {
     read_ = reinterpret_cast<ReadFn>(dlsym(lib, "stubLogRead"));
     clear_ = reinterpret_cast<VoidFn>(dlsym(lib, "stubLogClear"));
     fail_next_set_device_ = reinterpret_cast<VoidFn>(dlsym(lib, "stubFailNextSetDevice"));
+    fail_next_host_register_ = reinterpret_cast<VoidFn>(dlsym(lib, "stubFailNextHostRegister"));
 }
 
 void StubLog::Clear() const { clear_(); }
 
 void StubLog::FailNextSetDevice() const { fail_next_set_device_(); }
+
+void StubLog::FailNextHostRegister() const { fail_next_host_register_(); }
 
 std::string StubLog::Text() const {
     const size_t length = read_(nullptr, 0);

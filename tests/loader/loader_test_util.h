@@ -27,10 +27,15 @@ class StubLog {
 public:
     // Finds the already-loaded stub at STUB_LOGGING_PATH; IsOpen() tells whether it was found.
     StubLog();
-    bool IsOpen() const { return read_ != nullptr && clear_ != nullptr && fail_next_set_device_ != nullptr; }
+    bool IsOpen() const {
+        return read_ != nullptr && clear_ != nullptr && fail_next_set_device_ != nullptr &&
+               fail_next_host_register_ != nullptr;
+    }
     void Clear() const;
     // The stub's next set_device call fails with DRIVER_ERROR.
     void FailNextSetDevice() const;
+    // The stub's next host_register call fails with DRIVER_ERROR.
+    void FailNextHostRegister() const;
     std::vector<std::string> Lines() const;
     // Lines starting with `prefix` (e.g. "stream_create ").
     std::vector<std::string> LinesStartingWith(const std::string &prefix) const;
@@ -43,6 +48,7 @@ private:
     ReadFn read_ = nullptr;
     VoidFn clear_ = nullptr;
     VoidFn fail_next_set_device_ = nullptr;
+    VoidFn fail_next_host_register_ = nullptr;
 };
 
 } // namespace infinirt_loader_test

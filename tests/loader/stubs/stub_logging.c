@@ -5,8 +5,8 @@
  * run; streams and events are small objects named S<n>/E<n> in the log; native handles are
  * recognisable values the test compares with what the loader hands back.
  *
- * The test reads the log through stubLogRead/stubLogClear (and injects a set_device failure with
- * stubFailNextSetDevice), found with dlsym on this file
+ * The test reads the log through stubLogRead/stubLogClear (and injects a set_device or host_register
+ * failure with stubFailNextSetDevice / stubFailNextHostRegister), found with dlsym on this file
  * (dlopen RTLD_NOLOAD), so the exact arguments the loader passed can be asserted.
  * Thread-safe: one mutex guards the log and the object serials.
  */
@@ -35,6 +35,7 @@ static char g_log[1 << 16];
 static size_t g_log_len;
 static int g_serial;
 static int g_fail_next_set_device; /* guarded by g_lock */
+static int g_fail_next_host_register; /* guarded by g_lock */
 
 static void logLine(const char *format, ...) {
     char line[512];
@@ -77,6 +78,13 @@ STUB_EXPORT void stubLogClear(void) {
 STUB_EXPORT void stubFailNextSetDevice(void) {
     pthread_mutex_lock(&g_lock);
     g_fail_next_set_device = 1;
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* Makes the next host_register call fail, to check the loader's host-direct copies fall back. */
+STUB_EXPORT void stubFailNextHostRegister(void) {
+    pthread_mutex_lock(&g_lock);
+    g_fail_next_host_register = 1;
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -345,6 +353,25 @@ static infiniStatus_t stubDeviceGetNativeContext(int device, void **native) {
     return INFINI_STATUS_SUCCESS;
 }
 
+static infiniStatus_t stubHostRegister(int device, void *ptr, size_t size, uint32_t flags) {
+    pthread_mutex_lock(&g_lock);
+    int fail = g_fail_next_host_register;
+    g_fail_next_host_register = 0;
+    pthread_mutex_unlock(&g_lock);
+    logLine("host_register device=%d ptr=%p size=%zu flags=%u%s", device, ptr, size, flags, fail ? " -> refused" : "");
+    if (fail) {
+        g_host->set_error("stub host_register refused (marker 7031)");
+        return INFINI_STATUS_DRIVER_ERROR;
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+/* Logs the range's first byte: read while the memory is still allocated, it is what the test wrote. */
+static infiniStatus_t stubHostUnregister(int device, void *ptr) {
+    logLine("host_unregister device=%d ptr=%p first=%u", device, ptr, (unsigned)*(const unsigned char *)ptr);
+    return INFINI_STATUS_SUCCESS;
+}
+
 /* Graph entries are left NULL on purpose: the loader must record and replay captured work. */
 static const infinirtPluginTable_t kTable = {
     .struct_size = sizeof(infinirtPluginTable_t),
@@ -381,6 +408,8 @@ static const infinirtPluginTable_t kTable = {
     .stream_get_native = stubStreamGetNative,
     .event_get_native = stubEventGetNative,
     .device_get_native_context = stubDeviceGetNativeContext,
+    .host_register = stubHostRegister,
+    .host_unregister = stubHostUnregister,
 };
 
 INFINIRT_PLUGIN_EXPORT infiniStatus_t INFINIRT_PLUGIN_ENTRY(uint32_t loader_version, const infinirtPluginHost_t *host,
