@@ -231,7 +231,7 @@ def main():
                 ptx_path = os.path.join(tmp, "add4.ptx")
                 with open(ptx_path, "w") as f:
                     f.write(PTX)
-                rows += optional("cupy", cupy_row, ptx_path)
+                rows += optional("cupy", lambda path: [cupy_row(path)], ptx_path)
                 rows += optional("triton", triton_rows, device, stream)
             for r in rows:  # warm-up: plans, JIT caches, lazy loading
                 r.batch(calls // 10 or 1)
