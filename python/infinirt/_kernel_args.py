@@ -89,7 +89,7 @@ class ArgPlan:
     types of `args` are not `types`. A plan is written by one launch at a time:
     the kernel takes it for the call and gives it back after.
     """
-    __slots__ = ("types", "count", "argv", "fill")
+    __slots__ = ("types", "count", "c_count", "argv", "fill")
 
 
 # What fill() does per position, by the argument's type (cN: the c_void_p the slot points at,
@@ -135,6 +135,7 @@ def prepare(args):
     plan = ArgPlan()
     plan.types = types = tuple(map(type, args))
     plan.count = count = len(args)
+    plan.c_count = ctypes.c_uint32(count)
     plan.argv = argv = (_abi.KernelArg * max(count, 1))()
     numpy = sys.modules.get("numpy")
     env = {"argv": argv, "addressof": ctypes.addressof}

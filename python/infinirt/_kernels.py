@@ -13,6 +13,16 @@ _LOG_BYTES = 64 * 1024
 _CONFIGS_KEPT = 64  # launch configurations kept per kernel (more: the table starts over)
 
 
+def _raw_launch():
+    """infinirtLaunchKernel without argument conversion: every argument is passed as a ctypes
+    value made in advance (the handle, byref(config), the array, the count, the stream), which
+    ctypes hands over as it is instead of converting each one per call."""
+    f = library()["infinirtLaunchKernel"]  # a function object of its own: its argtypes are ours
+    f.argtypes = None
+    f.restype = ctypes.c_int
+    return f
+
+
 def _format(fmt):
     if isinstance(fmt, str):
         key = fmt.strip().upper().replace("-", "_")
@@ -119,8 +129,10 @@ class Kernel:
         self.module = module
         self.name = name
         self._handle = handle
-        self._launch = library().infinirtLaunchKernel
-        self._configs = {}  # (grid, block, ...) -> LaunchConfig; the C call checks it every time
+        self._launch = _raw_launch()
+        self._c_handle = ctypes.c_void_p(handle)
+        self._configs = {}  # (grid, block, ...) -> byref(LaunchConfig); the C call checks it every time
+        self._last = (None, None, None, None, None, None)  # grid, block, shared, cooperative, cluster, config
         self._ready = []  # the plan of the latest launch's argument types, while no launch uses it
         self._plans = {}  # tuple of argument types -> ArgPlan, for the types of earlier launches
 
@@ -157,12 +169,19 @@ class Kernel:
         The launch configuration and the argument array are prepared once per configuration and
         per tuple of argument types (_kernel_args.prepare); a call then only writes its values.
         """
-        # Types in the key: 1.0 == 1, but a float grid is refused where an int one is not.
-        key = (type(grid), grid, type(block), block, shared, cooperative, type(cluster), cluster)
-        try:
-            cfg = self._configs[key]
-        except (KeyError, TypeError):  # TypeError: an unhashable grid (a list), never kept
-            cfg = self._config(key, grid, block, shared, cooperative, cluster)
+        # The same objects as the latest launch's: its configuration (no key to build or hash).
+        last = self._last
+        if (grid is last[0] and block is last[1] and shared is last[2] and cooperative is last[3]
+                and cluster is last[4]):
+            cfg = last[5]
+        else:
+            # Types in the key: 1.0 == 1, but a float grid is refused where an int one is not.
+            key = (type(grid), grid, type(block), block, shared, cooperative, type(cluster), cluster)
+            try:
+                cfg = self._configs[key]
+            except (KeyError, TypeError):  # TypeError: an unhashable grid (a list), never kept
+                cfg = self._config(key, grid, block, shared, cooperative, cluster)
+            self._last = (grid, block, shared, cooperative, cluster, cfg)
         try:
             plan = self._ready.pop()  # taken: no other thread writes its array meanwhile
         except IndexError:
@@ -176,10 +195,10 @@ class Kernel:
         module = self.module
         if stream is None:
             with _on(module.device):
-                status = self._launch(self._handle, cfg, argv, plan.count, None)
+                status = self._launch(self._c_handle, cfg, argv, plan.c_count, None)
         else:
-            sh = stream._handle if type(stream) is Stream else _stream_handle(stream)
-            status = self._launch(self._handle, cfg, argv, plan.count, sh)
+            sh = stream._c_handle if type(stream) is Stream else ctypes.c_void_p(_stream_handle(stream))
+            status = self._launch(self._c_handle, cfg, argv, plan.c_count, sh)
             if status == 0:
                 stream._keep.append((module, args))  # Stream._hold, without a call
         self._ready.append(plan)
@@ -196,7 +215,8 @@ class Kernel:
         return self._plans.pop(tuple(map(type, args)), None) or prepare(args)
 
     def _config(self, key, grid, block, shared, cooperative, cluster):
-        """The infinirtLaunchConfig_t of these launch parameters, kept under `key` for the next calls."""
+        """byref(the infinirtLaunchConfig_t of these launch parameters), kept under `key` for the
+        next calls."""
         cfg = _abi.LaunchConfig()
         cfg.struct_size = ctypes.sizeof(cfg)
         cfg.grid[:] = _dims(grid, "grid")
@@ -205,13 +225,14 @@ class Kernel:
         cfg.flags = _abi.LAUNCH_COOPERATIVE if cooperative else 0
         if cluster is not None:
             cfg.cluster[:] = _dims(cluster, "cluster")
+        ref = ctypes.byref(cfg)  # holds cfg
         if len(self._configs) >= _CONFIGS_KEPT:
             self._configs.clear()
         try:
-            self._configs[key] = cfg
+            self._configs[key] = ref
         except TypeError:
             pass  # unhashable: built again next time
-        return cfg
+        return ref
 
     def __call__(self, grid, block, *args, **kw):
         return self.launch(grid, block, *args, **kw)

@@ -347,6 +347,7 @@ class Stream(_Owner):
             else:
                 call("infinirtStreamCreateWithPriority", ctypes.byref(h), int(priority))
         self._own(h.value)
+        self._c_handle = h  # the handle as a ctypes value, for calls that pass it without conversion
 
     @property
     def priority(self):
