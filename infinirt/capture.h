@@ -162,6 +162,8 @@ private:
     HandleSlot *slot_ = nullptr;
     bool marked_ = false;
     bool held_ = false;
+    // The capture lock where no mark was made (held_); by hand, as std::optional costs the
+    // unheld path 3-4 instructions more.
     alignas(NativeCaptureHold) unsigned char hold_[sizeof(NativeCaptureHold)];
 };
 

@@ -293,7 +293,7 @@ infiniStatus_t defaultStream(int index, Stream **out) {
     std::lock_guard<std::mutex> lock(dev.mutex);
     if (!dev.default_stream.load(std::memory_order_relaxed)) {
         if (!dev.timing_scratch) {
-            dev.timing_scratch = nativeApi().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, 64, 0);
+            dev.timing_scratch = svmAllocScratch(dev, 64);
             if (!dev.timing_scratch) {
                 return common::fail(INFINI_STATUS_OUT_OF_MEMORY,
                                     "clSVMAlloc returned NULL for a 64 B scratch buffer on opencl:%d", index);

@@ -98,6 +98,12 @@ void discoverDevices();
 // 0 <= index < the device count (the loader validates indices).
 Device &device(int index);
 
+// clSVMAlloc and clSVMFree of a small buffer the plugin keeps for itself (scratch), serialised
+// with every other SVM allocation and release of the plugin (opencl_memory.cpp). NULL when the
+// implementation refuses.
+void *svmAllocScratch(Device &dev, size_t size);
+void svmFreeScratch(Device &dev, void *p);
+
 // The device's default stream, created on first use (with the timing probe). Thread-safe; a
 // failure is reported through the thread's error detail and retried on the next call.
 infiniStatus_t defaultStream(int device, Stream **stream);

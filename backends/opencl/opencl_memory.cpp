@@ -397,6 +397,16 @@ infiniStatus_t releaseHost(int device, void *host, cl_mem buffer) {
 
 } // namespace
 
+void *svmAllocScratch(Device &dev, size_t size) {
+    std::lock_guard<std::mutex> lock(svmMutex());
+    return nativeApi().clSVMAlloc(dev.context, CL_MEM_READ_WRITE, size, 0);
+}
+
+void svmFreeScratch(Device &dev, void *p) {
+    std::lock_guard<std::mutex> lock(svmMutex());
+    nativeApi().clSVMFree(dev.context, p);
+}
+
 // clSVMAlloc on the device's context. NULL from the driver (including a size above
 // CL_DEVICE_MAX_MEM_ALLOC_SIZE) is OUT_OF_MEMORY with the figures.
 infiniStatus_t mallocDevice(int device, void **ptr, size_t size) { return svmAlloc(device, ptr, size); }

@@ -75,7 +75,7 @@ bool submitsWithoutFlush(Device &dev) {
     if (!queue) {
         return false;
     }
-    void *scratch = cl.clSVMAlloc(dev.context, CL_MEM_READ_WRITE, 64, 0);
+    void *scratch = svmAllocScratch(dev, 64);
     cl_int state = CL_QUEUED;
     if (scratch) {
         const unsigned char zero = 0;
@@ -89,7 +89,7 @@ bool submitsWithoutFlush(Device &dev) {
             cl.clReleaseEvent(fill);
         }
         cl.clFinish(queue);
-        cl.clSVMFree(dev.context, scratch);
+        svmFreeScratch(dev, scratch);
     }
     cl.clReleaseCommandQueue(queue);
     return state >= CL_COMPLETE && state <= CL_SUBMITTED;
