@@ -937,7 +937,12 @@ __export infiniStatus_t infinirtDeviceDisablePeerAccess(infiniDevice_t type, int
  * (cuda cuMemcpyPeerAsync, cpu memmove): direct, whether or not access is enabled (cuda: the
  * driver routes it through the host when access is off); a cpu device and another backend's
  * device: host-direct, the other backend's own D2H/H2D straight to/from the cpu device's memory
- * (host memory) after the cpu side's stream drained; otherwise (two other backends, opencl pairs)
+ * (host memory) after the cpu side's stream drained; copies of at least 1 MiB count toward
+ * registering that cpu allocation (infinirtMalloc memory) with the other backend (its
+ * host_register; cuda: cuMemHostRegister) once they have moved half its size, so that later ones
+ * run at pinned speed; it stays registered until it is freed (the free unregisters it first, and
+ * keeps the memory, reporting the failure, if that fails) or the device that registered it is
+ * reset; a refused registration leaves the copies pageable, without error; otherwise (two other backends, opencl pairs)
  * staged by the loader through two 8 MiB pinned host bounce buffers of the source backend (of the
  * destination's when its pinned memory serves DMA better: cuda/hip over opencl over cpu),
  * double-buffered so that reading chunk k+1 overlaps writing chunk k; never a host allocation of
