@@ -442,6 +442,15 @@ typedef struct infinirtPluginTraits {
 #define INFINIRT_PLUGIN_ENTRIES_IPC(X, P, c)                                                                   \
     INFINIRT_PLUGIN_ENTRIES_IPC_MEMORY(X, P, c) INFINIRT_PLUGIN_ENTRIES_IPC_EVENTS(X, P, c)
 
+/* ---- the device stack's fast push (optional)
+ * set_device_saving: thread_state_save and set_device in one call, for infinirtPushDevice: writes
+ *   to *state the calling thread's native state as it was (what thread_state_save would write),
+ *   then makes `device` current as set_device does. On failure the native state is unchanged and
+ *   *state is unwritten. Only with thread_state_save; NULL: the loader calls the two. */
+#define INFINIRT_PLUGIN_ENTRIES_CONTEXT_SWITCH(X, P, c)                                                        \
+    X(c, set_device_saving, SetDeviceSaving, setDeviceSaving, infinirtPushDevice, COLD,                          \
+      (P(Device, int, device), P(Skip, void **, state)))
+
 #define INFINIRT_PLUGIN_ENTRIES(X, P, c)                                                                       \
     INFINIRT_PLUGIN_ENTRIES_DEVICES(X, P, c)                                                                     \
     INFINIRT_PLUGIN_ENTRIES_STREAMS_EVENTS(X, P, c)                                                              \
@@ -453,7 +462,8 @@ typedef struct infinirtPluginTraits {
     INFINIRT_PLUGIN_ENTRIES_LOADER(X, P, c)                                                                      \
     INFINIRT_PLUGIN_ENTRIES_CONTEXTS(X, P, c)                                                                  \
     INFINIRT_PLUGIN_ENTRIES_MEMORY_MAPPING(X, P, c)                                                              \
-    INFINIRT_PLUGIN_ENTRIES_IPC(X, P, c)
+    INFINIRT_PLUGIN_ENTRIES_IPC(X, P, c)                                                                         \
+    INFINIRT_PLUGIN_ENTRIES_CONTEXT_SWITCH(X, P, c)
 
 /* The function types, infinirtPlugin<Type>Fn, and the table. */
 #define INFINIRT_PLUGIN_PARAM_DECL_(role, type, name) type name

@@ -62,6 +62,17 @@ __export infiniStatus_t infinirtGetDeviceCount(infiniDevice_t device, int *count
     return INFINI_STATUS_SUCCESS;
 }
 
+} // extern "C"
+
+infiniStatus_t infinirt::setDeviceFailed(infiniStatus_t st) {
+    ThreadHot &t = t_hot;
+    const CurrentDevice tried = t.current;
+    t.current = t.switch_undo;
+    return pluginFailed(g_registry.by_type[tried.type]->name.c_str(), tried.id, "set_device", st);
+}
+
+extern "C" {
+
 __export infiniStatus_t infinirtSetDevice(infiniDevice_t device, int device_id) {
     INFINIRT_ENTER();
     Backend *b = nullptr;
@@ -98,7 +109,7 @@ INFINIRT_COLD infiniStatus_t getDeviceSlow(infiniDevice_t *device_ptr, int *devi
 // the loader is initialised (a forked child's is reset: registry.cpp). NULL outputs, and a thread
 // that has not chosen a device yet, go to getDeviceSlow, which initialises.
 __export infiniStatus_t infinirtGetDevice(infiniDevice_t *device_ptr, int *device_id_ptr) {
-    const CurrentDevice &c = t_current;
+    const CurrentDevice &c = t_hot.current;
     if (INFINIRT_LIKELY(c.type >= 0 && device_ptr != nullptr && device_id_ptr != nullptr)) {
         *device_ptr = static_cast<infiniDevice_t>(c.type);
         *device_id_ptr = c.id;

@@ -113,13 +113,7 @@ void awaitUnmarked(const HandleSlot *stream);
 class Submission {
 public:
     INFINIRT_INLINE explicit Submission(const StreamRef &r) {
-        // The thread-local address, computed once: GCC would compute it again for each atomic
-        // access (one TLS descriptor call each) unless it is pinned in a register.
-        ThreadHot *pinned = &t_hot;
-#if defined(__GNUC__)
-        __asm__("" : "+r"(pinned));
-#endif
-        hot_ = pinned;
+        hot_ = threadHot();
         hot_->plugin_detail_pending = false; // beginPluginCall
         slot_ = r.slot;
         if (slot_ == nullptr) {

@@ -62,16 +62,26 @@ INFINIRT_COLD inline infiniStatus_t invalidHandle(const char *function, const ch
 // entry takes the device alone).
 #define INFINIRT_FIRST_ARG_(first, ...) first
 
-// Makes (type, id) of backend `b` current (the caller validated it): the backend's set_device,
-// then infinirt's. A failure of set_device leaves both as they were.
+// makeCurrent's failure: puts back the thread's switch_undo and reports the plugin's failure on the
+// device that was tried (api_device.cpp).
+INFINIRT_COLD infiniStatus_t setDeviceFailed(infiniStatus_t st);
+
+// Makes (type, id) of backend `b` current (the caller validated it): infinirt's current device,
+// then the backend's set_device. A failure of set_device leaves both as they were. What the
+// failure path needs lives in the thread's ThreadHot, not in registers kept across the plugin call.
 INFINIRT_INLINE infiniStatus_t makeCurrent(Backend *b, int type, int id) {
-    if (b->table.set_device != nullptr) {
-        const infiniStatus_t st = checked(b, id, "set_device", INFINIRT_PLUGIN_STATUS(b, set_device, id));
-        if (st != INFINI_STATUS_SUCCESS) {
-            return st;
-        }
+    ThreadHot &t = t_hot;
+    infinirtPluginSetDeviceFn *const set_device = b->table.set_device;
+    t.switch_undo = t.current;
+    t.current = CurrentDevice{type, id};
+    if (set_device == nullptr) {
+        return INFINI_STATUS_SUCCESS;
     }
-    setCurrentDevice(type, id);
+    t.plugin_detail_pending = false; // beginPluginCall
+    const infiniStatus_t st = set_device(id);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return setDeviceFailed(st);
+    }
     return INFINI_STATUS_SUCCESS;
 }
 

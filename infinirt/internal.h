@@ -67,9 +67,18 @@ INFINIRT_COLD infiniStatus_t pluginFailed(const char *backend, int device, const
 // none. Valid until the thread's next plugin call. Same precondition as pluginFailed.
 const char *takePluginDetail();
 struct HandleSlot;
-// The state every submission touches, in one thread-local object, so that a call computes its
-// address once (one TLS descriptor call). Plain __thread (trivial, no dynamic initialisation):
-// other translation units read it without a TLS wrapper function.
+// The calling thread's current device.
+struct CurrentDevice {
+    int type; // -1: not chosen yet on this thread (takes the process default)
+    int id;
+};
+constexpr long kDeviceStackDepth = 64;
+// The thread's per-thread state that the hot entries touch, in one thread-local object, so that a
+// call computes its address once (one TLS descriptor call). Plain __thread of a trivial type with
+// a constant initialiser (errors.cpp): other translation units read it without a TLS wrapper
+// function, and the library's TLS descriptors (CMakeLists.txt) keep the access a few instructions
+// while ctypes and others can still dlopen the library. A new thread starts with the initialiser:
+// no current device chosen, an empty device stack.
 struct ThreadHot {
     // Set by host->set_error on the calling thread; see beginPluginCall.
     bool plugin_detail_pending;
@@ -77,8 +86,31 @@ struct ThreadHot {
     // see, and the stream this thread is submitting to outside the capture lock (nullptr: none).
     bool registered;
     std::atomic<const HandleSlot *> submitting;
+    // The thread's current device (infinirtSetDevice, infinirtGetDevice, the NULL stream).
+    CurrentDevice current;
+    // What was current while infinirtSetDevice's set_device runs (`current` is already the new
+    // device then): a failure puts it back (dispatch.h, makeCurrent).
+    CurrentDevice switch_undo;
+    // The thread's device stack (api_device_stack.cpp), entries [0, stack_depth), one array per
+    // field (8 bytes each: an index is an addressing mode): infinirt's current device before the
+    // push, the device pushed, and the pushed backend's native state as it was (thread_state_save's
+    // answer; meaningful where that backend has thread_state_restore).
+    long stack_depth;
+    CurrentDevice stack_prev[kDeviceStackDepth];
+    CurrentDevice stack_pushed[kDeviceStackDepth];
+    void *stack_state[kDeviceStackDepth];
 };
 extern __thread ThreadHot t_hot INFINIRT_HIDDEN;
+// The address of the calling thread's ThreadHot, computed once, for a function that uses it on
+// both sides of a call: GCC would otherwise compute it again (a TLS descriptor call) after each
+// call, or for each atomic access, unless it is pinned in a register.
+INFINIRT_INLINE ThreadHot *threadHot() {
+    ThreadHot *pinned = &t_hot;
+#if defined(__GNUC__)
+    __asm__("" : "+r"(pinned));
+#endif
+    return pinned;
+}
 // Drops any detail pending on the calling thread; called right before a plugin call.
 inline void beginPluginCall() { t_hot.plugin_detail_pending = false; }
 // Logs at `level` when INFINIRT_LOG allows it.
@@ -134,26 +166,10 @@ const char *typeName(int type);
 
 // ---- the thread's current device --------------------------------------------------------------
 
-// The calling thread's current device (registry.cpp). Plain __thread of a trivial type: no TLS
-// wrapper function, and the library's TLS descriptors (CMakeLists.txt) keep the access a few
-// instructions while ctypes and others can still dlopen the library.
-struct CurrentDevice {
-    int type; // -1: not chosen yet on this thread (takes the process default)
-    int id;
-};
-extern __thread CurrentDevice t_current;
-
-// Makes (type, id) the calling thread's current device; the caller validated it.
-INFINIRT_INLINE void setCurrentDevice(int type, int id) {
-    CurrentDevice &c = t_current;
-    c.type = type;
-    c.id = id;
-}
-
 // Resolves the calling thread's current device. Fails with DEVICE_NOT_FOUND when none exists.
 INFINIRT_COLD infiniStatus_t currentDeviceSlow(Backend *&backend, int &type, int &id);
 INFINIRT_INLINE infiniStatus_t currentDevice(Backend *&backend, int &type, int &id) {
-    const CurrentDevice &c = t_current;
+    const CurrentDevice &c = t_hot.current;
     if (INFINIRT_LIKELY(c.type >= 0)) {
         type = c.type;
         id = c.id;

@@ -133,6 +133,13 @@ void loadPlugin(Backend &b, const std::string &path) {
     const size_t given = std::min(table->struct_size, sizeof(infinirtPluginTable_t));
     std::memcpy(&b.table, table, kFirstEntry + (given - kFirstEntry) / sizeof(void *) * sizeof(void *));
     b.table.struct_size = sizeof(infinirtPluginTable_t);
+    // The thread-state entries come as a pair, and set_device_saving only with them (the device
+    // stack relies on it): a plugin that gives less has no native thread state for the loader.
+    if (b.table.thread_state_save == nullptr || b.table.thread_state_restore == nullptr) {
+        b.table.thread_state_save = nullptr;
+        b.table.thread_state_restore = nullptr;
+        b.table.set_device_saving = nullptr;
+    }
     if (st != INFINI_STATUS_SUCCESS) {
         b.reason = "init failed: " + pluginFailure(st);
         return;
@@ -293,7 +300,7 @@ void onForkChild() {
         g_state.store(static_cast<int>(LoaderState::ForkedChild), std::memory_order_relaxed);
         // The forking thread is the child's only one: its current device is forgotten, so that
         // infinirtGetDevice's fast path (which reads only this) goes to the refusal too.
-        t_current.type = -1;
+        t_hot.current.type = -1;
     }
 }
 
@@ -370,10 +377,8 @@ infiniStatus_t initSlow() {
                 "(exec a new program, or initialise only after fork)");
 }
 
-__thread CurrentDevice t_current = {-1, 0};
-
 infiniStatus_t currentDeviceSlow(Backend *&backend, int &type, int &id) {
-    CurrentDevice &c = t_current;
+    CurrentDevice &c = t_hot.current;
     if (c.type < 0) {
         if (g_registry.default_type == kTypeCount) {
             return fail(INFINI_STATUS_DEVICE_NOT_FOUND, "no device: no backend plugin reported a device");

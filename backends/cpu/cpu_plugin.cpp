@@ -21,7 +21,8 @@ const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
                      Entry::graph_destroy, Entry::graph_instantiate, Entry::graph_exec_destroy, Entry::graph_launch,
                      Entry::stream_get_native, Entry::event_get_native, Entry::device_get_native_context,
                      Entry::pointer_get_attributes,
-                     Entry::thread_state_save, Entry::thread_state_restore, Entry::ipc_open_event_handle>);
+                     Entry::thread_state_save, Entry::thread_state_restore, Entry::ipc_open_event_handle,
+                     Entry::set_device_saving>);
 
 } // namespace
 } // namespace infinirt::cpu

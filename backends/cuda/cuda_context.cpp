@@ -143,6 +143,25 @@ infiniStatus_t threadStateSave(int device, void **state) {
     return INFINI_STATUS_SUCCESS;
 }
 
+/* threadStateSave then setDevice with one read of the current context, for infinirtPushDevice. */
+infiniStatus_t setDeviceSaving(int device, void **state) {
+    CUcontext want = nullptr;
+    if (infiniStatus_t status = primary(device, &want)) {
+        return status;
+    }
+    CUcontext cur = nullptr;
+    if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
+        return gpu::nativeFailure("cuCtxGetCurrent", rc, "saving the current context before pushing cuda:%d", device);
+    }
+    if (cur != want) {
+        if (CUresult rc = nativeApi().cuCtxSetCurrent(want)) {
+            return gpu::nativeFailure("cuCtxSetCurrent", rc, "making cuda:%d current", device);
+        }
+    }
+    *state = cur;
+    return INFINI_STATUS_SUCCESS;
+}
+
 /* Makes the saved context current again, replacing the top of the thread's stack as setDevice
  * did; a NULL one leaves the thread with no context. cuCtxSetCurrent creates and retains nothing. */
 infiniStatus_t threadStateRestore(int device, void *state) {

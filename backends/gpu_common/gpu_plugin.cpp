@@ -33,7 +33,8 @@ infinirtPluginTable_t buildTable(const VendorApi &v) {
     infinirtPluginTable_t t = common::tableHeader(v.name, v.device_type);
     INFINIRT_COMMON_FILL_ENTRIES(t, common::LeftNull<Entry::init, Entry::get_device_count, Entry::get_device_properties,
                                                      Entry::set_device, Entry::thread_state_save,
-                                                     Entry::thread_state_restore, Entry::device_get_native_context,
+                                                     Entry::thread_state_restore, Entry::set_device_saving,
+                                                     Entry::device_get_native_context,
                                                      Entry::pointer_get_attributes, Entry::module_load,
                                                      Entry::module_rank_image>);
 
@@ -44,6 +45,7 @@ infinirtPluginTable_t buildTable(const VendorApi &v) {
     t.set_device = v.set_device;
     t.thread_state_save = v.thread_state_save;
     t.thread_state_restore = v.thread_state_restore;
+    t.set_device_saving = v.set_device_saving;
     t.device_get_native_context = v.device_get_native_context;
     t.pointer_get_attributes = v.pointer_get_attributes;
     t.module_load = v.module_load;

@@ -72,6 +72,7 @@ struct VendorApi {
      * current device), saved and restored exactly for infinirtPushDevice/infinirtPopDevice. */
     infinirtPluginThreadStateSaveFn *thread_state_save;
     infinirtPluginThreadStateRestoreFn *thread_state_restore;
+    infinirtPluginSetDeviceSavingFn *set_device_saving; /* thread_state_save then set_device */
     infinirtPluginDeviceGetNativeContextFn *device_get_native_context;
     infinirtPluginPointerGetAttributesFn *pointer_get_attributes; /* may be NULL */
 

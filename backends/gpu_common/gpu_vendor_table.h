@@ -8,7 +8,7 @@
  *     const gpu::DevicePropertySource kProperties = INFINIRT_GPU_PROPERTY_SOURCE(INFINIRT_GPU_PICK_CUDA);
  * The tokens of the other column are never compiled. What a row names without a column is the
  * vendor's, looked up in the vendor's namespace: its own plugin entries (init, getDeviceCount,
- * getDeviceProperties, setDevice, threadStateSave, threadStateRestore, deviceGetNativeContext, pointerGetAttributes, moduleLoad, moduleRankImage), its
+ * getDeviceProperties, setDevice, threadStateSave, threadStateRestore, setDeviceSaving, deviceGetNativeContext, pointerGetAttributes, moduleLoad, moduleRankImage), its
  * error table (errorName, toStatus), context binding (bind, unbind) and the converters
  * native<Entry> of its <area>.cpp files, which make one native call each with types converted.
  * The vendor's own plugin entries are installed through common::guarded, as gpu_vendor.h wants.
@@ -160,6 +160,7 @@
         table.set_device = ::infinirt::common::guarded<setDevice>;                                                 \
         table.thread_state_save = ::infinirt::common::guarded<threadStateSave>;                                    \
         table.thread_state_restore = ::infinirt::common::guarded<threadStateRestore>;                              \
+        table.set_device_saving = ::infinirt::common::guarded<setDeviceSaving>;                                    \
         table.device_get_native_context = ::infinirt::common::guarded<deviceGetNativeContext>;                     \
         table.module_load = ::infinirt::common::guarded<moduleLoad>;                                               \
         table.module_rank_image = ::infinirt::common::guarded<moduleRankImage>;                                   \

@@ -107,6 +107,19 @@ infiniStatus_t threadStateSave(int device, void **state) {
     return INFINI_STATUS_SUCCESS;
 }
 
+/* threadStateSave then setDevice, for infinirtPushDevice. */
+infiniStatus_t setDeviceSaving(int device, void **state) {
+    void *saved = nullptr;
+    if (infiniStatus_t status = threadStateSave(device, &saved)) {
+        return status;
+    }
+    if (infiniStatus_t status = setDevice(device)) {
+        return status;
+    }
+    *state = saved;
+    return INFINI_STATUS_SUCCESS;
+}
+
 infiniStatus_t threadStateRestore(int device, void *state) {
     const int saved = static_cast<int>(reinterpret_cast<intptr_t>(state));
     if (hipError_t rc = nativeApi().hipSetDevice(saved)) {

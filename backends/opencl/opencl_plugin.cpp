@@ -26,7 +26,8 @@ const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
                      Entry::mem_set_access,
                      Entry::thread_state_save, Entry::thread_state_restore,
                      Entry::ipc_get_mem_handle, Entry::ipc_open_mem_handle,
-                     Entry::ipc_close_mem_handle, Entry::ipc_get_event_handle, Entry::ipc_open_event_handle>);
+                     Entry::ipc_close_mem_handle, Entry::ipc_get_event_handle, Entry::ipc_open_event_handle,
+                     Entry::set_device_saving>);
 
 } // namespace
 } // namespace infinirt::opencl

@@ -25,7 +25,8 @@ const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
                      Entry::thread_state_save, Entry::thread_state_restore, Entry::device_get_limit,
                      Entry::device_set_limit, Entry::device_get_stream_priority_range, Entry::stream_create_with_priority,
                      Entry::ipc_get_mem_handle, Entry::ipc_open_mem_handle,
-                     Entry::ipc_close_mem_handle, Entry::ipc_get_event_handle, Entry::ipc_open_event_handle>);
+                     Entry::ipc_close_mem_handle, Entry::ipc_get_event_handle, Entry::ipc_open_event_handle,
+                     Entry::set_device_saving>);
 
 } // namespace
 } // namespace infinirt::skeleton

@@ -94,6 +94,11 @@ int main(int argc, char **argv) {
     const std::vector<Entry> entries = {
         {"infinirtGetDevice", [&] { infinirtGetDevice(&type, &id); }},
         {"infinirtSetDevice", [&] { infinirtSetDevice(INFINI_DEVICE_CPU, 0); }},
+        {"infinirtPushDevice+infinirtPopDevice",
+         [&] {
+             infinirtPushDevice(INFINI_DEVICE_CPU, 0);
+             infinirtPopDevice(nullptr, nullptr);
+         }},
         {"infinirtEventQuery", [&] { infinirtEventQuery(event, &status); }},
         {"infinirtStreamQuery", [&] { infinirtStreamQuery(stream); }},
         {"infinirtEventRecord", [&] { infinirtEventRecord(event, stream); }},
