@@ -55,7 +55,7 @@ __export infiniStatus_t infinirtEventCreate(infinirtEvent_t *event_ptr) {
 }
 
 __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStream_t stream) {
-    INFINIRT_ENTER();
+    // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h).
     HandleSlot *ev = eventSlot(event);
     if (INFINIRT_UNLIKELY(ev == nullptr)) {
         return invalidHandle("infinirtEventRecord", "event", event);
@@ -82,8 +82,26 @@ __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStrea
         [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtEventRecord"); });
 }
 
+} // extern "C"
+
+namespace {
+// event_query's status other than SUCCESS. A plugin answering NOT_READY as a status (as
+// cudaEventQuery does) gave the answer, not a failure: it is passed on in *status_ptr, and writes
+// no message.
+INFINIRT_COLD infiniStatus_t eventQueryNotSuccess(const HandleSlot *ev, infinirtEventStatus_t *status_ptr,
+                                                  infiniStatus_t st) {
+    if (st == INFINI_STATUS_NOT_READY) {
+        *status_ptr = INFINIRT_EVENT_NOT_READY;
+        return INFINI_STATUS_SUCCESS;
+    }
+    return pluginFailed(g_registry.by_type[ev->type]->name.c_str(), ev->device, "event_query", st);
+}
+} // namespace
+
+extern "C" {
+
 __export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventStatus_t *status_ptr) {
-    INFINIRT_ENTER();
+    // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h).
     if (INFINIRT_UNLIKELY(status_ptr == nullptr)) {
         return nullArgument("infinirtEventQuery", "status_ptr");
     }
@@ -91,23 +109,18 @@ __export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventS
     if (INFINIRT_UNLIKELY(ev == nullptr)) {
         return invalidHandle("infinirtEventQuery", "event", event);
     }
-    Backend *b = g_registry.by_type[ev->type];
-    if (INFINIRT_UNLIKELY(b->table.event_query == nullptr)) {
+    const Backend *b = g_registry.by_type[ev->type];
+    infinirtPluginEventQueryFn *const query = b->table.event_query;
+    if (INFINIRT_UNLIKELY(query == nullptr)) {
         return notImplemented(b, "event_query");
     }
-    infinirtEventStatus_t status = INFINIRT_EVENT_COMPLETE;
-    const infiniStatus_t st = INFINIRT_PLUGIN_STATUS(b, event_query, ev->device, ev->native, &status);
+    // The plugin writes the caller's *status_ptr itself: only on success, as every output.
+    beginPluginCall();
+    const infiniStatus_t st = query(ev->device, ev->native, status_ptr);
     if (INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS)) {
-        *status_ptr = status;
         return st;
     }
-    // A plugin answering NOT_READY as a status (as cudaEventQuery does) gave the answer, not a
-    // failure: it is passed on in *status_ptr, and writes no message.
-    if (st == INFINI_STATUS_NOT_READY) {
-        *status_ptr = INFINIRT_EVENT_NOT_READY;
-        return INFINI_STATUS_SUCCESS;
-    }
-    return pluginFailed(b->name.c_str(), ev->device, "event_query", st);
+    return eventQueryNotSuccess(ev, status_ptr, st);
 }
 
 __export infiniStatus_t infinirtEventSynchronize(infinirtEvent_t event) {

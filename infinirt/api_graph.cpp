@@ -61,7 +61,7 @@ __export infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infini
     if (stream == nullptr) {
         return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamEndCapture: the default (NULL) stream never captures");
     }
-    StreamRef s;
+    StreamRef s{};
     infiniStatus_t st = resolveStream("infinirtStreamEndCapture", stream, s);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
@@ -179,7 +179,7 @@ __export infiniStatus_t infinirtGraphLaunch(infinirtGraphExec_t graph_exec, infi
     if (e == nullptr) {
         return invalidHandle("infinirtGraphLaunch", "graph exec", graph_exec);
     }
-    StreamRef s;
+    StreamRef s{};
     infiniStatus_t st = resolveStream("infinirtGraphLaunch", stream, s);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;

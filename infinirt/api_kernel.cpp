@@ -467,7 +467,7 @@ __export infiniStatus_t infinirtKernelSetAttribute(infinirtKernel_t kernel, infi
 __export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infinirtLaunchConfig_t *config,
                                              const infinirtKernelArg_t *args, uint32_t num_args,
                                              infinirtStream_t stream) {
-    INFINIRT_ENTER();
+    // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h).
     HandleSlot *ks = handles().lookup(kernel, HandleKind::Kernel);
     if (INFINIRT_UNLIKELY(ks == nullptr)) {
         return invalidHandle("infinirtLaunchKernel", "kernel", kernel);

@@ -346,7 +346,7 @@ __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, 
 
 __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
                                             infinirtStream_t stream) {
-    INFINIRT_ENTER();
+    // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h).
     StreamRef r;
     infiniStatus_t st = resolveStream("infinirtMemcpyAsync", stream, r);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
@@ -419,7 +419,7 @@ __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count) {
 }
 
 __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, infinirtStream_t stream) {
-    INFINIRT_ENTER();
+    // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h).
     StreamRef r;
     infiniStatus_t st = resolveStream("infinirtMemsetAsync", stream, r);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
@@ -455,7 +455,7 @@ __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtS
     if (p_ptr == nullptr) {
         return nullArgument("infinirtMallocAsync", "p_ptr");
     }
-    StreamRef r;
+    StreamRef r{};
     infiniStatus_t st = resolveStream("infinirtMallocAsync", stream, r);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
@@ -488,7 +488,7 @@ __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtS
 __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream) {
     INFINIRT_ENTER();
     // The stream is checked first, whatever the pointer (a NULL pointer frees nothing).
-    StreamRef r;
+    StreamRef r{};
     infiniStatus_t st = resolveStream("infinirtFreeAsync", stream, r);
     if (st != INFINI_STATUS_SUCCESS || ptr == nullptr) {
         return st;

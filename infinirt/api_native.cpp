@@ -10,7 +10,7 @@ __export infiniStatus_t infinirtStreamGetNativeHandle(infinirtStream_t stream, v
     if (native == nullptr) {
         return nullArgument("infinirtStreamGetNativeHandle", "native");
     }
-    StreamRef r;
+    StreamRef r{};
     infiniStatus_t st = resolveStream("infinirtStreamGetNativeHandle", stream, r);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;

@@ -206,7 +206,7 @@ __export infiniStatus_t infinirtMemcpyPeerAsync(void *dst, infiniDevice_t dst_ty
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    StreamRef r;
+    StreamRef r{};
     st = resolveStream(function, stream, r);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;

@@ -194,7 +194,7 @@ __export infiniStatus_t infinirtStreamDestroy(infinirtStream_t stream) {
 
 __export infiniStatus_t infinirtStreamSynchronize(infinirtStream_t stream) {
     INFINIRT_ENTER();
-    StreamRef s;
+    StreamRef s{};
     infiniStatus_t st = resolveStream("infinirtStreamSynchronize", stream, s);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return st;
@@ -209,7 +209,7 @@ __export infiniStatus_t infinirtStreamSynchronize(infinirtStream_t stream) {
 }
 
 __export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream) {
-    INFINIRT_ENTER();
+    // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h).
     StreamRef s;
     infiniStatus_t st = resolveStream("infinirtStreamQuery", stream, s);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
@@ -238,7 +238,7 @@ __export infiniStatus_t infinirtStreamGetDevice(infinirtStream_t stream, infiniD
     if (device_id == nullptr) {
         return nullArgument("infinirtStreamGetDevice", "device_id");
     }
-    StreamRef s;
+    StreamRef s{};
     const infiniStatus_t st = resolveStream("infinirtStreamGetDevice", stream, s);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
@@ -250,7 +250,7 @@ __export infiniStatus_t infinirtStreamGetDevice(infinirtStream_t stream, infiniD
 
 __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinirtEvent_t event) {
     INFINIRT_ENTER();
-    StreamRef s;
+    StreamRef s{};
     infiniStatus_t st = resolveStream("infinirtStreamWaitEvent", stream, s);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return st;
@@ -272,7 +272,7 @@ __export infiniStatus_t infinirtStreamWaitEvent(infinirtStream_t stream, infinir
 
 __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infinirtStreamCaptureMode_t mode) {
     INFINIRT_ENTER();
-    StreamRef s;
+    StreamRef s{};
     infiniStatus_t st = resolveStream("infinirtStreamBeginCapture", stream, s);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
@@ -329,7 +329,7 @@ __export infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infi
 extern "C" __export infiniStatus_t infinirtPrivateStreamDevice(infinirtStream_t stream, infiniDevice_t *device,
                                                                int *device_id) {
     INFINIRT_ENTER();
-    StreamRef s;
+    StreamRef s{};
     const infiniStatus_t st = resolveStream("infinirtPrivateStreamDevice", stream, s);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;

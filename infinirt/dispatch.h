@@ -28,7 +28,13 @@ INFINIRT_COLD inline infiniStatus_t nullArgument(const char *function, const cha
     return fail(INFINI_STATUS_NULL_POINTER, "%s: %s is NULL", function, argument);
 }
 
+// Also the init check of the entries that take a handle and skip INFINIRT_ENTER (a live handle
+// exists only once the loader is ready, and none survives into a forked child: onForkChild): a
+// loader that is not ready reports why instead.
 INFINIRT_COLD inline infiniStatus_t invalidHandle(const char *function, const char *what, const void *h) {
+    if (const infiniStatus_t st = ensureInit()) {
+        return st;
+    }
     return fail(INFINI_STATUS_INVALID_HANDLE, "%s: %p is not a live %s handle (destroyed, never created, or another kind)",
                 function, h, what);
 }
@@ -105,18 +111,24 @@ INFINIRT_INLINE infiniStatus_t makeCurrent(Backend *b, int type, int id) {
         return ::infinirt::fail(INFINI_STATUS_INTERNAL_ERROR, "%s: %s", function, e.what());              \
     }
 
-// A stream argument resolved to its backend, device and native object.
+// A stream argument resolved to its backend, device and native object. No initialisers: a hot
+// entry declares one and resolveStream writes every field on success (read none on failure).
 struct StreamRef {
-    Backend *backend = nullptr;
-    int type = 0;
-    int device = 0;
-    void *native = nullptr;
-    HandleSlot *slot = nullptr; // nullptr for the default stream
+    Backend *backend;
+    int type;
+    int device;
+    void *native;
+    HandleSlot *slot; // nullptr for the default stream
 };
 
-// NULL is the current device's default stream.
+// NULL is the current device's default stream. The init check of the entries that skip
+// INFINIRT_ENTER is here, on the NULL stream's path (a stream handle validates only once the loader is
+// ready: invalidHandle).
 inline infiniStatus_t resolveStream(const char *function, infinirtStream_t stream, StreamRef &r) {
     if (stream == nullptr) {
+        if (const infiniStatus_t st = ensureInit()) {
+            return st;
+        }
         r.slot = nullptr;
         r.native = nullptr;
         return currentDevice(r.backend, r.type, r.device);

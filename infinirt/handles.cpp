@@ -17,8 +17,8 @@ FreeList &freeList() {
     static FreeList *list = new FreeList(); // never destroyed: handles may be used during exit
     return *list;
 }
-// The slot key a value names: its tag and generation.
-uint64_t keyOf(const void *h) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)) >> 24; }
+// The slot key a value names: the value itself.
+uint64_t keyOf(const void *h) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)); }
 uint32_t indexOf(const void *h) {
     return static_cast<uint32_t>(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)) & 0xffffffu);
 }
@@ -58,23 +58,24 @@ void *HandleTable::create(HandleKind k, int type, int device, void *native, uint
     slot->capture.store(nullptr, std::memory_order_relaxed);
     slot->module_refs.store(nullptr, std::memory_order_relaxed);
     slot->record = record;
-    uint32_t gen = static_cast<uint32_t>(slot->key.load(std::memory_order_relaxed)) + 1; // even (free) -> odd (live)
+    uint32_t gen = static_cast<uint32_t>(slot->key.load(std::memory_order_relaxed) >> 24) + 1; // even (free) -> odd (live)
     if ((gen & 1u) == 0) {
         ++gen;
     }
-    // Generations use 32 bits of the handle; 0xA? tag bits sit above them.
-    const uint64_t key = ((kTagBase | static_cast<uint64_t>(k)) << 32) | gen;
-    slot->key.store(key, std::memory_order_release);
-    const uint64_t v = (key << 24) | idx;
+    // Bits 0..23 the index, 24..55 the generation (32 bits), 56..63 the 0xA? tag of the kind.
+    const uint64_t v = ((kTagBase | static_cast<uint64_t>(k)) << 56) | (static_cast<uint64_t>(gen) << 24) | idx;
+    slot->key.store(v, std::memory_order_release);
     return reinterpret_cast<void *>(static_cast<uintptr_t>(v));
 }
 
 bool HandleTable::claim(const void *h, HandleSlot *slot) {
     uint64_t expected = keyOf(h);
-    if ((expected & 1u) == 0) { // only a live (odd) generation can be claimed
+    if ((expected & kLiveBit) == 0) { // only a live (odd) generation can be claimed
         return false;
     }
-    return slot->key.compare_exchange_strong(expected, expected + 1, std::memory_order_acq_rel);
+    // The generation's next (even) value; it stays within its 32 bits, below the tag.
+    const uint64_t destroyed = (expected & ~(uint64_t{0xffffffff} << 24)) | (((expected >> 24) + 1) & 0xffffffffu) << 24;
+    return slot->key.compare_exchange_strong(expected, destroyed, std::memory_order_acq_rel);
 }
 
 void HandleTable::restore(const void *h, HandleSlot *slot) {
@@ -95,9 +96,9 @@ std::vector<void *> HandleTable::live(HandleKind k, int type, int device) const 
         const HandleSlot *slot =
             &chunks_[idx >> kChunkBits].load(std::memory_order_acquire)[idx & (kChunkSize - 1)];
         const uint64_t key = slot->key.load(std::memory_order_acquire);
-        if ((key & 1u) != 0 && (key >> 32) == (kTagBase | static_cast<uint64_t>(k)) && slot->type == type &&
+        if ((key & kLiveBit) != 0 && (key >> 56) == (kTagBase | static_cast<uint64_t>(k)) && slot->type == type &&
             slot->device == device) {
-            out.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>((key << 24) | idx)));
+            out.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(key)));
         }
     }
     return out;

@@ -25,9 +25,10 @@ struct ModuleRefs;   // modules.h
 
 // One cache line per slot: a call validates and reads its handles with one line each.
 struct alignas(64) HandleSlot {
-    // The value's tag and generation (its bits 24..63): (tag << 32) | generation. The generation
-    // is odd while live; the tag names the kind the slot was last made for, so a value forged
-    // with another kind's tag over a live slot does not validate either.
+    // The whole value of the slot's handle: (tag << 56) | (generation << 24) | index. The
+    // generation is odd while live and even once destroyed; the tag names the kind the slot was
+    // last made for, so a value forged with another kind's tag over a live slot does not validate
+    // either. 0 for a slot never handed out.
     std::atomic<uint64_t> key{0};
     int type = 0;                 // infiniDevice_t of the owning backend
     int device = 0;
@@ -57,20 +58,19 @@ public:
     // Validates `h` as a live handle of kind `k`; nullptr if it is not one.
     HandleSlot *lookup(const void *h, HandleKind k) const {
         const uint64_t v = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h));
-        // The tag and the generation's low bit in one compare: only odd (live) generations pass,
-        // so a value forged with generation 0 never meets a slot that was never live.
-        constexpr uint64_t kTagAndLive = (uint64_t{0xff} << 56) | (uint64_t{1} << 24);
-        if (INFINIRT_UNLIKELY((v & kTagAndLive) != (((kTagBase | static_cast<uint64_t>(k)) << 56) | (uint64_t{1} << 24)))) {
+        // Only a value with an odd (live) generation can pass: a slot's key holds an even one once
+        // destroyed (and 0 before its first use), so a value forged to equal it stops here.
+        if (INFINIRT_UNLIKELY((v & kLiveBit) == 0)) {
             return nullptr;
         }
-        // Index 0 is never handed out: its slot's key stays 0, which no value's tag matches.
-        const uint32_t idx = static_cast<uint32_t>(v & 0xffffffu);
-        HandleSlot *chunk = chunks_[idx >> kChunkBits].load(std::memory_order_acquire);
+        HandleSlot *chunk = chunks_[(v >> kChunkBits) & (kMaxChunks - 1)].load(std::memory_order_acquire);
         if (INFINIRT_UNLIKELY(chunk == nullptr)) {
             return nullptr;
         }
-        HandleSlot *slot = &chunk[idx & (kChunkSize - 1)];
-        if (INFINIRT_UNLIKELY(slot->key.load(std::memory_order_acquire) != (v >> 24))) {
+        HandleSlot *slot = &chunk[v & (kChunkSize - 1)];
+        // The whole value against the slot's (tag, generation and index in one compare), then the
+        // kind asked for against the kind the live slot was made for.
+        if (INFINIRT_UNLIKELY(slot->key.load(std::memory_order_acquire) != v || slot->kind != k)) {
             return nullptr;
         }
         return slot;
@@ -89,9 +89,17 @@ public:
     void release(const void *h);
     // The handles of kind `k` live now whose owner is device (type, device).
     std::vector<void *> live(HandleKind k, int type, int device) const;
+    // In a forked child (the only thread), forgets every chunk, so that no handle of the parent
+    // validates: the entries that skip the init check rely on it (invalidHandle). The chunks leak.
+    void forgetInForkedChild() {
+        for (std::atomic<HandleSlot *> &chunk : chunks_) {
+            chunk.store(nullptr, std::memory_order_relaxed);
+        }
+    }
 
 private:
     static constexpr uint64_t kTagBase = 0xA0;
+    static constexpr uint64_t kLiveBit = uint64_t{1} << 24; // the generation's low bit in a value
     std::atomic<HandleSlot *> chunks_[kMaxChunks] = {};
 };
 

@@ -1,4 +1,5 @@
 // Plugin discovery, loading and negotiation; the process default device; fork handling.
+#include "handles.h"
 #include "internal.h"
 #include "layers.h"
 #include "plugin_search.h"
@@ -301,6 +302,7 @@ void onForkChild() {
         // The forking thread is the child's only one: its current device is forgotten, so that
         // infinirtGetDevice's fast path (which reads only this) goes to the refusal too.
         t_hot.current.type = -1;
+        g_handles.forgetInForkedChild();
     }
 }
 

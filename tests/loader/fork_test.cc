@@ -39,18 +39,33 @@ int RunInChild(int (*child)()) {
     }
 }
 
+// The parent's handles and memory, for the child to try (the entries that skip the init check
+// must refuse them too).
+infinirtStream_t g_parent_stream = nullptr;
+infinirtEvent_t g_parent_event = nullptr;
+void *g_parent_memory = nullptr;
+
 // 0 if every call gives DEVICE_NOT_INITIALIZED with a message; otherwise the index of the first
 // call that did not.
 int ChildAfterInit() {
     int count = 0;
     void *p = nullptr;
     infinirtStream_t s = nullptr;
+    infinirtEventStatus_t event_status = INFINIRT_EVENT_COMPLETE;
+    char host[64] = {};
     const infiniStatus_t results[] = {
         infinirtGetDeviceCount(INFINI_DEVICE_CPU, &count),
         infinirtMalloc(&p, 64),
         infinirtStreamCreate(&s),
         infinirtSetDevice(INFINI_DEVICE_CPU, 0),
         infinirtDeviceSynchronize(),
+        infinirtStreamQuery(g_parent_stream),
+        infinirtEventQuery(g_parent_event, &event_status),
+        infinirtEventRecord(g_parent_event, g_parent_stream),
+        infinirtMemsetAsync(g_parent_memory, 0, 64, g_parent_stream),
+        infinirtMemcpyAsync(host, g_parent_memory, 64, INFINIRT_MEMCPY_D2H, g_parent_stream),
+        infinirtMemsetAsync(g_parent_memory, 0, 64, nullptr),
+        infinirtStreamQuery(nullptr),
     };
     for (size_t i = 0; i < sizeof results / sizeof results[0]; ++i) {
         if (results[i] != INFINI_STATUS_DEVICE_NOT_INITIALIZED) {
@@ -87,7 +102,13 @@ TEST(ForkAfterInit, ChildGetsNotInitialized) {
     void *d = nullptr;
     ASSERT_OK(infinirtMalloc(&d, 1 << 20));
     ASSERT_OK(infinirtMemsetAsync(d, 1, 1 << 20, s));
+    infinirtEvent_t e = nullptr;
+    ASSERT_OK(infinirtEventCreate(&e));
+    g_parent_stream = s;
+    g_parent_event = e;
+    g_parent_memory = d;
     EXPECT_EQ(RunInChild(ChildAfterInit), 0);
+    EXPECT_OK(infinirtEventDestroy(e));
     // The parent is unaffected.
     ASSERT_OK(infinirtStreamSynchronize(s));
     EXPECT_OK(infinirtStreamDestroy(s));
