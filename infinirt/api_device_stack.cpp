@@ -17,16 +17,19 @@ INFINIRT_COLD infiniStatus_t stackFull() {
                 kDeviceStackDepth);
 }
 
-// The failure of plugin call `call` for the entry being pushed, t_hot.stack[stack_depth] (not
-// pushed yet), or the one just popped (the same index, its entry still intact).
+// The failure of plugin call `call` for the entry at index stack_depth: the push just undone, or
+// the one just popped (its entry still intact).
 INFINIRT_COLD infiniStatus_t entryCallFailed(const char *call, infiniStatus_t st) {
     const CurrentDevice pushed = t_hot.stack_pushed[t_hot.stack_depth];
     return pluginFailed(g_registry.by_type[pushed.type]->name.c_str(), pushed.id, call, st);
 }
 
-// A push whose plugin call failed: infinirt's current device goes back to what it was.
+// A push whose plugin call failed: the push is undone (the entry off the stack, infinirt's current
+// device back to what it was).
 INFINIRT_COLD infiniStatus_t pushFailed(const char *call, infiniStatus_t st) {
-    t_hot.current = t_hot.stack_prev[t_hot.stack_depth];
+    ThreadHot &t = t_hot;
+    --t.stack_depth;
+    t.current = t.stack_prev[t.stack_depth];
     return entryCallFailed(call, st);
 }
 
@@ -70,7 +73,7 @@ extern "C" {
 
 __export infiniStatus_t infinirtPushDevice(infiniDevice_t device, int device_id) {
     INFINIRT_ENTER();
-    ThreadHot &t = *threadHot();
+    ThreadHot &t = t_hot;
     const int type = enumInt(device);
     Backend *b = nullptr;
     infiniStatus_t st = checkDevice(type, device_id, b);
@@ -81,13 +84,13 @@ __export infiniStatus_t infinirtPushDevice(infiniDevice_t device, int device_id)
     if (INFINIRT_UNLIKELY(depth >= kDeviceStackDepth)) {
         return stackFull();
     }
-    // The entry is written in place and the pushed device made current before the plugin call;
-    // the push counts (stack_depth) once the call succeeded, and a failure puts `prev` back
-    // (pushFailed). A failed plugin call changed nothing native.
+    // The push is made whole before the plugin call, so that nothing of it is needed after the
+    // call: a failure undoes it (pushFailed). A failed plugin call changed nothing native.
     const CurrentDevice pushed{type, device_id};
     t.stack_prev[depth] = t.current;
     t.stack_pushed[depth] = pushed;
     t.current = pushed;
+    t.stack_depth = depth + 1;
     if (infinirtPluginSetDeviceSavingFn *const fused = b->table.set_device_saving) {
         t.plugin_detail_pending = false; // beginPluginCall
         st = fused(device_id, &t.stack_state[depth]);
@@ -104,12 +107,8 @@ __export infiniStatus_t infinirtPushDevice(infiniDevice_t device, int device_id)
             }
         }
     } else {
-        st = pushUnfused(b, device_id, &t.stack_state[depth]);
-        if (st != INFINI_STATUS_SUCCESS) {
-            return st;
-        }
+        return pushUnfused(b, device_id, &t.stack_state[depth]);
     }
-    ++t.stack_depth;
     return INFINI_STATUS_SUCCESS;
 }
 
