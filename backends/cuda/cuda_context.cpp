@@ -113,9 +113,10 @@ void unbind(const gpu::ContextScope &scope) {
     }
 }
 
-/* Like cudaSetDevice: the primary context replaces whatever is current on top of the thread's
- * stack, so CUDA-runtime code that follows in this thread runs on the same context. */
-infiniStatus_t setDevice(int device) {
+namespace {
+/* Makes cuda:`device`'s primary context current with one read of the current context, which goes
+ * to *was (setDevice, setDeviceSaving). */
+infiniStatus_t switchToPrimary(int device, CUcontext *was) {
     CUcontext want = nullptr;
     if (infiniStatus_t status = primary(device, &want)) {
         return status;
@@ -129,7 +130,16 @@ infiniStatus_t setDevice(int device) {
             return gpu::nativeFailure("cuCtxSetCurrent", rc, "making cuda:%d current", device);
         }
     }
+    *was = cur;
     return INFINI_STATUS_SUCCESS;
+}
+} // namespace
+
+/* Like cudaSetDevice: the primary context replaces whatever is current on top of the thread's
+ * stack, so CUDA-runtime code that follows in this thread runs on the same context. */
+infiniStatus_t setDevice(int device) {
+    CUcontext was = nullptr;
+    return switchToPrimary(device, &was);
 }
 
 /* The thread's current context, whatever it is (a context of the caller's, a primary context, or
@@ -145,20 +155,11 @@ infiniStatus_t threadStateSave(int device, void **state) {
 
 /* threadStateSave then setDevice with one read of the current context, for infinirtPushDevice. */
 infiniStatus_t setDeviceSaving(int device, void **state) {
-    CUcontext want = nullptr;
-    if (infiniStatus_t status = primary(device, &want)) {
+    CUcontext was = nullptr;
+    if (infiniStatus_t status = switchToPrimary(device, &was)) {
         return status;
     }
-    CUcontext cur = nullptr;
-    if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
-        return gpu::nativeFailure("cuCtxGetCurrent", rc, "saving the current context before pushing cuda:%d", device);
-    }
-    if (cur != want) {
-        if (CUresult rc = nativeApi().cuCtxSetCurrent(want)) {
-            return gpu::nativeFailure("cuCtxSetCurrent", rc, "making cuda:%d current", device);
-        }
-    }
-    *state = cur;
+    *state = was;
     return INFINI_STATUS_SUCCESS;
 }
 
