@@ -49,8 +49,85 @@ INFINIRT_COLD infiniStatus_t pushUnfused(Backend *b, int id, void **state) {
     return INFINI_STATUS_SUCCESS;
 }
 
-// Pop's outputs when the caller asked for them: the device current after the pop.
-INFINIRT_COLD infiniStatus_t reportCurrent(infiniDevice_t *device, int *device_id) {
+// Records the push of (type, id) as entry `depth` (below kDeviceStackDepth) of the thread's stack
+// and makes it infinirt's current device, before the plugin call, so that nothing of the push is
+// needed after the call: a failure undoes it (pushFailed).
+INFINIRT_INLINE void recordPush(ThreadHot &t, long depth, int type, int id) {
+    const CurrentDevice pushed{type, id};
+    t.stack_prev[depth] = t.current;
+    t.stack_pushed[depth] = pushed;
+    t.current = pushed;
+    t.stack_depth = depth + 1;
+}
+
+// The push through set_device_saving (cuda, hip): one plugin call saves and switches.
+INFINIRT_INLINE infiniStatus_t pushFused(infinirtPluginSetDeviceSavingFn *fused, int type, int id) {
+    ThreadHot &t = t_hot;
+    const long depth = t.stack_depth;
+    if (INFINIRT_UNLIKELY(depth >= kDeviceStackDepth)) {
+        return stackFull();
+    }
+    recordPush(t, depth, type, id);
+    t.plugin_detail_pending = false; // beginPluginCall
+    const infiniStatus_t st = fused(id, &t.stack_state[depth]);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return pushFailed("set_device_saving", st);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// The push of a backend without set_device_saving: a set_device where the backend has no native
+// thread state (cpu, opencl), else save then set (pushUnfused). Out of line, so that the fused
+// path keeps its registers to itself.
+__attribute__((noinline)) infiniStatus_t pushWithoutFused(Backend *b, int type, int id) {
+    ThreadHot &t = t_hot;
+    const long depth = t.stack_depth;
+    if (INFINIRT_UNLIKELY(depth >= kDeviceStackDepth)) {
+        return stackFull();
+    }
+    recordPush(t, depth, type, id);
+    if (b->table.thread_state_save != nullptr) {
+        return pushUnfused(b, id, &t.stack_state[depth]);
+    }
+    if (infinirtPluginSetDeviceFn *const set_device = b->table.set_device) {
+        t.plugin_detail_pending = false; // beginPluginCall
+        const infiniStatus_t st = set_device(id);
+        if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+            return pushFailed("set_device", st);
+        }
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Pops the thread's top entry: infinirt's current device back to the entry's, then the pushed
+// backend's native state (thread_state_restore; the registry pairs it with thread_state_save, so
+// where it exists the state was saved). The entry is popped even when the restore fails.
+INFINIRT_INLINE infiniStatus_t popEntry() {
+    ThreadHot &t = t_hot;
+    const long top = t.stack_depth - 1;
+    if (INFINIRT_UNLIKELY(top < 0)) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtPopDevice: the thread's device stack is empty");
+    }
+    t.stack_depth = top;
+    t.current = t.stack_prev[top];
+    const CurrentDevice pushed = t.stack_pushed[top];
+    if (infinirtPluginThreadStateRestoreFn *const restore = g_registry.by_type[pushed.type]->table.thread_state_restore) {
+        t.plugin_detail_pending = false; // beginPluginCall
+        const infiniStatus_t st = restore(pushed.id, t.stack_state[top]);
+        if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+            return entryCallFailed("thread_state_restore", st);
+        }
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// A pop whose caller asked for outputs: the device current after the pop. Out of line, so that a
+// pop without outputs keeps nothing in registers across the plugin call.
+__attribute__((noinline)) infiniStatus_t popReporting(infiniDevice_t *device, int *device_id) {
+    const infiniStatus_t popped = popEntry();
+    if (popped != INFINI_STATUS_SUCCESS) {
+        return popped;
+    }
     Backend *b = nullptr;
     int type = 0;
     int id = 0;
@@ -73,67 +150,25 @@ extern "C" {
 
 __export infiniStatus_t infinirtPushDevice(infiniDevice_t device, int device_id) {
     INFINIRT_ENTER();
-    ThreadHot &t = t_hot;
     const int type = enumInt(device);
     Backend *b = nullptr;
-    infiniStatus_t st = checkDevice(type, device_id, b);
+    const infiniStatus_t st = checkDevice(type, device_id, b);
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
-    const long depth = t.stack_depth;
-    if (INFINIRT_UNLIKELY(depth >= kDeviceStackDepth)) {
-        return stackFull();
+    infinirtPluginSetDeviceSavingFn *const fused = b->table.set_device_saving;
+    if (fused == nullptr) {
+        return pushWithoutFused(b, type, device_id);
     }
-    // The push is made whole before the plugin call, so that nothing of it is needed after the
-    // call: a failure undoes it (pushFailed). A failed plugin call changed nothing native.
-    const CurrentDevice pushed{type, device_id};
-    t.stack_prev[depth] = t.current;
-    t.stack_pushed[depth] = pushed;
-    t.current = pushed;
-    t.stack_depth = depth + 1;
-    if (infinirtPluginSetDeviceSavingFn *const fused = b->table.set_device_saving) {
-        t.plugin_detail_pending = false; // beginPluginCall
-        st = fused(device_id, &t.stack_state[depth]);
-        if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
-            return pushFailed("set_device_saving", st);
-        }
-    } else if (b->table.thread_state_save == nullptr) {
-        // No native thread state to save: the push is a set_device.
-        if (infinirtPluginSetDeviceFn *const set_device = b->table.set_device) {
-            t.plugin_detail_pending = false; // beginPluginCall
-            st = set_device(device_id);
-            if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
-                return pushFailed("set_device", st);
-            }
-        }
-    } else {
-        return pushUnfused(b, device_id, &t.stack_state[depth]);
-    }
-    return INFINI_STATUS_SUCCESS;
+    return pushFused(fused, type, device_id);
 }
 
 __export infiniStatus_t infinirtPopDevice(infiniDevice_t *device, int *device_id) {
     INFINIRT_ENTER();
-    ThreadHot &t = *threadHot();
-    const long top = t.stack_depth - 1;
-    if (INFINIRT_UNLIKELY(top < 0)) {
-        return fail(INFINI_STATUS_BAD_PARAM, "infinirtPopDevice: the thread's device stack is empty");
+    if (device != nullptr || device_id != nullptr) {
+        return popReporting(device, device_id);
     }
-    t.stack_depth = top;
-    t.current = t.stack_prev[top];
-    const CurrentDevice pushed = t.stack_pushed[top];
-    // The registry pairs thread_state_restore with thread_state_save: where it exists, the state was saved.
-    if (infinirtPluginThreadStateRestoreFn *const restore = g_registry.by_type[pushed.type]->table.thread_state_restore) {
-        t.plugin_detail_pending = false; // beginPluginCall
-        const infiniStatus_t st = restore(pushed.id, t.stack_state[top]);
-        if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
-            return entryCallFailed("thread_state_restore", st);
-        }
-    }
-    if (device == nullptr && device_id == nullptr) {
-        return INFINI_STATUS_SUCCESS;
-    }
-    return reportCurrent(device, device_id);
+    return popEntry(); // no outputs: nothing of the call is needed after the plugin's
 }
 
 } // extern "C"

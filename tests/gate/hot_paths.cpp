@@ -48,10 +48,20 @@ extern "C" __attribute__((noinline)) void gate_measure(const std::function<void(
     __asm__ volatile("" ::: "memory");
 }
 
+// The push through set_device_saving, as cuda and hip make it, runs over the thread-state stub
+// (tests/loader/stubs/stub_thread_state.c, which has that entry): the environment names the stub
+// before infinirt loads its plugins.
+constexpr const char *kFusedPushEntry = "infinirtPushDevice+infinirtPopDevice (set_device_saving)";
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         std::fprintf(stderr, "usage: %s ENTRY | --list\n", argv[0]);
         return 2;
+    }
+    if (std::strcmp(argv[1], kFusedPushEntry) == 0) {
+        setenv("INFINIRT_PLUGINS", INFINIRT_GATE_CPU_PLUGIN ":" INFINIRT_GATE_FUSED_STUB, 1);
+        setenv("INFINIRT_BACKENDS", "cpu,tsfused", 1);
+        setenv("INFINICORE_DEFAULT_DEVICE", "cpu:0", 1);
     }
     ok(infinirtSetDevice(INFINI_DEVICE_CPU, 0), "infinirtSetDevice(cpu:0)");
     infinirtStream_t stream = nullptr;
@@ -97,6 +107,11 @@ int main(int argc, char **argv) {
         {"infinirtPushDevice+infinirtPopDevice",
          [&] {
              infinirtPushDevice(INFINI_DEVICE_CPU, 0);
+             infinirtPopDevice(nullptr, nullptr);
+         }},
+        {kFusedPushEntry,
+         [&] {
+             infinirtPushDevice(INFINI_DEVICE_ASCEND, 0);
              infinirtPopDevice(nullptr, nullptr);
          }},
         {"infinirtEventQuery", [&] { infinirtEventQuery(event, &status); }},
