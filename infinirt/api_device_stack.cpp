@@ -17,6 +17,15 @@ INFINIRT_COLD infiniStatus_t stackFull() {
                 kDeviceStackDepth);
 }
 
+// Pop's refusal of an empty stack, or, first, why the loader cannot serve calls (a stack has
+// entries only once the loader is ready, and a forked child's is emptied: onForkChild).
+INFINIRT_COLD infiniStatus_t stackEmpty() {
+    if (const infiniStatus_t st = ensureInit()) {
+        return st;
+    }
+    return fail(INFINI_STATUS_BAD_PARAM, "infinirtPopDevice: the thread's device stack is empty");
+}
+
 // The failure of plugin call `call` for the entry at index stack_depth: the push just undone, or
 // the one just popped (its entry still intact).
 INFINIRT_COLD infiniStatus_t entryCallFailed(const char *call, infiniStatus_t st) {
@@ -106,7 +115,7 @@ INFINIRT_INLINE infiniStatus_t popEntry() {
     ThreadHot &t = t_hot;
     const long top = t.stack_depth - 1;
     if (INFINIRT_UNLIKELY(top < 0)) {
-        return fail(INFINI_STATUS_BAD_PARAM, "infinirtPopDevice: the thread's device stack is empty");
+        return stackEmpty();
     }
     t.stack_depth = top;
     t.current = t.stack_prev[top];
@@ -149,12 +158,15 @@ __attribute__((noinline)) infiniStatus_t popReporting(infiniDevice_t *device, in
 extern "C" {
 
 __export infiniStatus_t infinirtPushDevice(infiniDevice_t device, int device_id) {
-    INFINIRT_ENTER();
+    // No INFINIRT_ENTER: readyBackend answers whether the loader is ready too.
     const int type = enumInt(device);
-    Backend *b = nullptr;
-    const infiniStatus_t st = checkDevice(type, device_id, b);
-    if (st != INFINI_STATUS_SUCCESS) {
-        return st;
+    Backend *b = readyBackend(type, device_id);
+    if (INFINIRT_UNLIKELY(b == nullptr)) {
+        const infiniStatus_t st = readyBackendRefused(type, device_id);
+        if (st != INFINI_STATUS_SUCCESS) {
+            return st;
+        }
+        b = g_registry.by_type[type];
     }
     infinirtPluginSetDeviceSavingFn *const fused = b->table.set_device_saving;
     if (fused == nullptr) {
@@ -164,7 +176,7 @@ __export infiniStatus_t infinirtPushDevice(infiniDevice_t device, int device_id)
 }
 
 __export infiniStatus_t infinirtPopDevice(infiniDevice_t *device, int *device_id) {
-    INFINIRT_ENTER();
+    // No INFINIRT_ENTER: an empty stack's refusal checks (stackEmpty).
     if (device != nullptr || device_id != nullptr) {
         return popReporting(device, device_id);
     }

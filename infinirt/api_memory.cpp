@@ -89,23 +89,17 @@ infiniStatus_t checkCopy(const char *function, void *dst, const void *src, int k
 // cache, valid until the thread's next lookup: allocations.h), or nullptr for memory infinirt did
 // not allocate.
 struct Side {
-    const Allocation *a = nullptr;
-    bool device = false;
+    const Allocation *a; // written by sideOf / sidesOf
     bool known() const { return a != nullptr; }
+    // Device memory of infinirt's (read only where a copy's kind or route depends on it).
+    bool device() const { return a != nullptr && a->kind == INFINIRT_MEMORY_DEVICE; }
 };
 
-INFINIRT_INLINE Side sideOf(const void *p) {
-    Side s;
-    s.a = lookupAllocation(p);
-    s.device = s.a != nullptr && s.a->kind == INFINIRT_MEMORY_DEVICE;
-    return s;
-}
+INFINIRT_INLINE Side sideOf(const void *p) { return Side{lookupAllocation(p)}; }
 
 // Both sides of a copy, in one lookup of the allocation record.
 INFINIRT_INLINE void sidesOf(const void *dst, Side &d, const void *src, Side &s) {
     lookupAllocations(dst, d.a, src, s.a);
-    d.device = d.a != nullptr && d.a->kind == INFINIRT_MEMORY_DEVICE;
-    s.device = s.a != nullptr && s.a->kind == INFINIRT_MEMORY_DEVICE;
 }
 
 INFINIRT_COLD infiniStatus_t overrun(const char *function, const char *what, const void *p, size_t size,
@@ -167,10 +161,10 @@ infinirtMemcpyKind_t inferKind(const Side &d, const Side &s) {
     if (!d.known() || !s.known()) {
         return INFINIRT_MEMCPY_DEFAULT;
     }
-    if (d.device) {
-        return s.device ? INFINIRT_MEMCPY_D2D : INFINIRT_MEMCPY_H2D;
+    if (d.device()) {
+        return s.device() ? INFINIRT_MEMCPY_D2D : INFINIRT_MEMCPY_H2D;
     }
-    return s.device ? INFINIRT_MEMCPY_D2H : INFINIRT_MEMCPY_H2H;
+    return s.device() ? INFINIRT_MEMCPY_D2H : INFINIRT_MEMCPY_H2H;
 }
 
 // Both pointers are memory infinirt allocated, of two different devices.
@@ -189,7 +183,7 @@ PeerEnd endOf(const Allocation &a) {
 // A MemcpyAsync between two devices' memory: the peer path on the stream, which must belong to
 // one of them.
 INFINIRT_COLD infiniStatus_t peerAsync(void *dst, const Allocation &da, const void *src, const Allocation &sa,
-                                       size_t size, const StreamRef &r) {
+                                       size_t size, StreamRef r) {
     const PeerEnd d = endOf(da);
     const PeerEnd s = endOf(sa);
     if (!((r.type == d.type && r.device == d.id) || (r.type == s.type && r.device == s.id))) {
@@ -312,14 +306,14 @@ __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, 
     if (kind == INFINIRT_MEMCPY_DEFAULT) {
         kind = inferKind(d, s);
     }
-    if (d.device && s.device && onTwoDevices(d, s)) {
+    if (d.device() && s.device() && onTwoDevices(d, s)) {
         // Device memory of two devices: the peer path, ordered after both default streams.
         return peerCopySync(dst, endOf(*d.a), src, endOf(*s.a), size);
     }
     Backend *b = nullptr;
     int type = 0;
     int id = 0;
-    const Allocation *owner = s.device ? s.a : d.device ? d.a : nullptr;
+    const Allocation *owner = s.device() ? s.a : d.device() ? d.a : nullptr;
     if (owner != nullptr) {
         b = g_registry.by_type[owner->type];
         type = owner->type;
@@ -373,7 +367,7 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
     if (kind == INFINIRT_MEMCPY_DEFAULT) {
         kind = inferKind(d, s);
     }
-    if (kind == INFINIRT_MEMCPY_D2D && d.device && s.device && onTwoDevices(d, s) && captureOf(r) == nullptr) {
+    if (kind == INFINIRT_MEMCPY_D2D && d.device() && s.device() && onTwoDevices(d, s) && captureOf(r) == nullptr) {
         return peerAsync(dst, *d.a, src, *s.a, size, r);
     }
     if (INFINIRT_UNLIKELY(captureOf(r) != nullptr)) {

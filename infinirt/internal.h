@@ -151,6 +151,10 @@ struct Registry {
 enum class LoaderState : int { Uninitialised = 0, Ready = 1, ForkedChild = 2 };
 extern std::atomic<int> g_state;
 extern Registry g_registry;
+// g_registry.by_type as the calls may use it: published (release) once the loader is Ready, and
+// emptied in a forked child, so that one acquire load answers both "ready?" and "which backend?"
+// (readyBackend). nullptr until then, and for a type no backend serves.
+extern std::atomic<Backend *> g_ready_backends[kTypeCount] INFINIRT_HIDDEN;
 
 // Loads the plugins once; thread-safe. Returns SUCCESS or why the loader cannot serve calls.
 INFINIRT_COLD infiniStatus_t initSlow();
@@ -181,6 +185,10 @@ INFINIRT_INLINE infiniStatus_t currentDevice(Backend *&backend, int &type, int &
 
 // Validates a (type, id) pair against the loaded backends.
 INFINIRT_COLD infiniStatus_t refuseDevice(int type, int id);
+// Why readyBackend gave nullptr for (type, id): loads the plugins if nobody did (or reports why
+// the loader cannot serve calls), then checks the pair. SUCCESS when it is valid after all (the
+// process's first call): its backend is g_registry.by_type[type].
+INFINIRT_COLD infiniStatus_t readyBackendRefused(int type, int id);
 INFINIRT_INLINE infiniStatus_t checkDevice(int type, int id, Backend *&backend) {
     if (INFINIRT_LIKELY(static_cast<unsigned>(type) < static_cast<unsigned>(kTypeCount))) {
         backend = g_registry.by_type[type];
@@ -189,6 +197,19 @@ INFINIRT_INLINE infiniStatus_t checkDevice(int type, int id, Backend *&backend) 
         }
     }
     return refuseDevice(type, id);
+}
+
+// The backend of a valid (type, id), for an entry with no INFINIRT_ENTER of its own (SetDevice,
+// PushDevice): from g_ready_backends, which is empty until the loader is ready and in a forked
+// child. nullptr otherwise: the entry then asks readyBackendRefused.
+INFINIRT_INLINE Backend *readyBackend(int type, int id) {
+    if (INFINIRT_LIKELY(static_cast<unsigned>(type) < static_cast<unsigned>(kTypeCount))) {
+        Backend *const backend = g_ready_backends[type].load(std::memory_order_acquire);
+        if (INFINIRT_LIKELY(backend != nullptr && static_cast<unsigned>(id) < static_cast<unsigned>(backend->device_count))) {
+            return backend;
+        }
+    }
+    return nullptr;
 }
 
 } // namespace infinirt

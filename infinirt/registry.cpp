@@ -21,6 +21,7 @@ namespace infinirt {
 
 std::atomic<int> g_state{static_cast<int>(LoaderState::Uninitialised)};
 Registry g_registry;
+std::atomic<Backend *> g_ready_backends[kTypeCount] = {};
 
 namespace {
 
@@ -302,7 +303,11 @@ void onForkChild() {
         // The forking thread is the child's only one: its current device is forgotten, so that
         // infinirtGetDevice's fast path (which reads only this) goes to the refusal too.
         t_hot.current.type = -1;
+        t_hot.stack_depth = 0; // the parent's pushes are not the child's to pop
         g_handles.forgetInForkedChild();
+        for (std::atomic<Backend *> &ready : g_ready_backends) {
+            ready.store(nullptr, std::memory_order_relaxed);
+        }
     }
 }
 
@@ -368,6 +373,9 @@ infiniStatus_t initSlow() {
         g_loading_started.store(true, std::memory_order_seq_cst);
         std::call_once(once, [] {
             loadAll();
+            for (int t = 0; t < kTypeCount; ++t) {
+                g_ready_backends[t].store(g_registry.by_type[t], std::memory_order_release);
+            }
             g_state.store(static_cast<int>(LoaderState::Ready), std::memory_order_release);
         });
     }
@@ -392,6 +400,14 @@ infiniStatus_t currentDeviceSlow(Backend *&backend, int &type, int &id) {
     id = c.id;
     backend = g_registry.by_type[type];
     return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t readyBackendRefused(int type, int id) {
+    if (const infiniStatus_t st = ensureInit()) {
+        return st;
+    }
+    Backend *backend = nullptr;
+    return checkDevice(type, id, backend);
 }
 
 infiniStatus_t refuseDevice(int type, int id) {

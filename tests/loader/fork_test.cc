@@ -66,6 +66,8 @@ int ChildAfterInit() {
         infinirtMemcpyAsync(host, g_parent_memory, 64, INFINIRT_MEMCPY_D2H, g_parent_stream),
         infinirtMemsetAsync(g_parent_memory, 0, 64, nullptr),
         infinirtStreamQuery(nullptr),
+        infinirtPushDevice(INFINI_DEVICE_CPU, 0),
+        infinirtPopDevice(nullptr, nullptr), // the parent pushed before forking
     };
     for (size_t i = 0; i < sizeof results / sizeof results[0]; ++i) {
         if (results[i] != INFINI_STATUS_DEVICE_NOT_INITIALIZED) {
@@ -107,7 +109,9 @@ TEST(ForkAfterInit, ChildGetsNotInitialized) {
     g_parent_stream = s;
     g_parent_event = e;
     g_parent_memory = d;
+    ASSERT_OK(infinirtPushDevice(INFINI_DEVICE_CPU, 0));
     EXPECT_EQ(RunInChild(ChildAfterInit), 0);
+    EXPECT_OK(infinirtPopDevice(nullptr, nullptr));
     EXPECT_OK(infinirtEventDestroy(e));
     // The parent is unaffected.
     ASSERT_OK(infinirtStreamSynchronize(s));
