@@ -13,24 +13,23 @@ struct FreeList {
     std::vector<uint32_t> free; // slot indices (chunk << kChunkBits | place); 0 is never used
     uint32_t next = 1;
 };
-FreeList &freeList() {
-    static FreeList *list = new FreeList(); // never destroyed: handles may be used during exit
-    return *list;
+// One per kind (each kind has its own slots).
+FreeList &freeList(HandleKind k) {
+    static FreeList *lists = new FreeList[8]; // never destroyed: handles may be used during exit
+    return lists[static_cast<int>(k)];
 }
-// The slot key a value names: the value itself.
-uint64_t keyOf(const void *h) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)); }
-uint32_t indexOf(const void *h) {
-    return static_cast<uint32_t>(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)) & 0xffffffu);
-}
+uint64_t valueOf(const void *h) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)); }
+uint32_t indexOf(const void *h) { return static_cast<uint32_t>(valueOf(h) & 0xffffffu); }
 } // namespace
 
 static_assert(std::is_trivially_destructible<HandleTable>::value, "the handle table must outlive every exit path");
 HandleTable g_handles;
 
 void *HandleTable::create(HandleKind k, int type, int device, void *native, uint32_t flags, void *record) {
-    FreeList &fl = freeList();
+    FreeList &fl = freeList(k);
     std::lock_guard<std::mutex> lock(fl.mutex);
     uint32_t idx;
+    std::atomic<HandleSlot *> *chunks = chunks_[kindIndex(k)];
     if (!fl.free.empty()) {
         idx = fl.free.back();
         fl.free.pop_back();
@@ -40,16 +39,19 @@ void *HandleTable::create(HandleKind k, int type, int device, void *native, uint
         }
         idx = fl.next;
         const uint32_t chunk = idx >> kChunkBits;
-        if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {
+        if (chunks[chunk].load(std::memory_order_relaxed) == nullptr) {
             HandleSlot *fresh = new (std::nothrow) HandleSlot[kChunkSize];
             if (fresh == nullptr) {
                 return nullptr;
             }
-            chunks_[chunk].store(fresh, std::memory_order_release);
+            if (chunk == 0) {
+                fresh[0].key.store(1, std::memory_order_relaxed); // index 0: no value reaching it equals 1
+            }
+            chunks[chunk].store(fresh, std::memory_order_release);
         }
         ++fl.next;
     }
-    HandleSlot *slot = &chunks_[idx >> kChunkBits].load(std::memory_order_relaxed)[idx & (kChunkSize - 1)];
+    HandleSlot *slot = &chunks[idx >> kChunkBits].load(std::memory_order_relaxed)[idx & (kChunkSize - 1)];
     slot->kind = k;
     slot->type = type;
     slot->device = device;
@@ -58,7 +60,10 @@ void *HandleTable::create(HandleKind k, int type, int device, void *native, uint
     slot->capture.store(nullptr, std::memory_order_relaxed);
     slot->module_refs.store(nullptr, std::memory_order_relaxed);
     slot->record = record;
-    uint32_t gen = static_cast<uint32_t>(slot->key.load(std::memory_order_relaxed) >> 24) + 1; // even (free) -> odd (live)
+    // The previous value: the complement of a destroyed one, or none (key 0: generation 0 next).
+    const uint64_t key = slot->key.load(std::memory_order_relaxed);
+    const uint64_t previous = key == 0 ? 0 : ~key;
+    uint32_t gen = static_cast<uint32_t>(previous >> 24) + 1; // even (destroyed) -> odd (live)
     if ((gen & 1u) == 0) {
         ++gen;
     }
@@ -69,35 +74,38 @@ void *HandleTable::create(HandleKind k, int type, int device, void *native, uint
 }
 
 bool HandleTable::claim(const void *h, HandleSlot *slot) {
-    uint64_t expected = keyOf(h);
+    uint64_t expected = valueOf(h);
     if ((expected & kLiveBit) == 0) { // only a live (odd) generation can be claimed
         return false;
     }
-    // The generation's next (even) value; it stays within its 32 bits, below the tag.
-    const uint64_t destroyed = (expected & ~(uint64_t{0xffffffff} << 24)) | (((expected >> 24) + 1) & 0xffffffffu) << 24;
-    return slot->key.compare_exchange_strong(expected, destroyed, std::memory_order_acq_rel);
+    // The complement of the value with the generation's next (even) value, which stays within
+    // its 32 bits, below the tag.
+    const uint64_t next = (expected & ~(uint64_t{0xffffffff} << 24)) | (((expected >> 24) + 1) & 0xffffffffu) << 24;
+    return slot->key.compare_exchange_strong(expected, ~next, std::memory_order_acq_rel);
 }
 
 void HandleTable::restore(const void *h, HandleSlot *slot) {
-    slot->key.store(keyOf(h), std::memory_order_release);
+    slot->key.store(valueOf(h), std::memory_order_release);
 }
 
 void HandleTable::release(const void *h) {
-    FreeList &fl = freeList();
+    const HandleKind k = static_cast<HandleKind>(valueOf(h) >> 56 & 0x0f);
+    FreeList &fl = freeList(k);
     std::lock_guard<std::mutex> lock(fl.mutex);
     fl.free.push_back(indexOf(h));
 }
 
 std::vector<void *> HandleTable::live(HandleKind k, int type, int device) const {
-    FreeList &fl = freeList();
+    FreeList &fl = freeList(k);
     std::lock_guard<std::mutex> lock(fl.mutex);
     std::vector<void *> out;
+    const std::atomic<HandleSlot *> *chunks = chunks_[kindIndex(k)];
     for (uint32_t idx = 1; idx < fl.next; ++idx) {
         const HandleSlot *slot =
-            &chunks_[idx >> kChunkBits].load(std::memory_order_acquire)[idx & (kChunkSize - 1)];
+            &chunks[idx >> kChunkBits].load(std::memory_order_acquire)[idx & (kChunkSize - 1)];
         const uint64_t key = slot->key.load(std::memory_order_acquire);
-        if ((key & kLiveBit) != 0 && (key >> 56) == (kTagBase | static_cast<uint64_t>(k)) && slot->type == type &&
-            slot->device == device) {
+        // A live key is the handle itself: its own index and an odd generation.
+        if ((key & kIndexMask) == idx && (key & kLiveBit) != 0 && slot->type == type && slot->device == device) {
             out.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(key)));
         }
     }

@@ -1,11 +1,12 @@
 // Loader handles for streams, events, graphs, graph execs, modules, kernels and physical memory.
 //
 // A handle is not a pointer: it encodes a tag for its kind, a slot index and the slot's generation.
-// Slots live in chunks that are never freed, so validating any value -- a destroyed handle, a
-// handle of another kind, garbage, a forged value with an even or zero generation -- only reads
-// loader memory and can never crash. Live generations are odd and only odd ones validate; a slot
-// also remembers its kind's tag, so only the kind it was made for validates. Destroying a
-// handle bumps the slot's generation, so every copy of the old value stops validating at once.
+// Each kind has its own slots, in chunks that are never freed, so validating any value -- a
+// destroyed handle, a handle of another kind, garbage -- only reads loader memory and can never
+// crash. A value validates when it equals its slot's key: the slot's live handle, whole. A handle
+// of another kind is looked up among this kind's slots, whose keys hold this kind's tag. Destroying
+// a handle stores the complement of its next value (its index bits differ from the slot's own, so
+// no value that reaches the slot can equal it), and every copy of the old value stops validating.
 //
 // Thread safety: lookup() is lock-free; create/destroy take a mutex for the free list only.
 #pragma once
@@ -25,10 +26,9 @@ struct ModuleRefs;   // modules.h
 
 // One cache line per slot: a call validates and reads its handles with one line each.
 struct alignas(64) HandleSlot {
-    // The whole value of the slot's handle: (tag << 56) | (generation << 24) | index. The
-    // generation is odd while live and even once destroyed; the tag names the kind the slot was
-    // last made for, so a value forged with another kind's tag over a live slot does not validate
-    // either. 0 for a slot never handed out.
+    // While live, the whole value of the slot's handle: (tag << 56) | (generation << 24) | index,
+    // the generation odd. Once destroyed, the complement of the value with the next (even)
+    // generation. 0 for a slot never handed out (and 1 for index 0, which never is).
     std::atomic<uint64_t> key{0};
     int type = 0;                 // infiniDevice_t of the owning backend
     int device = 0;
@@ -58,19 +58,13 @@ public:
     // Validates `h` as a live handle of kind `k`; nullptr if it is not one.
     HandleSlot *lookup(const void *h, HandleKind k) const {
         const uint64_t v = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h));
-        // Only a value with an odd (live) generation can pass: a slot's key holds an even one once
-        // destroyed (and 0 before its first use), so a value forged to equal it stops here.
-        if (INFINIRT_UNLIKELY((v & kLiveBit) == 0)) {
-            return nullptr;
-        }
-        HandleSlot *chunk = chunks_[(v >> kChunkBits) & (kMaxChunks - 1)].load(std::memory_order_acquire);
+        HandleSlot *chunk = chunks_[kindIndex(k)][(v >> kChunkBits) & (kMaxChunks - 1)].load(std::memory_order_acquire);
         if (INFINIRT_UNLIKELY(chunk == nullptr)) {
             return nullptr;
         }
         HandleSlot *slot = &chunk[v & (kChunkSize - 1)];
-        // The whole value against the slot's (tag, generation and index in one compare), then the
-        // kind asked for against the kind the live slot was made for.
-        if (INFINIRT_UNLIKELY(slot->key.load(std::memory_order_acquire) != v || slot->kind != k)) {
+        // The whole value against the slot's live handle: tag, generation and index in one compare.
+        if (INFINIRT_UNLIKELY(slot->key.load(std::memory_order_acquire) != v)) {
             return nullptr;
         }
         return slot;
@@ -92,15 +86,21 @@ public:
     // In a forked child (the only thread), forgets every chunk, so that no handle of the parent
     // validates: the entries that skip the init check rely on it (invalidHandle). The chunks leak.
     void forgetInForkedChild() {
-        for (std::atomic<HandleSlot *> &chunk : chunks_) {
-            chunk.store(nullptr, std::memory_order_relaxed);
+        for (auto &kind : chunks_) {
+            for (std::atomic<HandleSlot *> &chunk : kind) {
+                chunk.store(nullptr, std::memory_order_relaxed);
+            }
         }
     }
 
 private:
     static constexpr uint64_t kTagBase = 0xA0;
     static constexpr uint64_t kLiveBit = uint64_t{1} << 24; // the generation's low bit in a value
-    std::atomic<HandleSlot *> chunks_[kMaxChunks] = {};
+    static constexpr uint64_t kIndexMask = (uint64_t{1} << 24) - 1;
+    static constexpr int kKinds = 8; // HandleKind's values are below it
+    static constexpr int kindIndex(HandleKind k) { return static_cast<int>(k); }
+    // Per kind: its chunks of slots (each table is BSS that a kind's first chunk touches).
+    std::atomic<HandleSlot *> chunks_[kKinds][kMaxChunks] = {};
 };
 
 // The one table: a namespace-scope object initialised at load time (constant initialisation, no
