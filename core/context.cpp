@@ -71,7 +71,7 @@ void trimMemory() {
     ctx().forEachRuntime([](Runtime &rt) { rt.trim(); });
 }
 
-std::shared_ptr<Memory> allocateMemory(size_t size) { return ctx().current().allocateMemory(size); }
+std::shared_ptr<Memory> allocateMemory(size_t size) { return ContextImpl::current().allocateMemory(size); }
 
 std::shared_ptr<Memory> allocateHostMemory(size_t size) {
     detail::HostAllocator &host = ctx().hostAllocator();

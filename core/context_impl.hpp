@@ -30,8 +30,8 @@ public:
 
     // The calling thread's current device, as the C ABI reports it.
     Device currentDevice();
-    // The runtime of the current device, created if needed.
-    Runtime &current();
+    // The runtime of the current device, created if needed (with the context).
+    static Runtime &current();
     // Created if needed. Throws Error for a device that does not exist.
     Runtime &runtime(Device device);
     // nullptr if not created yet; throws for a device that does not exist.
@@ -66,6 +66,9 @@ private:
         std::unique_ptr<std::atomic<Runtime *>[]> runtimes;
     };
     Slots &slots(Device::Type type);
+    // current() when the thread's memo names another device (or none yet): finds the runtime
+    // and remembers it.
+    static Runtime &rememberCurrent(infiniDevice_t type, int index);
 
     std::atomic<Slots *> types_[static_cast<int>(Device::Type::COUNT)] = {};
     std::mutex mutex_; // creation of slots and runtimes

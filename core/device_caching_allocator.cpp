@@ -109,7 +109,7 @@ DeviceCachingAllocator::~DeviceCachingAllocator() {
 
 // ---- per-thread caches ------------------------------------------------------------------------
 
-ThreadCache *DeviceCachingAllocator::localCache() {
+inline ThreadCache *DeviceCachingAllocator::localCache() {
     if (t_memo.id == id_) {
         return t_memo.cache;
     }
@@ -150,10 +150,10 @@ void DeviceCachingAllocator::retire(ThreadCache *cache) noexcept {
     returnToPool(cache->drain());
     std::lock_guard<std::mutex> lock(registry_mutex_);
     caches_.erase(std::find(caches_.begin(), caches_.end(), cache));
-    retired_allocs_ += cache->allocs.get();
-    retired_frees_ += cache->frees.get();
-    retired_cache_hits_ += cache->cache_hits.get();
     retired_thread_cache_hits_ += cache->thread_cache_hits.get();
+    retired_pool_hits_ += cache->pool_hits.get();
+    retired_device_allocs_ += cache->device_allocs.get();
+    retired_frees_ += cache->frees.get();
     allocated_bytes_.publish(cache->unpublished_bytes);
     allocated_blocks_.publish(cache->unpublished_blocks);
     delete cache;
@@ -177,39 +177,50 @@ void DeviceCachingAllocator::drainThreadCaches() noexcept {
 
 // ---- allocation -------------------------------------------------------------------------------
 
-DeviceCachingAllocator::Block *DeviceCachingAllocator::allocate(size_t size, infinirtStream_t stream) {
-    ThreadCache *cache = localCache();
-    if (cache == nullptr) {
-        std::lock_guard<std::mutex> lock(orphan_mutex_);
-        return allocateWith(&orphan_, size, stream);
+[[gnu::always_inline]] inline DeviceCachingAllocator::Block *
+DeviceCachingAllocator::handOut(ThreadCache *cache, Block *block, Source source) {
+    switch (source) {
+    case Source::ThreadCache: cache->thread_cache_hits.add(1); break;
+    case Source::Pool: cache->pool_hits.add(1); break;
+    case Source::Device: cache->device_allocs.add(1); break;
     }
-    return allocateWith(cache, size, stream);
+    allocated_bytes_.increase(cache->unpublished_bytes, static_cast<int64_t>(block->size));
+    allocated_blocks_.increase(cache->unpublished_blocks, 1);
+    block->place.store(BlockPlace::Caller, std::memory_order_relaxed);
+    return block;
 }
 
 DeviceCachingAllocator::Block *DeviceCachingAllocator::allocateWith(ThreadCache *cache, size_t size,
                                                                     infinirtStream_t stream) {
-    if (size > kMaxRequest) {
-        throwOutOfMemory(size, false, "the request is larger than any device");
-    }
-    size_t rounded = roundSize(size);
+    const size_t rounded = roundSize(size);
     if (Block *block = cache->pop(stream, rounded)) {
         return handOut(cache, block, Source::ThreadCache);
     }
     return allocateFromPool(cache, size, rounded, stream);
 }
 
-DeviceCachingAllocator::Block *DeviceCachingAllocator::handOut(ThreadCache *cache, Block *block, Source source) {
-    cache->allocs.add(1);
-    if (source != Source::Device) {
-        cache->cache_hits.add(1);
-        if (source == Source::ThreadCache) {
-            cache->thread_cache_hits.add(1);
+DeviceCachingAllocator::Block *DeviceCachingAllocator::allocate(size_t size, infinirtStream_t stream) {
+    // The fast path calls nothing but in its tail. The memo names this allocator only with the
+    // thread's (live) cache.
+    if (t_memo.id == id_ && size <= kSmallSize) {
+        ThreadCache *cache = t_memo.cache;
+        if (Block *block = cache->popRecent(stream, roundSize(size))) {
+            return handOut(cache, block, Source::ThreadCache);
         }
+        return allocateWith(cache, size, stream);
     }
-    allocated_bytes_.add(cache->unpublished_bytes, static_cast<int64_t>(block->size));
-    allocated_blocks_.add(cache->unpublished_blocks, 1);
-    block->place.store(BlockPlace::Caller, std::memory_order_relaxed);
-    return block;
+    return allocateSlow(size, stream);
+}
+
+DeviceCachingAllocator::Block *DeviceCachingAllocator::allocateSlow(size_t size, infinirtStream_t stream) {
+    if (size > kMaxRequest) {
+        throwOutOfMemory(size, false, "the request is larger than any device");
+    }
+    if (ThreadCache *cache = localCache()) {
+        return allocateWith(cache, size, stream);
+    }
+    std::lock_guard<std::mutex> lock(orphan_mutex_);
+    return allocateWith(&orphan_, size, stream);
 }
 
 DeviceCachingAllocator::Block *DeviceCachingAllocator::allocateFromPool(ThreadCache *cache, size_t size,
@@ -459,6 +470,25 @@ void DeviceCachingAllocator::throwOutOfMemory(size_t size, bool retried, const s
 // ---- free -------------------------------------------------------------------------------------
 
 void DeviceCachingAllocator::deallocate(Block *block) noexcept {
+    if (t_memo.id == id_ && block->stream_uses.empty()) {
+        // The fast path calls nothing but in its tail.
+        ThreadCache *cache = t_memo.cache;
+        countFree(cache, block);
+        if (!cache->tryPush(block)) {
+            pushOrReturn(cache, block);
+        }
+        return;
+    }
+    deallocateSlow(block);
+}
+
+void DeviceCachingAllocator::pushOrReturn(ThreadCache *cache, Block *block) noexcept {
+    if (Block *back = cache->push(block)) {
+        returnToPool(back);
+    }
+}
+
+void DeviceCachingAllocator::deallocateSlow(Block *block) noexcept {
     ThreadCache *cache = nullptr;
     try {
         cache = localCache();
@@ -473,17 +503,19 @@ void DeviceCachingAllocator::deallocate(Block *block) noexcept {
     deallocateWith(cache, block);
 }
 
-void DeviceCachingAllocator::deallocateWith(ThreadCache *cache, Block *block) noexcept {
+[[gnu::always_inline]] inline void DeviceCachingAllocator::countFree(ThreadCache *cache, const Block *block) noexcept {
     cache->frees.add(1);
-    allocated_bytes_.add(cache->unpublished_bytes, -static_cast<int64_t>(block->size));
-    allocated_blocks_.add(cache->unpublished_blocks, -1);
+    allocated_bytes_.decrease(cache->unpublished_bytes, static_cast<int64_t>(block->size));
+    allocated_blocks_.decrease(cache->unpublished_blocks, 1);
+}
+
+void DeviceCachingAllocator::deallocateWith(ThreadCache *cache, Block *block) noexcept {
+    countFree(cache, block);
     if (!block->stream_uses.empty()) {
         freeWithEvents(block);
         return;
     }
-    if (Block *back = cache->push(block)) {
-        returnToPool(back);
-    }
+    pushOrReturn(cache, block);
 }
 
 void DeviceCachingAllocator::returnToPool(Block *chain) noexcept {
@@ -743,14 +775,14 @@ MemoryStats DeviceCachingAllocator::stats() const {
     int64_t allocated = 0, blocks = 0;
     {
         std::lock_guard<std::mutex> lock(registry_mutex_);
-        uint64_t allocs = retired_allocs_, frees = retired_frees_, hits = retired_cache_hits_,
-                 thread_hits = retired_thread_cache_hits_;
+        uint64_t thread_hits = retired_thread_cache_hits_, pool_hits = retired_pool_hits_,
+                 device_allocs = retired_device_allocs_, frees = retired_frees_;
         int64_t unpublished_bytes = 0, unpublished_blocks = 0, cached = 0;
         auto merge = [&](const ThreadCache &cache) {
-            allocs += cache.allocs.get();
-            frees += cache.frees.get();
-            hits += cache.cache_hits.get();
             thread_hits += cache.thread_cache_hits.get();
+            pool_hits += cache.pool_hits.get();
+            device_allocs += cache.device_allocs.get();
+            frees += cache.frees.get();
             unpublished_bytes += cache.unpublished_bytes.get();
             unpublished_blocks += cache.unpublished_blocks.get();
             cached += static_cast<int64_t>(cache.cachedBytes());
@@ -761,9 +793,9 @@ MemoryStats DeviceCachingAllocator::stats() const {
         merge(orphan_);
         allocated = allocated_bytes_.published() + unpublished_bytes;
         blocks = allocated_blocks_.published() + unpublished_blocks;
-        s.num_allocs = allocs;
+        s.num_allocs = thread_hits + pool_hits + device_allocs;
         s.num_frees = frees;
-        s.num_cache_hits = hits;
+        s.num_cache_hits = thread_hits + pool_hits;
         s.num_thread_cache_hits = thread_hits;
         s.thread_cached_bytes = cached;
     }

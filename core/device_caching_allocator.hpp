@@ -137,9 +137,17 @@ private:
     // through orphan_).
     ThreadCache *localCache();
     ThreadCache *registerThread();
+    // allocate() and deallocate() when the thread's memo is not this allocator's, the request is
+    // too large, or the block was used on other streams: the same, with the thread registered
+    // first, or through orphan_ (under its mutex) while the thread exits.
+    Block *allocateSlow(size_t size, infinirtStream_t stream);
+    void deallocateSlow(Block *block) noexcept;
     Block *allocateWith(ThreadCache *cache, size_t size, infinirtStream_t stream);
     void deallocateWith(ThreadCache *cache, Block *block) noexcept;
     Block *handOut(ThreadCache *cache, Block *block, Source source);
+    void countFree(ThreadCache *cache, const Block *block) noexcept;
+    // Caches a freed block in `cache`; what that evicts goes back to the pool.
+    void pushOrReturn(ThreadCache *cache, Block *block) noexcept;
     // A miss of the thread's cache. Hands the thread's cached blocks back to the pool, then runs
     // the steps below, in this order, until one serves the request: take from the pool, or drain
     // the thread caches and take; else grow, or (the device being out of memory) reclaim every
@@ -223,12 +231,12 @@ private:
     // Per-thread caches and what departed threads left behind.
     mutable std::mutex registry_mutex_;
     std::vector<ThreadCache *> caches_;
-    uint64_t retired_allocs_ = 0;
-    uint64_t retired_frees_ = 0;
-    uint64_t retired_cache_hits_ = 0;
     uint64_t retired_thread_cache_hits_ = 0;
-    SharedPeak allocated_bytes_{int64_t(1) << 20};
-    SharedPeak allocated_blocks_{64};
+    uint64_t retired_pool_hits_ = 0;
+    uint64_t retired_device_allocs_ = 0;
+    uint64_t retired_frees_ = 0;
+    SharedPeak<int64_t(1) << 20> allocated_bytes_;
+    SharedPeak<64> allocated_blocks_;
     std::mutex orphan_mutex_;
     ThreadCache orphan_{0, 0};
 

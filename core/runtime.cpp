@@ -2,6 +2,7 @@
 
 #include "check.hpp"
 #include "device_guard.hpp"
+#include "thread_slot_allocator.hpp"
 
 namespace infinicore::detail {
 
@@ -12,6 +13,13 @@ infinirtStream_t makeStream(Device device) {
     infinirtStream_t stream = nullptr;
     check(infinirtStreamCreate(&stream), "infinirtStreamCreate");
     return stream;
+}
+
+// A Memory whose shared_ptr control block (Memory included) lives in a recycled slot.
+template <typename Deleter>
+std::shared_ptr<Memory> makeMemory(void *ptr, size_t size, Device device, Deleter deleter, bool pinned = false) {
+    return std::allocate_shared<Memory>(ThreadSlotAllocator<Memory>(), static_cast<std::byte *>(ptr), size, device,
+                                        std::move(deleter), pinned);
 }
 } // namespace
 
@@ -52,31 +60,34 @@ void Runtime::restart() noexcept {
 
 std::shared_ptr<Memory> Runtime::allocateMemory(size_t size) {
     if (host_) {
-        void *ptr = host_->allocate(size);
-        HostAllocator *host = host_.get();
-        infinirtStream_t stream = this->stream();
-        try {
-            // cpu streams run asynchronously: work queued on the context stream may still use
-            // the block, so its free waits for that work, as a device block's reuse would.
-            return std::make_shared<Memory>(static_cast<std::byte *>(ptr), size, device_,
-                                            [host, size, stream](std::byte *p) {
-                                                if (infinirtStreamQuery(stream) == INFINI_STATUS_NOT_READY) {
-                                                    (void)infinirtStreamSynchronize(stream);
-                                                }
-                                                host->deallocate(p, size);
-                                            });
-        } catch (...) {
-            host->deallocate(ptr, size);
-            throw;
-        }
+        return allocateHostBacked(size);
     }
     DeviceCachingAllocator *caching = caching_.load(std::memory_order_acquire);
     DeviceCachingAllocator::Block *block = caching->allocate(size, stream());
     try {
-        return std::make_shared<Memory>(static_cast<std::byte *>(DeviceCachingAllocator::data(block)), size, device_,
-                                        [caching, block](std::byte *) { caching->deallocate(block); });
+        return makeMemory(DeviceCachingAllocator::data(block), size, device_,
+                          [caching, block](std::byte *) { caching->deallocate(block); });
     } catch (...) {
         caching->deallocate(block);
+        throw;
+    }
+}
+
+std::shared_ptr<Memory> Runtime::allocateHostBacked(size_t size) {
+    void *ptr = host_->allocate(size);
+    HostAllocator *host = host_.get();
+    infinirtStream_t stream = this->stream();
+    try {
+        // cpu streams run asynchronously: work queued on the context stream may still use the
+        // block, so its free waits for that work, as a device block's reuse would.
+        return makeMemory(ptr, size, device_, [host, size, stream](std::byte *p) {
+            if (infinirtStreamQuery(stream) == INFINI_STATUS_NOT_READY) {
+                (void)infinirtStreamSynchronize(stream);
+            }
+            host->deallocate(p, size);
+        });
+    } catch (...) {
+        host->deallocate(ptr, size);
         throw;
     }
 }
@@ -88,8 +99,8 @@ std::shared_ptr<Memory> Runtime::allocatePinnedHostMemory(size_t size) {
     DevicePinnedHostAllocator *pinned = pinned_.load(std::memory_order_acquire);
     DevicePinnedHostAllocator::Block *block = pinned->allocate(size);
     try {
-        return std::make_shared<Memory>(static_cast<std::byte *>(block->ptr), size, device_,
-                                        [pinned, block](std::byte *) { pinned->deallocate(block); }, true);
+        return makeMemory(block->ptr, size, device_, [pinned, block](std::byte *) { pinned->deallocate(block); },
+                          true);
     } catch (...) {
         pinned->deallocate(block);
         throw;

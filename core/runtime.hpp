@@ -54,6 +54,8 @@ public:
     void restart() noexcept;
 
 private:
+    // allocateMemory of a cpu device: host memory whose free waits for the context stream.
+    std::shared_ptr<Memory> allocateHostBacked(size_t size);
     // New allocators over a new ResettableDevice (not for cpu, whose memory is the host's).
     void makeAllocators(const AllocatorConfig &config);
 

@@ -4,12 +4,12 @@
 
 namespace infinicore::detail {
 
-ThreadCache::ThreadCache(size_t capacity, size_t depth) : capacity_(capacity), depth_(depth) {}
+ThreadCache::ThreadCache(size_t capacity, size_t depth)
+    : capacity_(capacity), depth_(depth) {}
 
 ThreadCache::~ThreadCache() = default;
 
-void ThreadCache::lock() {
-    // Contended only while another thread drains this cache, which is short and rare.
+void ThreadCache::lockContended() {
     for (int spins = 0; locked_.exchange(true, std::memory_order_acquire); ++spins) {
         if (spins > 64) {
             std::this_thread::yield();
@@ -30,8 +30,14 @@ ThreadCache::StreamBins *ThreadCache::findBins(infinirtStream_t stream) {
     return nullptr;
 }
 
-ThreadCache::ClassList &ThreadCache::listFor(StreamBins &bins, const CachingBlock *block) {
-    return block->small ? bins.small[block->size / kMinBlockSize] : bins.large;
+ThreadCache::StreamBins *ThreadCache::binsOf(infinirtStream_t stream) {
+    if (StreamBins *bins = findBins(stream)) {
+        return bins;
+    }
+    bins_.push_back(std::make_unique<StreamBins>());
+    last_bins_ = bins_.back().get();
+    last_bins_->stream = stream;
+    return last_bins_;
 }
 
 void ThreadCache::unlink(ClassList &list, CachingBlock *block) {
@@ -43,37 +49,47 @@ void ThreadCache::unlink(ClassList &list, CachingBlock *block) {
     bytes_ -= block->size;
 }
 
+CachingBlock *ThreadCache::popLarge(StreamBins &bins, size_t rounded) {
+    // Few large blocks: take the tightest fit, and never waste kSmallSize or more on a request
+    // (the pool would have split such a block).
+    CachingBlock *found = nullptr;
+    for (CachingBlock *b = bins.large.head; b != nullptr; b = b->class_next) {
+        if (b->size >= rounded && b->size - rounded < kSmallSize && (found == nullptr || b->size < found->size)) {
+            found = b;
+            if (b->size == rounded) {
+                break;
+            }
+        }
+    }
+    if (found != nullptr) {
+        unlink(bins.large, found);
+        cached_bytes_.store(bytes_, std::memory_order_relaxed);
+    }
+    return found;
+}
+
 CachingBlock *ThreadCache::pop(infinirtStream_t stream, size_t rounded) {
     lock();
     CachingBlock *found = nullptr;
     if (StreamBins *bins = findBins(stream)) {
-        if (rounded <= kSmallSize) {
-            ClassList &list = bins->small[rounded / kMinBlockSize];
-            found = list.head;
-            if (found != nullptr) {
-                unlink(list, found);
-            }
-        } else {
-            // Few large blocks: take the tightest fit, and never waste kSmallSize or more on a
-            // request (the pool would have split such a block).
-            for (CachingBlock *b = bins->large.head; b != nullptr; b = b->class_next) {
-                if (b->size >= rounded && b->size - rounded < kSmallSize && (found == nullptr || b->size < found->size)) {
-                    found = b;
-                    if (b->size == rounded) {
-                        break;
-                    }
-                }
-            }
-            if (found != nullptr) {
-                unlink(bins->large, found);
-            }
-        }
-        if (found != nullptr) {
-            cached_bytes_.store(bytes_, std::memory_order_relaxed);
-        }
+        found = rounded <= kSmallSize ? takeHead(bins->small[rounded / kMinBlockSize]) : popLarge(*bins, rounded);
     }
     unlock();
     return found;
+}
+
+CachingBlock *ThreadCache::push(CachingBlock *block) {
+    if (block->size > capacity_ || depth_ == 0) {
+        block->class_next = nullptr;
+        return block;
+    }
+    lock();
+    ClassList &list = listFor(*binsOf(block->stream), block);
+    link(list, block);
+    bytes_ += block->size;
+    CachingBlock *evicted = evictBeyondBounds(list);
+    unlock();
+    return evicted;
 }
 
 CachingBlock *ThreadCache::evict(CachingBlock *victim, CachingBlock *chain) {
@@ -83,32 +99,7 @@ CachingBlock *ThreadCache::evict(CachingBlock *victim, CachingBlock *chain) {
     return victim;
 }
 
-CachingBlock *ThreadCache::push(CachingBlock *block) {
-    if (block->size > capacity_ || depth_ == 0) {
-        block->class_next = nullptr;
-        return block;
-    }
-    lock();
-    StreamBins *bins = findBins(block->stream);
-    if (bins == nullptr) {
-        bins_.push_back(std::make_unique<StreamBins>());
-        bins = bins_.back().get();
-        bins->stream = block->stream;
-        last_bins_ = bins;
-    }
-    ClassList &list = listFor(*bins, block);
-    block->class_prev = nullptr;
-    block->class_next = list.head;
-    (list.head ? list.head->class_prev : list.tail) = block;
-    list.head = block;
-    ++list.count;
-    block->lru_prev = nullptr;
-    block->lru_next = lru_head_;
-    (lru_head_ ? lru_head_->lru_prev : lru_tail_) = block;
-    lru_head_ = block;
-    bytes_ += block->size;
-    block->place.store(BlockPlace::ThreadCached, std::memory_order_relaxed);
-
+CachingBlock *ThreadCache::evictBeyondBounds(ClassList &list) {
     CachingBlock *evicted = nullptr;
     if (list.count > depth_) {
         evicted = evict(list.tail, evicted);
@@ -117,7 +108,6 @@ CachingBlock *ThreadCache::push(CachingBlock *block) {
         evicted = evict(lru_tail_, evicted);
     }
     cached_bytes_.store(bytes_, std::memory_order_relaxed);
-    unlock();
     return evicted;
 }
 

@@ -36,19 +36,56 @@ public:
     // A cached block of `stream` for a request of `rounded` bytes (a small block of exactly that
     // size, or a large one less than kSmallSize bigger), or nullptr.
     CachingBlock *pop(infinirtStream_t stream, size_t rounded);
+    // pop() for a small request (rounded <= kSmallSize) from the stream of the thread's last
+    // push or pop only: nullptr also when `stream` is another (pop() then finds its blocks).
+    // Also nullptr while another thread drains the cache. Calls nothing.
+    CachingBlock *popRecent(infinirtStream_t stream, size_t rounded) {
+        if (!tryLock()) {
+            return nullptr;
+        }
+        CachingBlock *found = nullptr;
+        StreamBins *bins = last_bins_;
+        if (bins != nullptr && bins->stream == stream) {
+            found = takeHead(bins->small[rounded / kMinBlockSize]);
+        }
+        unlock();
+        return found;
+    }
     // Caches `block`. Returns the blocks (chained through class_next) that must go back to the
     // pool: the ones evicted to make room, or `block` itself when it can never fit.
     CachingBlock *push(CachingBlock *block);
+    // Caches `block` if that evicts nothing and its stream is that of the thread's last push or
+    // pop, and no other thread is draining the cache; else does nothing and returns false (push()
+    // then caches it). Calls nothing.
+    bool tryPush(CachingBlock *block) {
+        if (!tryLock()) {
+            return false;
+        }
+        StreamBins *bins = last_bins_;
+        if (bins != nullptr && bins->stream == block->stream) {
+            ClassList &list = listFor(*bins, block);
+            const size_t bytes = bytes_ + block->size;
+            if (list.count < depth_ && bytes <= capacity_) {
+                link(list, block);
+                setBytes(bytes);
+                unlock();
+                return true;
+            }
+        }
+        unlock();
+        return false;
+    }
     // Takes every block out, chained through class_next.
     CachingBlock *drain();
 
     size_t cachedBytes() const { return cached_bytes_.load(std::memory_order_relaxed); }
 
-    // Owner-written statistics, merged by the allocator.
-    OwnedCounter allocs;
-    OwnedCounter frees;
-    OwnedCounter cache_hits;
+    // Owner-written statistics, merged by the allocator: the requests served from this cache,
+    // from the shared pool and from new device memory, and the frees.
     OwnedCounter thread_cache_hits;
+    OwnedCounter pool_hits;
+    OwnedCounter device_allocs;
+    OwnedCounter frees;
     OwnedCounter unpublished_bytes;
     OwnedCounter unpublished_blocks;
 
@@ -65,12 +102,60 @@ private:
         ClassList small[kSmallSize / kMinBlockSize + 1];
     };
 
-    void lock();
+    void lock() {
+        // Contended only while another thread drains this cache, which is short and rare.
+        if (locked_.exchange(true, std::memory_order_acquire)) {
+            lockContended();
+        }
+    }
+    void lockContended();
+    bool tryLock() { return !locked_.exchange(true, std::memory_order_acquire); }
     void unlock() { locked_.store(false, std::memory_order_release); }
+    void setBytes(size_t bytes) {
+        bytes_ = bytes;
+        cached_bytes_.store(bytes, std::memory_order_relaxed);
+    }
+    // The bins of `stream` (remembered in last_bins_), or nullptr.
     StreamBins *findBins(infinirtStream_t stream);
-    ClassList &listFor(StreamBins &bins, const CachingBlock *block);
+    // The same, made if the thread has none for `stream` yet.
+    StreamBins *binsOf(infinirtStream_t stream);
+    static ClassList &listFor(StreamBins &bins, const CachingBlock *block) {
+        return block->small ? bins.small[block->size / kMinBlockSize] : bins.large;
+    }
+    // The head of `list` (the most recently freed), taken out of both lists, or nullptr.
+    CachingBlock *takeHead(ClassList &list) {
+        CachingBlock *block = list.head;
+        if (block == nullptr) {
+            return nullptr;
+        }
+        list.head = block->class_next;
+        (block->class_next ? block->class_next->class_prev : list.tail) = nullptr;
+        --list.count;
+        (block->lru_prev ? block->lru_prev->lru_next : lru_head_) = block->lru_next;
+        (block->lru_next ? block->lru_next->lru_prev : lru_tail_) = block->lru_prev;
+        setBytes(bytes_ - block->size);
+        return block;
+    }
+    // Puts `block` at the head of `list` and of the age list; bytes_ is the caller's to update.
+    void link(ClassList &list, CachingBlock *block) {
+        block->class_prev = nullptr;
+        block->class_next = list.head;
+        (list.head ? list.head->class_prev : list.tail) = block;
+        list.head = block;
+        ++list.count;
+        block->lru_prev = nullptr;
+        block->lru_next = lru_head_;
+        (lru_head_ ? lru_head_->lru_prev : lru_tail_) = block;
+        lru_head_ = block;
+        block->place.store(BlockPlace::ThreadCached, std::memory_order_relaxed);
+    }
     void unlink(ClassList &list, CachingBlock *block);
+    // The tightest large block for `rounded`, unlinked, or nullptr.
+    CachingBlock *popLarge(StreamBins &bins, size_t rounded);
     CachingBlock *evict(CachingBlock *victim, CachingBlock *chain);
+    // After a push into `list`: evicts the oldest blocks until depth_ and capacity_ hold; they are
+    // returned, chained.
+    CachingBlock *evictBeyondBounds(ClassList &list);
 
     std::atomic<bool> locked_{false};
     const size_t capacity_;

@@ -21,28 +21,34 @@ private:
 };
 
 // A process-wide quantity (e.g. allocated bytes) whose changes threads accumulate privately and
-// publish only when their private share reaches `threshold`. current = published + the sum of
-// every thread's unpublished share (exact when read); peak is maintained by each writer as
-// published + its own share, so it is exact for one thread and off by at most `threshold` per
+// publish only when their private share reaches `Threshold` either way. current = published + the
+// sum of every thread's unpublished share (exact when read); peak is maintained by each writer as
+// published + its own share, so it is exact for one thread and off by at most `Threshold` per
 // other concurrently active thread.
+template <int64_t Threshold>
 class SharedPeak {
 public:
-    explicit SharedPeak(int64_t threshold) : threshold_(threshold) {}
-
-    // Called by the thread owning `unpublished` only.
-    void add(OwnedCounter &unpublished, int64_t delta) {
-        int64_t mine = unpublished.get() + delta;
-        int64_t seen;
-        if (mine >= threshold_ || mine <= -threshold_) {
-            seen = published_.fetch_add(mine, std::memory_order_relaxed) + mine;
-            unpublished.set(0);
-        } else {
-            unpublished.set(mine);
-            seen = published_.load(std::memory_order_relaxed) + mine;
+    // Called by the thread owning `unpublished` only; delta >= 0.
+    void increase(OwnedCounter &unpublished, int64_t delta) {
+        const int64_t mine = unpublished.get() + delta;
+        if (!withinThreshold(mine)) {
+            raisePeak(publishShare(unpublished, mine));
+            return;
         }
-        if (delta > 0) {
+        unpublished.set(mine);
+        const int64_t seen = published_.load(std::memory_order_relaxed) + mine;
+        if (seen > peak_.load(std::memory_order_relaxed)) {
             raisePeak(seen);
         }
+    }
+    // Called by the thread owning `unpublished` only; delta >= 0.
+    void decrease(OwnedCounter &unpublished, int64_t delta) {
+        const int64_t mine = unpublished.get() - delta;
+        if (!withinThreshold(mine)) {
+            (void)publishShare(unpublished, mine);
+            return;
+        }
+        unpublished.set(mine);
     }
     // Folds a departing thread's share in.
     void publish(OwnedCounter &unpublished) {
@@ -59,7 +65,18 @@ public:
     void resetPeak(int64_t current) { peak_.store(current, std::memory_order_relaxed); }
 
 private:
-    const int64_t threshold_;
+    static_assert(Threshold > 0);
+    // -Threshold < share < Threshold, in one unsigned comparison.
+    static bool withinThreshold(int64_t share) {
+        return static_cast<uint64_t>(share) + static_cast<uint64_t>(Threshold - 1) <=
+               static_cast<uint64_t>(2 * Threshold - 2);
+    }
+    // Moves the thread's whole share `mine` into published_; the published value it made.
+    int64_t publishShare(OwnedCounter &unpublished, int64_t mine) {
+        unpublished.set(0);
+        return published_.fetch_add(mine, std::memory_order_relaxed) + mine;
+    }
+
     // Separate lines: published_ is written only when a thread publishes, peak_ only on a new
     // peak; keeping them apart keeps the readers of one from being invalidated by the other.
     alignas(64) std::atomic<int64_t> published_{0};
