@@ -208,8 +208,11 @@ __export infiniStatus_t infinirtStreamSynchronize(infinirtStream_t stream) {
     return INFINIRT_DEVICE_CALL(s.backend, stream_synchronize, s.device, s.native);
 }
 
-__export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream) {
-    // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h).
+} // extern "C"
+
+namespace {
+// StreamQuery on any stream: the NULL stream, a capturing one, an invalid handle.
+__attribute__((noinline)) infiniStatus_t streamQueryGeneral(infinirtStream_t stream) {
     StreamRef s;
     infiniStatus_t st = resolveStream("infinirtStreamQuery", stream, s);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
@@ -228,6 +231,36 @@ __export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream) {
     // NOT_READY is an answer, not a failure: it writes no message (and a detail the plugin gave
     // with it is never read).
     return st == INFINI_STATUS_NOT_READY ? st : checked(s.backend, s.device, "stream_query", st);
+}
+
+
+// A failed stream_query of a stream the fast path resolved.
+INFINIRT_COLD infiniStatus_t streamQueryFailed(const HandleSlot *slot, infiniStatus_t st) {
+    return pluginFailed(g_registry.by_type[slot->type]->name.c_str(), slot->device, "stream_query", st);
+}
+} // namespace
+
+extern "C" {
+
+__export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream) {
+    // No INFINIRT_ENTER: the handle's path checks (dispatch.h). The fast path: a live stream
+    // handle that is not capturing; everything else takes streamQueryGeneral.
+    const HandleSlot *slot = handles().lookup(stream, HandleKind::Stream);
+    if (INFINIRT_UNLIKELY(slot == nullptr || slot->capture.load(std::memory_order_acquire) != nullptr)) {
+        return streamQueryGeneral(stream);
+    }
+    infinirtPluginStreamQueryFn *const query = g_registry.by_type[slot->type]->table.stream_query;
+    if (INFINIRT_UNLIKELY(query == nullptr)) {
+        return streamQueryGeneral(stream);
+    }
+    beginPluginCall();
+    const infiniStatus_t st = query(slot->device, slot->native);
+    // NOT_READY is an answer, not a failure: it writes no message (and a detail the plugin gave
+    // with it is never read).
+    if (INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS || st == INFINI_STATUS_NOT_READY)) {
+        return st;
+    }
+    return streamQueryFailed(slot, st);
 }
 
 __export infiniStatus_t infinirtStreamGetDevice(infinirtStream_t stream, infiniDevice_t *device, int *device_id) {

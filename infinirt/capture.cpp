@@ -162,12 +162,12 @@ ActiveCapture::ActiveCapture(HandleSlot *stream) {
 
 ActiveCapture::~ActiveCapture() { captureLock().unlock_shared(); }
 
-NativeCaptureHold::NativeCaptureHold(HandleSlot *stream) {
+ModuleRefs *holdCapture(HandleSlot *stream) {
     captureLock().lock_shared();
-    refs_ = stream->module_refs.load(std::memory_order_acquire);
+    return stream->module_refs.load(std::memory_order_acquire);
 }
 
-NativeCaptureHold::~NativeCaptureHold() { captureLock().unlock_shared(); }
+void releaseCapture() { captureLock().unlock_shared(); }
 
 CaptureGraph *captureTake(HandleSlot *stream) {
     std::lock_guard<WriterFirstLock> lock(captureLock());

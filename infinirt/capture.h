@@ -68,18 +68,12 @@ private:
 // it; afterwards nothing else can reach it. The same for the modules noted by a native capture.
 CaptureGraph *captureTake(HandleSlot *stream);
 ModuleRefs *nativeCaptureRefsTake(HandleSlot *stream);
-// The same hold for a native capture's record of the modules it launched (modules.h).
-class NativeCaptureHold {
-public:
-    explicit NativeCaptureHold(HandleSlot *stream);
-    ~NativeCaptureHold();
-    NativeCaptureHold(const NativeCaptureHold &) = delete;
-    NativeCaptureHold &operator=(const NativeCaptureHold &) = delete;
-    ModuleRefs *refs() const { return refs_; }
-
-private:
-    ModuleRefs *refs_ = nullptr;
-};
+// The capture lock taken shared, around a submission's plugin call where the stream captures
+// natively or the thread has no mark to make (submitTo, below): holdCapture takes it and answers
+// the stream's module_refs (the native capture's record of the modules it launched, modules.h,
+// while it still captures); releaseCapture lets it go.
+ModuleRefs *holdCapture(HandleSlot *stream);
+void releaseCapture();
 
 // Native captures (cuda, hip) against submissions from other threads. The CUDA driver is not safe
 // against a submission to a stream racing the begin or the end of a capture on that stream (on an
@@ -104,81 +98,43 @@ bool registerSubmitter() noexcept;
 // Waits until no thread is marked as submitting to `stream` (run with module_refs already set).
 void awaitUnmarked(const HandleSlot *stream);
 
-// One submission to the stream of StreamRef `r` under the protocol above, for the length of the
-// object: the constructor begins the plugin call (beginPluginCall) and marks the thread, or, where
-// the stream captures natively (or the thread has no mark to make), takes the capture lock shared
-// (held() is then true, and refs() is the capture's record while the stream still captures); the
-// destructor clears the mark or lets the lock go. The plugin call itself runs in the caller, so
-// that its arguments stay in registers (nothing of it escapes into a function that is not inlined).
-class Submission {
-public:
-    INFINIRT_INLINE explicit Submission(const StreamRef &r) {
-        hot_ = threadHot();
-        hot_->plugin_detail_pending = false; // beginPluginCall
-        slot_ = r.slot;
-        if (slot_ == nullptr) {
-            return; // the default stream never captures
-        }
-        if (INFINIRT_UNLIKELY(!hot_->registered) && !registerSubmitter()) {
-            hold(); // no mark to make: the lock excludes a begin instead
-            return;
-        }
-        hot_->submitting.store(slot_, std::memory_order_relaxed);
-        std::atomic_signal_fence(std::memory_order_seq_cst); // the begin's process-wide barrier orders it
-        if (INFINIRT_UNLIKELY(slot_->module_refs.load(std::memory_order_relaxed) != nullptr)) {
-            hot_->submitting.store(nullptr, std::memory_order_release);
-            hold();
-            return;
-        }
-        marked_ = true;
-    }
-    INFINIRT_INLINE ~Submission() {
-        if (marked_) {
-            hot_->submitting.store(nullptr, std::memory_order_release);
-        } else if (INFINIRT_UNLIKELY(held_)) {
-            release();
-        }
-    }
-    Submission(const Submission &) = delete;
-    Submission &operator=(const Submission &) = delete;
-
-    bool held() const { return held_; }
-    ModuleRefs *refs() const { return held_ ? reinterpret_cast<const NativeCaptureHold *>(hold_)->refs() : nullptr; }
-
-private:
-    INFINIRT_COLD void hold() {
-        new (hold_) NativeCaptureHold(slot_);
-        held_ = true;
-    }
-    INFINIRT_COLD void release() { reinterpret_cast<NativeCaptureHold *>(hold_)->~NativeCaptureHold(); }
-
-    ThreadHot *hot_ = nullptr;
-    HandleSlot *slot_ = nullptr;
-    bool marked_ = false;
-    bool held_ = false;
-    // The capture lock where no mark was made (held_); by hand, as std::optional costs the
-    // unheld path 3-4 instructions more.
-    alignas(NativeCaptureHold) unsigned char hold_[sizeof(NativeCaptureHold)];
-};
-
 // Runs `call` (a plugin call submitting to the stream of StreamRef `r`, made with
-// INFINIRT_DEVICE_CALL_BEGUN: the submission begins the plugin call) under the protocol above;
-// `held(ModuleRefs *)` runs first when the stream captures natively (it notes what the capture
-// uses, or refuses the call). No submission nests in another (plugin calls do not call back into
-// the loader's submissions), so the mark is one slot.
+// INFINIRT_DEVICE_CALL_BEGUN: the submission begins the plugin call) under the protocol above: the
+// thread is marked as submitting to the stream for the length of the call, or, where the stream
+// captures natively (or the thread has no mark to make), the call runs holding the capture lock
+// shared, after `held(ModuleRefs *)` while the stream still captures (it notes what the capture
+// uses, or refuses the call). Both run inline, so nothing of the caller's escapes. No submission
+// nests in another (plugin calls do not call back into the loader's submissions), so the mark is
+// one slot.
 template <typename Call, typename Held>
 INFINIRT_INLINE infiniStatus_t submitTo(const StreamRef &r, Call &&call, Held &&held) {
-    Submission submission(r);
-    if (INFINIRT_UNLIKELY(submission.held())) {
-        if (ModuleRefs *refs = submission.refs()) {
-            const infiniStatus_t st = held(refs);
-            if (st != INFINI_STATUS_SUCCESS) {
-                return st;
-            }
-        }
-        beginPluginCall();
+    ThreadHot *const hot = threadHot();
+    hot->plugin_detail_pending = false; // beginPluginCall
+    HandleSlot *const stream = r.slot;
+    if (stream == nullptr) {
+        return call(); // the default stream never captures
     }
-    return call();
+    if (INFINIRT_LIKELY(hot->registered) || registerSubmitter()) {
+        hot->submitting.store(stream, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst); // the begin's process-wide barrier orders it
+        if (INFINIRT_LIKELY(stream->module_refs.load(std::memory_order_relaxed) == nullptr)) {
+            const infiniStatus_t st = call();
+            hot->submitting.store(nullptr, std::memory_order_release);
+            return st;
+        }
+        hot->submitting.store(nullptr, std::memory_order_release);
+    }
+    // No mark to make (the lock excludes a begin instead), or the stream captures natively.
+    infiniStatus_t st = INFINI_STATUS_SUCCESS;
+    if (ModuleRefs *refs = holdCapture(stream)) {
+        st = held(refs);
+    }
+    if (st == INFINI_STATUS_SUCCESS) {
+        beginPluginCall();
+        st = call();
+    }
+    releaseCapture();
+    return st;
 }
 struct NothingToNote {
     infiniStatus_t operator()(ModuleRefs *) const { return INFINI_STATUS_SUCCESS; }
