@@ -54,8 +54,11 @@ __export infiniStatus_t infinirtEventCreate(infinirtEvent_t *event_ptr) {
     return infinirtEventCreateWithFlags(event_ptr, INFINIRT_EVENT_DEFAULT);
 }
 
-__export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStream_t stream) {
-    // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h).
+} // extern "C"
+
+namespace {
+// EventRecord on any stream: the NULL stream, a capturing one, an invalid handle or pair.
+__attribute__((noinline)) infiniStatus_t eventRecordGeneral(infinirtEvent_t event, infinirtStream_t stream) {
     HandleSlot *ev = eventSlot(event);
     if (INFINIRT_UNLIKELY(ev == nullptr)) {
         return invalidHandle("infinirtEventRecord", "event", event);
@@ -78,7 +81,25 @@ __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStrea
         }
     }
     return submitTo(
-        s, [&] { return INFINIRT_DEVICE_CALL_BEGUN(s.backend, event_record, s.device, ev->native, s.native); },
+        s.slot, [&] { return INFINIRT_DEVICE_CALL_BEGUN(s.backend, event_record, s.device, ev->native, s.native); },
+        [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtEventRecord"); });
+}
+} // namespace
+
+extern "C" {
+
+__export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStream_t stream) {
+    // No INFINIRT_ENTER: the handles' paths check (dispatch.h). The fast path: a live event and a
+    // live stream of its device that is not capturing; everything else takes eventRecordGeneral.
+    HandleSlot *const ev = eventSlot(event);
+    HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
+    if (INFINIRT_UNLIKELY(ev == nullptr || slot == nullptr || slot->type != ev->type || slot->device != ev->device ||
+                          slot->capture.load(std::memory_order_acquire) != nullptr)) {
+        return eventRecordGeneral(event, stream);
+    }
+    Backend *const b = g_registry.by_type[slot->type];
+    return submitTo(
+        slot, [&] { return INFINIRT_DEVICE_CALL_BEGUN(b, event_record, slot->device, ev->native, slot->native); },
         [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtEventRecord"); });
 }
 

@@ -515,7 +515,7 @@ __export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infi
         }
         // The launch is a submission like the others (capture.h, native captures).
         return submitTo(
-            s,
+            s.slot,
             [&] {
                 return checked(b, s.device, "launch_kernel",
                                INFINIRT_PLUGIN_STATUS_BEGUN(b, launch_kernel, s.device, ks->native, c, args,

@@ -133,6 +133,17 @@ inline void noteUse(const Side &s, int type, int device) {
     }
 }
 
+// For the fast paths: `size` bytes from `p` may go to the stream of `slot` with nothing to check,
+// note or refuse: memory infinirt did not allocate (the backend's to check), or a range within an
+// allocation of the stream's own device.
+INFINIRT_INLINE bool onStreamDevice(const Side &s, const void *p, size_t size, const HandleSlot *slot) {
+    if (!s.known()) {
+        return true;
+    }
+    const size_t offset = static_cast<size_t>(static_cast<const char *>(p) - static_cast<const char *>(s.a->base));
+    return size <= s.a->size - offset && s.a->type == slot->type && s.a->device == slot->device;
+}
+
 } // namespace
 
 infiniStatus_t infinirt::waitForOtherUsers(const char *function, const Allocation &a) {
@@ -338,9 +349,12 @@ __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, 
     return INFINIRT_DEVICE_CALL(b, memcpy_sync, id, dst, src, size, kind);
 }
 
-__export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
-                                            infinirtStream_t stream) {
-    // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h).
+} // extern "C"
+
+namespace {
+// MemcpyAsync on any stream and pointers (infinirtMemcpyAsync's fast path takes the common case).
+__attribute__((noinline)) infiniStatus_t memcpyAsyncGeneral(void *dst, const void *src, size_t size,
+                                                           infinirtMemcpyKind_t kind, infinirtStream_t stream) {
     StreamRef r;
     infiniStatus_t st = resolveStream("infinirtMemcpyAsync", stream, r);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
@@ -383,6 +397,33 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
     }
     return INFINIRT_SUBMIT_CALL(r, r.backend, memcpy_async, r.device, dst, src, size, kind, r.native);
 }
+} // namespace
+
+extern "C" {
+
+__export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
+                                            infinirtStream_t stream) {
+    // No INFINIRT_ENTER: the handles' paths check (dispatch.h). The fast path: a live stream that is
+    // not capturing, a valid kind, both pointers given, and each side memory infinirt did not
+    // allocate or a range within an allocation of the stream's device; everything else (checks,
+    // notes, refusals, the peer path) takes memcpyAsyncGeneral.
+    HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
+    if (INFINIRT_LIKELY(slot != nullptr && dst != nullptr && src != nullptr && size != 0 &&
+                        static_cast<unsigned>(enumInt(kind)) <= static_cast<unsigned>(INFINIRT_MEMCPY_DEFAULT) &&
+                        slot->capture.load(std::memory_order_acquire) == nullptr)) {
+        Side d;
+        Side s;
+        sidesOf(dst, d, src, s);
+        if (INFINIRT_LIKELY(onStreamDevice(d, dst, size, slot) && onStreamDevice(s, src, size, slot))) {
+            const infinirtMemcpyKind_t k = kind == INFINIRT_MEMCPY_DEFAULT ? inferKind(d, s) : kind;
+            Backend *const b = g_registry.by_type[slot->type];
+            return submitTo(
+                slot, [&] { return INFINIRT_DEVICE_CALL_BEGUN(b, memcpy_async, slot->device, dst, src, size, k, slot->native); },
+                NothingToNote());
+        }
+    }
+    return memcpyAsyncGeneral(dst, src, size, kind, stream);
+}
 
 __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count) {
     INFINIRT_ENTER();
@@ -412,8 +453,11 @@ __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count) {
     return INFINIRT_DEVICE_CALL(b, memset_sync, id, ptr, value, count);
 }
 
-__export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, infinirtStream_t stream) {
-    // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h).
+} // extern "C"
+
+namespace {
+// MemsetAsync on any stream and pointer (infinirtMemsetAsync's fast path takes the common case).
+__attribute__((noinline)) infiniStatus_t memsetAsyncGeneral(void *ptr, int value, size_t count, infinirtStream_t stream) {
     StreamRef r;
     infiniStatus_t st = resolveStream("infinirtMemsetAsync", stream, r);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
@@ -442,6 +486,27 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
         }
     }
     return INFINIRT_SUBMIT_CALL(r, r.backend, memset_async, r.device, ptr, value, count, r.native);
+}
+} // namespace
+
+extern "C" {
+
+__export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, infinirtStream_t stream) {
+    // No INFINIRT_ENTER: the handle's path checks (dispatch.h). The fast path: a live stream that is
+    // not capturing, and memory infinirt did not allocate or a range within an allocation of the
+    // stream's device; everything else takes memsetAsyncGeneral.
+    HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
+    if (INFINIRT_LIKELY(slot != nullptr && ptr != nullptr && count != 0 &&
+                        slot->capture.load(std::memory_order_acquire) == nullptr)) {
+        const Side s = sideOf(ptr);
+        if (INFINIRT_LIKELY(onStreamDevice(s, ptr, count, slot))) {
+            Backend *const b = g_registry.by_type[slot->type];
+            return submitTo(
+                slot, [&] { return INFINIRT_DEVICE_CALL_BEGUN(b, memset_async, slot->device, ptr, value, count, slot->native); },
+                NothingToNote());
+        }
+    }
+    return memsetAsyncGeneral(ptr, value, count, stream);
 }
 
 __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtStream_t stream) {

@@ -13,7 +13,7 @@ namespace infinirt {
 infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
     if (INFINIRT_LIKELY(ev->type == s.type && ev->device == s.device)) {
         return submitTo(
-            s, [&] { return INFINIRT_DEVICE_CALL_BEGUN(s.backend, stream_wait_event, s.device, s.native, ev->native); },
+            s.slot, [&] { return INFINIRT_DEVICE_CALL_BEGUN(s.backend, stream_wait_event, s.device, s.native, ev->native); },
             [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtStreamWaitEvent"); });
     }
     if (INFINIRT_UNLIKELY(g_layers.validation) && ev->type != s.type) {
@@ -23,7 +23,7 @@ infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
         // Another device of the same backend: a device-side wait (cuda: cuStreamWaitEvent across
         // contexts, a wait node under native capture; cpu: a wait task).
         return submitTo(
-            s,
+            s.slot,
             [&] {
                 return INFINIRT_DEVICE_CALL_BEGUN(s.backend, stream_wait_peer_event, s.device, s.native, ev->device,
                                                   ev->native);
@@ -34,7 +34,7 @@ infiniStatus_t streamWaitEventOn(const StreamRef &s, HandleSlot *ev) {
     // and no graph node can stand for it.
     Backend *eb = g_registry.by_type[ev->type];
     return submitTo(
-        s, [&] { return INFINIRT_DEVICE_CALL_BEGUN(eb, event_synchronize, ev->device, ev->native); },
+        s.slot, [&] { return INFINIRT_DEVICE_CALL_BEGUN(eb, event_synchronize, ev->device, ev->native); },
         [&](ModuleRefs *) {
             return fail(INFINI_STATUS_BAD_PARAM,
                         "infinirtStreamWaitEvent: a stream of %d:%d under native capture cannot wait on an event "

@@ -98,19 +98,18 @@ bool registerSubmitter() noexcept;
 // Waits until no thread is marked as submitting to `stream` (run with module_refs already set).
 void awaitUnmarked(const HandleSlot *stream);
 
-// Runs `call` (a plugin call submitting to the stream of StreamRef `r`, made with
-// INFINIRT_DEVICE_CALL_BEGUN: the submission begins the plugin call) under the protocol above: the
-// thread is marked as submitting to the stream for the length of the call, or, where the stream
+// Runs `call` (a plugin call submitting to the stream whose slot is `stream`, nullptr for a default
+// stream, made with INFINIRT_DEVICE_CALL_BEGUN: the submission begins the plugin call) under the
+// protocol above: the thread is marked as submitting to the stream for the length of the call, or, where the stream
 // captures natively (or the thread has no mark to make), the call runs holding the capture lock
 // shared, after `held(ModuleRefs *)` while the stream still captures (it notes what the capture
 // uses, or refuses the call). Both run inline, so nothing of the caller's escapes. No submission
 // nests in another (plugin calls do not call back into the loader's submissions), so the mark is
 // one slot.
 template <typename Call, typename Held>
-INFINIRT_INLINE infiniStatus_t submitTo(const StreamRef &r, Call &&call, Held &&held) {
+INFINIRT_INLINE infiniStatus_t submitTo(HandleSlot *stream, Call &&call, Held &&held) {
     ThreadHot *const hot = threadHot();
     hot->plugin_detail_pending = false; // beginPluginCall
-    HandleSlot *const stream = r.slot;
     if (stream == nullptr) {
         return call(); // the default stream never captures
     }
@@ -140,7 +139,7 @@ struct NothingToNote {
     infiniStatus_t operator()(ModuleRefs *) const { return INFINI_STATUS_SUCCESS; }
 };
 // `expr` (a plugin call submitting to the stream of StreamRef `r`), under the protocol above.
-#define INFINIRT_SUBMIT(r, expr) ::infinirt::submitTo((r), [&] { return (expr); }, ::infinirt::NothingToNote())
+#define INFINIRT_SUBMIT(r, expr) ::infinirt::submitTo((r).slot, [&] { return (expr); }, ::infinirt::NothingToNote())
 // INFINIRT_DEVICE_CALL_BEGUN(b, entry, ...) submitted to the stream of StreamRef `r`.
 #define INFINIRT_SUBMIT_CALL(r, b, entry, ...) INFINIRT_SUBMIT((r), INFINIRT_DEVICE_CALL_BEGUN((b), entry, __VA_ARGS__))
 
@@ -158,7 +157,7 @@ INFINIRT_INLINE infiniStatus_t submitUncaptured(const StreamRef &r, const char *
     if (INFINIRT_UNLIKELY(captureOf(r) != nullptr)) {
         return refuseDuringCapture(function, what);
     }
-    return submitTo(r, call, [&](ModuleRefs *) { return refuseDuringCapture(function, what); });
+    return submitTo(r.slot, call, [&](ModuleRefs *) { return refuseDuringCapture(function, what); });
 }
 
 // Holds the capture lock exclusively while a native capture begins or ends (the plugin's begin or

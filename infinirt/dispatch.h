@@ -124,7 +124,7 @@ struct StreamRef {
 // NULL is the current device's default stream. The init check of the entries that skip
 // INFINIRT_ENTER is here, on the NULL stream's path (a stream handle validates only once the loader is
 // ready: invalidHandle).
-inline infiniStatus_t resolveStream(const char *function, infinirtStream_t stream, StreamRef &r) {
+INFINIRT_INLINE infiniStatus_t resolveStream(const char *function, infinirtStream_t stream, StreamRef &r) {
     if (stream == nullptr) {
         if (const infiniStatus_t st = ensureInit()) {
             return st;
@@ -146,7 +146,7 @@ inline infiniStatus_t resolveStream(const char *function, infinirtStream_t strea
 }
 
 // The graph the loader is recording for this stream, or nullptr when it is not capturing.
-inline CaptureGraph *captureOf(const StreamRef &r) {
+INFINIRT_INLINE CaptureGraph *captureOf(const StreamRef &r) {
     return r.slot != nullptr ? r.slot->capture.load(std::memory_order_acquire) : nullptr;
 }
 
