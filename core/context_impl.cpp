@@ -4,23 +4,13 @@
 
 namespace infinicore::detail {
 
-namespace {
-
-// The thread's current device (type in the low half, index in the high half; no device has the
-// initial key) and its runtime. Trivially destructible and initial-exec, so that reaching it costs
-// no TLS wrapper or __tls_get_addr call.
-struct CurrentMemo {
-    uint64_t key;
-    Runtime *runtime;
-};
 #if defined(__GNUC__)
-__attribute__((tls_model("initial-exec")))
+__thread CurrentMemo t_current = {~uint64_t(0), nullptr};
+#else
+thread_local CurrentMemo t_current = {~uint64_t(0), nullptr};
 #endif
-thread_local CurrentMemo t_current{~uint64_t(0), nullptr};
 
-uint64_t deviceKey(infiniDevice_t type, int index) {
-    return static_cast<uint32_t>(type) | static_cast<uint64_t>(static_cast<uint32_t>(index)) << 32;
-}
+namespace {
 
 // infinirtDeviceReset's callback: the runtime of the device, if created, starts afresh.
 void onDeviceReset(infiniDevice_t type, int index, void *context) {
@@ -113,17 +103,6 @@ Device ContextImpl::currentDevice() {
     int index = 0;
     check(infinirtGetDevice(&type, &index), "infinirtGetDevice");
     return Device(static_cast<Device::Type>(type), static_cast<Device::Index>(index));
-}
-
-Runtime &ContextImpl::current() {
-    infiniDevice_t type = INFINI_DEVICE_CPU;
-    int index = 0;
-    check(infinirtGetDevice(&type, &index), "infinirtGetDevice");
-    const CurrentMemo &memo = t_current;
-    if (memo.key == deviceKey(type, index)) {
-        return *memo.runtime;
-    }
-    return rememberCurrent(type, index);
 }
 
 Runtime &ContextImpl::rememberCurrent(infiniDevice_t type, int index) {

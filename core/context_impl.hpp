@@ -15,14 +15,34 @@
 #ifndef INFINICORE_CORE_CONTEXT_IMPL_HPP
 #define INFINICORE_CORE_CONTEXT_IMPL_HPP
 
+#include "check.hpp"
 #include "host_allocator.hpp"
 #include "runtime.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 
 namespace infinicore::detail {
+
+// The thread's current device (deviceKey: type in the low half, index in the high half; no device
+// has the initial key) and its runtime, as ContextImpl::current() last found them. Plain __thread
+// of a trivial type with a constant initialiser, initial-exec: current(), inline, reaches it
+// without a TLS wrapper or __tls_get_addr call. Written by context_impl.cpp only.
+struct CurrentMemo {
+    uint64_t key;
+    Runtime *runtime;
+};
+#if defined(__GNUC__)
+extern __thread CurrentMemo t_current __attribute__((tls_model("initial-exec")));
+#else
+extern thread_local CurrentMemo t_current;
+#endif
+
+inline uint64_t deviceKey(infiniDevice_t type, int index) {
+    return static_cast<uint32_t>(type) | static_cast<uint64_t>(static_cast<uint32_t>(index)) << 32;
+}
 
 class ContextImpl {
 public:
@@ -31,7 +51,16 @@ public:
     // The calling thread's current device, as the C ABI reports it.
     Device currentDevice();
     // The runtime of the current device, created if needed (with the context).
-    static Runtime &current();
+    static Runtime &current() {
+        infiniDevice_t type = INFINI_DEVICE_CPU;
+        int index = 0;
+        check(infinirtGetDevice(&type, &index), "infinirtGetDevice");
+        const CurrentMemo &memo = t_current;
+        if (memo.key == deviceKey(type, index)) {
+            return *memo.runtime;
+        }
+        return rememberCurrent(type, index);
+    }
     // Created if needed. Throws Error for a device that does not exist.
     Runtime &runtime(Device device);
     // nullptr if not created yet; throws for a device that does not exist.

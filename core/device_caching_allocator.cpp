@@ -202,7 +202,7 @@ DeviceCachingAllocator::Block *DeviceCachingAllocator::allocateWith(ThreadCache 
 DeviceCachingAllocator::Block *DeviceCachingAllocator::allocate(size_t size, infinirtStream_t stream) {
     // The fast path calls nothing but in its tail. The memo names this allocator only with the
     // thread's (live) cache.
-    if (t_memo.id == id_ && size <= kSmallSize) {
+    if (t_memo.id == id_ && size <= kMaxRequest) {
         ThreadCache *cache = t_memo.cache;
         if (Block *block = cache->popRecent(stream, roundSize(size))) {
             return handOut(cache, block, Source::ThreadCache);

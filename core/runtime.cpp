@@ -15,11 +15,26 @@ infinirtStream_t makeStream(Device device) {
     return stream;
 }
 
+// A Memory that frees its block with `Free` (called once with data(), must not throw) instead of
+// a Memory::Deleter: the shared_ptr's control block destroys the object as this type, so the free
+// runs when the last owner lets go, as a deleter's would, without a std::function to build, move,
+// call and destroy.
+template <typename Free>
+class FreeingMemory final : public Memory {
+public:
+    FreeingMemory(void *ptr, size_t size, Device device, Free free, bool pinned)
+        : Memory(static_cast<std::byte *>(ptr), size, device, Deleter(), pinned), free_(std::move(free)) {}
+    ~FreeingMemory() { free_(data()); }
+
+private:
+    Free free_;
+};
+
 // A Memory whose shared_ptr control block (Memory included) lives in a recycled slot.
-template <typename Deleter>
-std::shared_ptr<Memory> makeMemory(void *ptr, size_t size, Device device, Deleter deleter, bool pinned = false) {
-    return std::allocate_shared<Memory>(ThreadSlotAllocator<Memory>(), static_cast<std::byte *>(ptr), size, device,
-                                        std::move(deleter), pinned);
+template <typename Free>
+std::shared_ptr<Memory> makeMemory(void *ptr, size_t size, Device device, Free free, bool pinned = false) {
+    return std::allocate_shared<FreeingMemory<Free>>(ThreadSlotAllocator<FreeingMemory<Free>>(), ptr, size, device,
+                                                     std::move(free), pinned);
 }
 } // namespace
 

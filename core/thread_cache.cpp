@@ -50,11 +50,10 @@ void ThreadCache::unlink(ClassList &list, CachingBlock *block) {
 }
 
 CachingBlock *ThreadCache::popLarge(StreamBins &bins, size_t rounded) {
-    // Few large blocks: take the tightest fit, and never waste kSmallSize or more on a request
-    // (the pool would have split such a block).
+    // Few large blocks: take the tightest fit (the most recently freed of equals).
     CachingBlock *found = nullptr;
     for (CachingBlock *b = bins.large.head; b != nullptr; b = b->class_next) {
-        if (b->size >= rounded && b->size - rounded < kSmallSize && (found == nullptr || b->size < found->size)) {
+        if (fitsLarge(b, rounded) && (found == nullptr || b->size < found->size)) {
             found = b;
             if (b->size == rounded) {
                 break;

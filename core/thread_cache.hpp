@@ -36,9 +36,11 @@ public:
     // A cached block of `stream` for a request of `rounded` bytes (a small block of exactly that
     // size, or a large one less than kSmallSize bigger), or nullptr.
     CachingBlock *pop(infinirtStream_t stream, size_t rounded);
-    // pop() for a small request (rounded <= kSmallSize) from the stream of the thread's last
-    // push or pop only: nullptr also when `stream` is another (pop() then finds its blocks).
-    // Also nullptr while another thread drains the cache. Calls nothing.
+    // pop() from the stream of the thread's last push or pop only, and for a large request
+    // (rounded > kSmallSize) only when the most recently freed large block is the one pop() takes:
+    // it fits and is either exactly `rounded` bytes or the only large block. nullptr otherwise
+    // (pop() then finds the block, if any), and while another thread drains the cache. Calls
+    // nothing.
     CachingBlock *popRecent(infinirtStream_t stream, size_t rounded) {
         if (!tryLock()) {
             return nullptr;
@@ -46,7 +48,13 @@ public:
         CachingBlock *found = nullptr;
         StreamBins *bins = last_bins_;
         if (bins != nullptr && bins->stream == stream) {
-            found = takeHead(bins->small[rounded / kMinBlockSize]);
+            if (rounded <= kSmallSize) {
+                found = takeHead(bins->small[rounded / kMinBlockSize]);
+            } else if (CachingBlock *head = bins->large.head;
+                       head != nullptr && fitsLarge(head, rounded) &&
+                       (head->size == rounded || head->class_next == nullptr)) {
+                found = takeHead(bins->large);
+            }
         }
         unlock();
         return found;
@@ -150,6 +158,11 @@ private:
         block->place.store(BlockPlace::ThreadCached, std::memory_order_relaxed);
     }
     void unlink(ClassList &list, CachingBlock *block);
+    // Whether large `block` may serve a request of `rounded` bytes: it holds it and wastes less
+    // than kSmallSize (the pool would have split a block wasting more).
+    static bool fitsLarge(const CachingBlock *block, size_t rounded) {
+        return block->size - rounded < kSmallSize; // unsigned: also false when block->size < rounded
+    }
     // The tightest large block for `rounded`, unlinked, or nullptr.
     CachingBlock *popLarge(StreamBins &bins, size_t rounded);
     CachingBlock *evict(CachingBlock *victim, CachingBlock *chain);

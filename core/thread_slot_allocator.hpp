@@ -19,10 +19,52 @@ namespace infinicore::detail {
 inline constexpr size_t kThreadSlotSize = 128;
 inline constexpr size_t kThreadSlots = 256;
 
+// The calling thread's free slots. `room` is how many more slots the list may take: 0 until the
+// thread's list is armed (its first give), and again once the thread is exiting. Plain __thread of
+// a trivial type with a constant initialiser, initial-exec: the inline take and give below reach it
+// without a TLS wrapper or __tls_get_addr call. Touched only by thread_slot_allocator.cpp and them.
+struct ThreadFreeSlot {
+    ThreadFreeSlot *next;
+};
+struct ThreadFreeSlots {
+    ThreadFreeSlot *head;
+    size_t room;
+    bool armed;
+};
+#if defined(__GNUC__)
+extern __thread ThreadFreeSlots t_free_slots __attribute__((tls_model("initial-exec")));
+#else
+extern thread_local ThreadFreeSlots t_free_slots;
+#endif
+
+// takeThreadSlot() when the thread's list is empty: a slot from the heap.
+void *takeThreadSlotFromHeap();
+// giveThreadSlot() when the list has no room: arms the thread's list at its first slot; else the
+// list is full or the thread is exiting, and the slot goes to the heap.
+void giveThreadSlotWithoutRoom(void *slot) noexcept;
+
 // A slot of kThreadSlotSize bytes aligned for any scalar type; throws std::bad_alloc.
-void *takeThreadSlot();
+inline void *takeThreadSlot() {
+    ThreadFreeSlots &slots = t_free_slots;
+    if (ThreadFreeSlot *slot = slots.head) {
+        slots.head = slot->next;
+        ++slots.room;
+        return slot;
+    }
+    return takeThreadSlotFromHeap();
+}
 // Gives back a slot from takeThreadSlot(), on any thread. Never throws.
-void giveThreadSlot(void *slot) noexcept;
+inline void giveThreadSlot(void *slot) noexcept {
+    ThreadFreeSlots &slots = t_free_slots;
+    if (slots.room == 0) {
+        giveThreadSlotWithoutRoom(slot);
+        return;
+    }
+    auto *free_slot = static_cast<ThreadFreeSlot *>(slot);
+    free_slot->next = slots.head;
+    slots.head = free_slot;
+    --slots.room;
+}
 
 template <typename T>
 class ThreadSlotAllocator {

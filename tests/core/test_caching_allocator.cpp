@@ -235,6 +235,31 @@ TEST_F(CachingAllocatorTest, ThreadCacheIsBoundedPerSizeAndInBytes) {
     EXPECT_GE(alloc.stats().thread_cached_bytes, int64_t(6 * MiB));
 }
 
+TEST_F(CachingAllocatorTest, ThreadCacheServesALargeRequestWithTheTightestBlock) {
+    DeviceCachingAllocator alloc(cpu(), AllocatorConfig{});
+    Block *three = alloc.allocate(3 * MiB, s1_);
+    Block *more = alloc.allocate(3 * MiB + 512 * KiB, s1_);
+    void *p_three = DeviceCachingAllocator::data(three), *p_more = DeviceCachingAllocator::data(more);
+    alloc.deallocate(three);
+    alloc.deallocate(more); // the most recently freed, but not the tightest for 3 MiB
+    Block *a = alloc.allocate(3 * MiB, s1_);
+    EXPECT_EQ(DeviceCachingAllocator::data(a), p_three);
+    alloc.deallocate(a); // now the most recently freed, and exactly the size
+    Block *b = alloc.allocate(3 * MiB, s1_);
+    EXPECT_EQ(DeviceCachingAllocator::data(b), p_three);
+    // The only large block cached serves a request less than 1 MiB smaller.
+    Block *c = alloc.allocate(3 * MiB + 256 * KiB, s1_);
+    EXPECT_EQ(DeviceCachingAllocator::data(c), p_more);
+    EXPECT_EQ(alloc.stats().num_thread_cache_hits, 3u);
+    alloc.deallocate(c);
+    // Not one 1 MiB or more larger: the pool splits such a block instead.
+    Block *d = alloc.allocate(2 * MiB, s1_);
+    EXPECT_EQ(DeviceCachingAllocator::size(d), 2 * MiB);
+    EXPECT_EQ(alloc.stats().num_thread_cache_hits, 3u);
+    alloc.deallocate(b);
+    alloc.deallocate(d);
+}
+
 TEST_F(CachingAllocatorTest, MaxSplitSizeKeepsHugeBlocksForHugeRequests) {
     DeviceCachingAllocator alloc(cpu(),
                                  AllocatorConfig::parse("max_split_size_mb:32,thread_cache_mb:0,release_before_growth:0"));

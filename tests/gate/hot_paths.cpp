@@ -125,6 +125,12 @@ int main(int argc, char **argv) {
              auto memory = infinicore::context::allocateMemory(512);
              __asm__ volatile("" : : "r"(memory.get()) : "memory");
          }},
+        // A large block (the large pool's, above the small pool's 1 MiB): its own fast path.
+        {"infinicore::context allocate+free 8 MiB",
+         [&] {
+             auto memory = infinicore::context::allocateMemory(size_t(8) << 20);
+             __asm__ volatile("" : : "r"(memory.get()) : "memory");
+         }},
     };
     if (std::strcmp(argv[1], "--list") == 0) {
         for (const Entry &e : entries) {
