@@ -353,17 +353,20 @@ __export infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, 
 
 namespace {
 // MemcpyAsync on any stream and pointers (infinirtMemcpyAsync's fast path takes the common case).
-__attribute__((noinline)) infiniStatus_t memcpyAsyncGeneral(void *dst, const void *src, size_t size,
-                                                           infinirtMemcpyKind_t kind, infinirtStream_t stream) {
+// `kind_value` is the caller's kind read with enumInt: it becomes an infinirtMemcpyKind_t only
+// once checkCopy knows it is one.
+__attribute__((noinline)) infiniStatus_t memcpyAsyncGeneral(void *dst, const void *src, size_t size, int kind_value,
+                                                           infinirtStream_t stream) {
     StreamRef r;
     infiniStatus_t st = resolveStream("infinirtMemcpyAsync", stream, r);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return st;
     }
-    st = checkCopy("infinirtMemcpyAsync", dst, src, enumInt(kind));
+    st = checkCopy("infinirtMemcpyAsync", dst, src, kind_value);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS) || size == 0) {
         return st;
     }
+    infinirtMemcpyKind_t kind = static_cast<infinirtMemcpyKind_t>(kind_value);
     // Both pointers looked up (once): ranges are checked, a use by another device is
     // noted for Free, DEFAULT is resolved, and D2D between two devices takes the peer path.
     Side d;
@@ -422,7 +425,7 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
                 NothingToNote());
         }
     }
-    return memcpyAsyncGeneral(dst, src, size, kind, stream);
+    return memcpyAsyncGeneral(dst, src, size, enumInt(kind), stream);
 }
 
 __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count) {
