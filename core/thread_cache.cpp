@@ -4,8 +4,7 @@
 
 namespace infinicore::detail {
 
-ThreadCache::ThreadCache(size_t capacity, size_t depth)
-    : capacity_(capacity), depth_(depth) {}
+ThreadCache::ThreadCache(size_t capacity, size_t depth) : capacity_(capacity), depth_(depth) {}
 
 ThreadCache::~ThreadCache() = default;
 

@@ -445,8 +445,10 @@ typedef struct infinirtPluginTraits {
 /* ---- the device stack's fast push (optional)
  * set_device_saving: thread_state_save and set_device in one call, for infinirtPushDevice: writes
  *   to *state the calling thread's native state as it was (what thread_state_save would write),
- *   then makes `device` current as set_device does. On failure the native state is unchanged and
- *   *state is unwritten. Only with thread_state_save; NULL: the loader calls the two. */
+ *   then makes `device` current as set_device does. Reads and changes the calling thread's state
+ *   only, and waits for no device work. On failure the native state is unchanged and *state is
+ *   unwritten. Only with thread_state_save and thread_state_restore (the loader ignores it
+ *   otherwise); NULL: the loader calls thread_state_save, then set_device. */
 #define INFINIRT_PLUGIN_ENTRIES_CONTEXT_SWITCH(X, P, c)                                                        \
     X(c, set_device_saving, SetDeviceSaving, setDeviceSaving, infinirtPushDevice, COLD,                          \
       (P(Device, int, device), P(Skip, void **, state)))

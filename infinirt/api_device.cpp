@@ -74,14 +74,11 @@ infiniStatus_t infinirt::setDeviceFailed(infiniStatus_t st) {
 extern "C" {
 
 __export infiniStatus_t infinirtSetDevice(infiniDevice_t device, int device_id) {
-    // No INFINIRT_ENTER: readyBackend answers whether the loader is ready too.
-    Backend *b = readyBackend(enumInt(device), device_id);
-    if (INFINIRT_UNLIKELY(b == nullptr)) {
-        const infiniStatus_t st = readyBackendRefused(enumInt(device), device_id);
-        if (st != INFINI_STATUS_SUCCESS) {
-            return st;
-        }
-        b = g_registry.by_type[enumInt(device)];
+    // No INFINIRT_ENTER: checkReadyDevice answers whether the loader is ready too.
+    Backend *b = nullptr;
+    const infiniStatus_t st = checkReadyDevice(enumInt(device), device_id, b);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     return makeCurrent(b, enumInt(device), device_id);
 }

@@ -1,8 +1,7 @@
 // C ABI: the calling thread's device stack (infinirtPushDevice, infinirtPopDevice).
 //
-// Each entry (in the thread's ThreadHot: internal.h) remembers infinirt's
-// current device before the push and, where the pushed device's backend has native per-thread
-// state (thread_state_save), that state as it was: a pop gives both back exactly, so a library can
+// Each entry (in the thread's ThreadHot: internal.h) remembers infinirt's current device before the
+// push and, where the pushed device's backend has native per-thread state (thread_state_save), that state as it was: a pop gives both back exactly, so a library can
 // switch devices without disturbing its caller, whatever the caller had made current natively (a
 // CUDA context of its own, or none). A backend's set_device_saving saves and switches in one
 // plugin call; without it the loader calls thread_state_save, then set_device.
@@ -13,8 +12,8 @@ using namespace infinirt;
 namespace {
 
 INFINIRT_COLD infiniStatus_t stackFull() {
-    return fail(INFINI_STATUS_BAD_PARAM, "infinirtPushDevice: the thread's device stack is full (%ld entries); pop first",
-                kDeviceStackDepth);
+    return fail(INFINI_STATUS_BAD_PARAM,
+                "infinirtPushDevice: the thread's device stack is full (%ld entries); pop first", kDeviceStackDepth);
 }
 
 // Pop's refusal of an empty stack, or, first, why the loader cannot serve calls (a stack has
@@ -120,7 +119,8 @@ INFINIRT_INLINE infiniStatus_t popEntry() {
     t.stack_depth = top;
     t.current = t.stack_prev[top];
     const CurrentDevice pushed = t.stack_pushed[top];
-    if (infinirtPluginThreadStateRestoreFn *const restore = g_registry.by_type[pushed.type]->table.thread_state_restore) {
+    infinirtPluginThreadStateRestoreFn *const restore = g_registry.by_type[pushed.type]->table.thread_state_restore;
+    if (restore != nullptr) {
         t.plugin_detail_pending = false; // beginPluginCall
         const infiniStatus_t st = restore(pushed.id, t.stack_state[top]);
         if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
@@ -158,15 +158,12 @@ __attribute__((noinline)) infiniStatus_t popReporting(infiniDevice_t *device, in
 extern "C" {
 
 __export infiniStatus_t infinirtPushDevice(infiniDevice_t device, int device_id) {
-    // No INFINIRT_ENTER: readyBackend answers whether the loader is ready too.
+    // No INFINIRT_ENTER: checkReadyDevice answers whether the loader is ready too.
     const int type = enumInt(device);
-    Backend *b = readyBackend(type, device_id);
-    if (INFINIRT_UNLIKELY(b == nullptr)) {
-        const infiniStatus_t st = readyBackendRefused(type, device_id);
-        if (st != INFINI_STATUS_SUCCESS) {
-            return st;
-        }
-        b = g_registry.by_type[type];
+    Backend *b = nullptr;
+    const infiniStatus_t st = checkReadyDevice(type, device_id, b);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
     }
     infinirtPluginSetDeviceSavingFn *const fused = b->table.set_device_saving;
     if (fused == nullptr) {

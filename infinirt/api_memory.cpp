@@ -93,6 +93,11 @@ struct Side {
     bool known() const { return a != nullptr; }
     // Device memory of infinirt's (read only where a copy's kind or route depends on it).
     bool device() const { return a != nullptr && a->kind == INFINIRT_MEMORY_DEVICE; }
+    // `size` bytes from `p` (which lies in the known allocation) stay within it.
+    bool holds(const void *p, size_t size) const {
+        const size_t offset = static_cast<size_t>(static_cast<const char *>(p) - static_cast<const char *>(a->base));
+        return size <= a->size - offset;
+    }
 };
 
 INFINIRT_INLINE Side sideOf(const void *p) { return Side{lookupAllocation(p)}; }
@@ -115,11 +120,7 @@ INFINIRT_COLD infiniStatus_t overrun(const char *function, const char *what, con
 // or fill (a SIZE_MAX memset reached cuda's driver and poisoned the context). Memory infinirt
 // did not allocate is the backend's to check.
 inline infiniStatus_t checkRange(const char *function, const char *what, const Side &s, const void *p, size_t size) {
-    if (!s.known()) {
-        return INFINI_STATUS_SUCCESS;
-    }
-    const size_t offset = static_cast<size_t>(static_cast<const char *>(p) - static_cast<const char *>(s.a->base));
-    if (INFINIRT_LIKELY(size <= s.a->size - offset)) {
+    if (!s.known() || INFINIRT_LIKELY(s.holds(p, size))) {
         return INFINI_STATUS_SUCCESS;
     }
     return overrun(function, what, p, size, *s.a);
@@ -140,8 +141,7 @@ INFINIRT_INLINE bool onStreamDevice(const Side &s, const void *p, size_t size, c
     if (!s.known()) {
         return true;
     }
-    const size_t offset = static_cast<size_t>(static_cast<const char *>(p) - static_cast<const char *>(s.a->base));
-    return size <= s.a->size - offset && s.a->type == slot->type && s.a->device == slot->device;
+    return s.holds(p, size) && s.a->type == slot->type && s.a->device == slot->device;
 }
 
 } // namespace
@@ -421,7 +421,10 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
             const infinirtMemcpyKind_t k = kind == INFINIRT_MEMCPY_DEFAULT ? inferKind(d, s) : kind;
             Backend *const b = g_registry.by_type[slot->type];
             return submitTo(
-                slot, [&] { return INFINIRT_DEVICE_CALL_BEGUN(b, memcpy_async, slot->device, dst, src, size, k, slot->native); },
+                slot,
+                [&] {
+                    return INFINIRT_DEVICE_CALL_BEGUN(b, memcpy_async, slot->device, dst, src, size, k, slot->native);
+                },
                 NothingToNote());
         }
     }
@@ -505,7 +508,10 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
         if (INFINIRT_LIKELY(onStreamDevice(s, ptr, count, slot))) {
             Backend *const b = g_registry.by_type[slot->type];
             return submitTo(
-                slot, [&] { return INFINIRT_DEVICE_CALL_BEGUN(b, memset_async, slot->device, ptr, value, count, slot->native); },
+                slot,
+                [&] {
+                    return INFINIRT_DEVICE_CALL_BEGUN(b, memset_async, slot->device, ptr, value, count, slot->native);
+                },
                 NothingToNote());
         }
     }

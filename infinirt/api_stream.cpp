@@ -233,7 +233,6 @@ __attribute__((noinline)) infiniStatus_t streamQueryGeneral(infinirtStream_t str
     return st == INFINI_STATUS_NOT_READY ? st : checked(s.backend, s.device, "stream_query", st);
 }
 
-
 // A failed stream_query of a stream the fast path resolved.
 INFINIRT_COLD infiniStatus_t streamQueryFailed(const HandleSlot *slot, infiniStatus_t st) {
     return pluginFailed(g_registry.by_type[slot->type]->name.c_str(), slot->device, "stream_query", st);

@@ -100,9 +100,9 @@ void awaitUnmarked(const HandleSlot *stream);
 
 // Runs `call` (a plugin call submitting to the stream whose slot is `stream`, nullptr for a default
 // stream, made with INFINIRT_DEVICE_CALL_BEGUN: the submission begins the plugin call) under the
-// protocol above: the thread is marked as submitting to the stream for the length of the call, or, where the stream
-// captures natively (or the thread has no mark to make), the call runs holding the capture lock
-// shared, after `held(ModuleRefs *)` while the stream still captures (it notes what the capture
+// protocol above: the thread is marked as submitting to the stream for the length of the call, or,
+// where the stream captures natively (or the thread has no mark to make), the call runs holding the
+// capture lock shared, after `held(ModuleRefs *)` while the stream still captures (it notes what the capture
 // uses, or refuses the call). Both run inline, so nothing of the caller's escapes. No submission
 // nests in another (plugin calls do not call back into the loader's submissions), so the mark is
 // one slot.

@@ -15,7 +15,7 @@ struct FreeList {
 };
 // One per kind (each kind has its own slots).
 FreeList &freeList(HandleKind k) {
-    static FreeList *lists = new FreeList[8]; // never destroyed: handles may be used during exit
+    static FreeList *lists = new FreeList[kHandleKinds]; // never destroyed: handles may be used during exit
     return lists[static_cast<int>(k)];
 }
 uint64_t valueOf(const void *h) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)); }
@@ -52,7 +52,6 @@ void *HandleTable::create(HandleKind k, int type, int device, void *native, uint
         ++fl.next;
     }
     HandleSlot *slot = &chunks[idx >> kChunkBits].load(std::memory_order_relaxed)[idx & (kChunkSize - 1)];
-    slot->kind = k;
     slot->type = type;
     slot->device = device;
     slot->native = native;

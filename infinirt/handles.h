@@ -20,6 +20,7 @@
 namespace infinirt {
 
 enum class HandleKind : uint8_t { Stream = 1, Event = 2, Graph = 3, Exec = 4, Module = 5, Kernel = 6, PhysicalMem = 7 };
+constexpr int kHandleKinds = 8; // HandleKind's values are below it
 
 struct CaptureGraph; // capture.h
 struct ModuleRefs;   // modules.h
@@ -42,7 +43,6 @@ struct alignas(64) HandleSlot {
     std::atomic<ModuleRefs *> module_refs{nullptr};
     // The loader's record behind a module or kernel handle (modules.h).
     void *record = nullptr;
-    HandleKind kind = HandleKind::Stream;
 };
 
 constexpr uint32_t kGenericGraph = 1u;
@@ -97,10 +97,9 @@ private:
     static constexpr uint64_t kTagBase = 0xA0;
     static constexpr uint64_t kLiveBit = uint64_t{1} << 24; // the generation's low bit in a value
     static constexpr uint64_t kIndexMask = (uint64_t{1} << 24) - 1;
-    static constexpr int kKinds = 8; // HandleKind's values are below it
     static constexpr int kindIndex(HandleKind k) { return static_cast<int>(k); }
     // Per kind: its chunks of slots (each table is BSS that a kind's first chunk touches).
-    std::atomic<HandleSlot *> chunks_[kKinds][kMaxChunks] = {};
+    std::atomic<HandleSlot *> chunks_[kHandleKinds][kMaxChunks] = {};
 };
 
 // The one table: a namespace-scope object initialised at load time (constant initialisation, no

@@ -205,11 +205,27 @@ INFINIRT_INLINE infiniStatus_t checkDevice(int type, int id, Backend *&backend) 
 INFINIRT_INLINE Backend *readyBackend(int type, int id) {
     if (INFINIRT_LIKELY(static_cast<unsigned>(type) < static_cast<unsigned>(kTypeCount))) {
         Backend *const backend = g_ready_backends[type].load(std::memory_order_acquire);
-        if (INFINIRT_LIKELY(backend != nullptr && static_cast<unsigned>(id) < static_cast<unsigned>(backend->device_count))) {
+        if (INFINIRT_LIKELY(backend != nullptr &&
+                            static_cast<unsigned>(id) < static_cast<unsigned>(backend->device_count))) {
             return backend;
         }
     }
     return nullptr;
+}
+
+// checkDevice for an entry with no INFINIRT_ENTER of its own: readyBackend, else
+// readyBackendRefused. `backend` is written on success.
+INFINIRT_INLINE infiniStatus_t checkReadyDevice(int type, int id, Backend *&backend) {
+    Backend *const ready = readyBackend(type, id);
+    if (INFINIRT_LIKELY(ready != nullptr)) {
+        backend = ready;
+        return INFINI_STATUS_SUCCESS;
+    }
+    const infiniStatus_t st = readyBackendRefused(type, id);
+    if (st == INFINI_STATUS_SUCCESS) {
+        backend = g_registry.by_type[type];
+    }
+    return st;
 }
 
 } // namespace infinirt

@@ -28,7 +28,8 @@ bool isBuildError(NativeStatus code);
 /* The plugin entries the vendor defines itself (gpu_vendor_table.h installs them in the vendor
  * table), declared with every other entry of the list by their impl names: init,
  * getDeviceCount, getDeviceProperties, pointerGetAttributes (cuda_device.cpp), setDevice,
- * threadStateSave, threadStateRestore, setDeviceSaving and deviceGetNativeContext (cuda_context.cpp), moduleLoad and moduleRankImage (cuda_module.cpp). */
+ * threadStateSave, threadStateRestore, setDeviceSaving and deviceGetNativeContext
+ * (cuda_context.cpp), moduleLoad and moduleRankImage (cuda_module.cpp). */
 INFINIRT_COMMON_DECLARE_ENTRIES();
 
 /* ---- devices (cuda_device.cpp) ---- */

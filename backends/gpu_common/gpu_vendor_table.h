@@ -8,9 +8,10 @@
  *     const gpu::DevicePropertySource kProperties = INFINIRT_GPU_PROPERTY_SOURCE(INFINIRT_GPU_PICK_CUDA);
  * The tokens of the other column are never compiled. What a row names without a column is the
  * vendor's, looked up in the vendor's namespace: its own plugin entries (init, getDeviceCount,
- * getDeviceProperties, setDevice, threadStateSave, threadStateRestore, setDeviceSaving, deviceGetNativeContext, pointerGetAttributes, moduleLoad, moduleRankImage), its
- * error table (errorName, toStatus), context binding (bind, unbind) and the converters
- * native<Entry> of its <area>.cpp files, which make one native call each with types converted.
+ * getDeviceProperties, setDevice, threadStateSave, threadStateRestore, setDeviceSaving,
+ * deviceGetNativeContext, pointerGetAttributes, moduleLoad, moduleRankImage), its error table
+ * (errorName, toStatus), context binding (bind, unbind) and the converters native<Entry> of its
+ * <area>.cpp files, which make one native call each with types converted.
  * The vendor's own plugin entries are installed through common::guarded, as gpu_vendor.h wants.
  */
 #ifndef INFINIRT_GPU_VENDOR_TABLE_H

@@ -27,7 +27,8 @@ bool isBuildError(NativeStatus code);
 /* The plugin entries the vendor defines itself (gpu_vendor_table.h installs them in the vendor
  * table), declared with every other entry of the list by their impl names: init,
  * getDeviceCount, getDeviceProperties (hip_device.cpp), setDevice, threadStateSave,
- * threadStateRestore, setDeviceSaving and deviceGetNativeContext (hip_context.cpp), moduleLoad and moduleRankImage (hip_module.cpp). */
+ * threadStateRestore, setDeviceSaving and deviceGetNativeContext (hip_context.cpp), moduleLoad and
+ * moduleRankImage (hip_module.cpp). */
 INFINIRT_COMMON_DECLARE_ENTRIES();
 
 /* ---- devices (hip_device.cpp) ---- */
