@@ -119,6 +119,9 @@ int main(int argc, char **argv) {
         {"infinirtEventRecord", [&] { infinirtEventRecord(event, stream); }},
         {"infinirtMemsetAsync", [&] { infinirtMemsetAsync(dev, 0, 64, stream); }},
         {"infinirtMemcpyAsync", [&] { infinirtMemcpyAsync(dev, pinned, 64, INFINIRT_MEMCPY_H2D, stream); }},
+        // The current device's default stream: the stream is resolved from the thread's current device.
+        {"infinirtMemcpyAsync (NULL stream)",
+         [&] { infinirtMemcpyAsync(dev, pinned, 64, INFINIRT_MEMCPY_H2D, nullptr); }},
         {"infinirtLaunchKernel", [&] { infinirtLaunchKernel(kernel, &config, args, 4, stream); }},
         {"infinicore::context allocate+free",
          [&] {
@@ -158,9 +161,11 @@ int main(int argc, char **argv) {
                 e.call();
             }
             ok(infinirtStreamSynchronize(stream), "infinirtStreamSynchronize");
+            ok(infinirtStreamSynchronize(nullptr), "infinirtStreamSynchronize(NULL)");
         }
         gate_measure(e.call, kCalls);
         ok(infinirtStreamSynchronize(stream), "infinirtStreamSynchronize");
+        ok(infinirtStreamSynchronize(nullptr), "infinirtStreamSynchronize(NULL)");
         std::printf("%s: %d calls measured\n", e.name, kCalls);
         ok(infinirtModuleUnload(module), "infinirtModuleUnload");
         ok(infinirtFree(dev), "infinirtFree");
