@@ -144,6 +144,48 @@ INFINIRT_INLINE bool onStreamDevice(const Side &s, const void *p, size_t size, c
     return s.holds(p, size) && s.a->type == slot->type && s.a->device == slot->device;
 }
 
+// onStreamDevice for the NULL stream, whose device is `current` (the calling thread's).
+INFINIRT_INLINE bool onCurrentDevice(const Side &s, const void *p, size_t size, const CurrentDevice &current) {
+    if (!s.known()) {
+        return true;
+    }
+    return s.holds(p, size) && s.a->type == current.type && s.a->device == current.id;
+}
+
+// The NULL stream's fast paths: the backend of the calling thread's current device `current`
+// (hot->current) once the thread has one (chosen, or the process default taken) and the loader is
+// ready, read from g_ready_backends (empty until then, and in a forked child). nullptr otherwise:
+// the general path resolves the stream (resolveStream: init, the process default).
+INFINIRT_INLINE Backend *currentReadyBackend(const CurrentDevice &current) {
+    if (INFINIRT_UNLIKELY(static_cast<unsigned>(current.type) >= static_cast<unsigned>(kTypeCount))) {
+        return nullptr;
+    }
+    return g_ready_backends[current.type].load(std::memory_order_acquire);
+}
+
+// The NULL stream's fast paths find their sides in the calling thread's lookup cache alone (false
+// on a miss or a stale cache: the general path's lookup then fills it), so that nothing is called
+// before the plugin and the arguments stay where the general path wants them.
+INFINIRT_INLINE bool cachedSide(const detail::LookupCache &c, const void *p, Side &s) {
+    const int i = detail::cachedRange(c, reinterpret_cast<uintptr_t>(p));
+    if (INFINIRT_UNLIKELY(i < 0)) {
+        return false;
+    }
+    s.a = c.found[i];
+    return true;
+}
+INFINIRT_INLINE bool cacheCurrent(const detail::LookupCache &c) {
+    return c.generation == g_allocation_generation.load(std::memory_order_acquire);
+}
+
+// A NULL-stream fast path's plugin call `call` failed with `st`: reported as checked() reports it,
+// on the calling thread's current device (which no plugin call changes), so that the fast paths
+// keep nothing across the plugin call.
+INFINIRT_COLD infiniStatus_t currentDeviceCallFailed(const char *call, infiniStatus_t st) {
+    const CurrentDevice &c = t_hot.current;
+    return pluginFailed(g_registry.by_type[c.type]->name.c_str(), c.id, call, st);
+}
+
 } // namespace
 
 infiniStatus_t infinirt::waitForOtherUsers(const char *function, const Allocation &a) {
@@ -400,6 +442,40 @@ __attribute__((noinline)) infiniStatus_t memcpyAsyncGeneral(void *dst, const voi
     }
     return INFINIRT_SUBMIT_CALL(r, r.backend, memcpy_async, r.device, dst, src, size, kind, r.native);
 }
+
+// The calls infinirtMemcpyAsync's fast path leaves (one out-of-line callee with the entry's
+// arguments, so the explicit stream's path is the same code whatever happens here): on the NULL
+// stream, its own fast path, taken when the thread's current device is ready
+// (currentReadyBackend), the kind is valid, both pointers are given, and each side is memory
+// infinirt did not allocate or a range within an allocation of the current device; everything
+// else takes memcpyAsyncGeneral. The default stream never captures (submitTo's path for no slot):
+// the plugin call is made directly.
+__attribute__((noinline)) infiniStatus_t memcpyAsyncOffFastPath(void *dst, const void *src, size_t size, int kind_value,
+                                                                infinirtStream_t stream) {
+    if (stream == nullptr) {
+        ThreadHot *const hot = threadHot();
+        const CurrentDevice &current = hot->current;
+        Backend *const b = currentReadyBackend(current);
+        if (INFINIRT_LIKELY(b != nullptr && dst != nullptr && src != nullptr && size != 0 &&
+                            static_cast<unsigned>(kind_value) <= static_cast<unsigned>(INFINIRT_MEMCPY_DEFAULT))) {
+            const detail::LookupCache &cache = threadLookups();
+            Side d;
+            Side s;
+            if (INFINIRT_LIKELY(cacheCurrent(cache) && cachedSide(cache, dst, d) && cachedSide(cache, src, s) &&
+                                onCurrentDevice(d, dst, size, current) && onCurrentDevice(s, src, size, current))) {
+                const infinirtMemcpyKind_t kind = static_cast<infinirtMemcpyKind_t>(kind_value);
+                const infinirtMemcpyKind_t k = kind == INFINIRT_MEMCPY_DEFAULT ? inferKind(d, s) : kind;
+                if (auto *const call = b->table.memcpy_async) { // else the general path's NOT_IMPLEMENTED
+                    hot->plugin_detail_pending = false;         // beginPluginCall
+                    const infiniStatus_t st = call(current.id, dst, src, size, k, nullptr);
+                    return INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS) ? st
+                                                                        : currentDeviceCallFailed("memcpy_async", st);
+                }
+            }
+        }
+    }
+    return memcpyAsyncGeneral(dst, src, size, kind_value, stream);
+}
 } // namespace
 
 extern "C" {
@@ -408,8 +484,8 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
                                             infinirtStream_t stream) {
     // No INFINIRT_ENTER: the handles' paths check (dispatch.h). The fast path: a live stream that is
     // not capturing, a valid kind, both pointers given, and each side memory infinirt did not
-    // allocate or a range within an allocation of the stream's device; everything else (checks,
-    // notes, refusals, the peer path) takes memcpyAsyncGeneral.
+    // allocate or a range within an allocation of the stream's device; everything else (the NULL
+    // stream, checks, notes, refusals, the peer path) takes memcpyAsyncOffFastPath.
     HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
     if (INFINIRT_LIKELY(slot != nullptr && dst != nullptr && src != nullptr && size != 0 &&
                         static_cast<unsigned>(enumInt(kind)) <= static_cast<unsigned>(INFINIRT_MEMCPY_DEFAULT) &&
@@ -428,7 +504,7 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
                 NothingToNote());
         }
     }
-    return memcpyAsyncGeneral(dst, src, size, enumInt(kind), stream);
+    return memcpyAsyncOffFastPath(dst, src, size, enumInt(kind), stream);
 }
 
 __export infiniStatus_t infinirtMemset(void *ptr, int value, size_t count) {
@@ -493,6 +569,33 @@ __attribute__((noinline)) infiniStatus_t memsetAsyncGeneral(void *ptr, int value
     }
     return INFINIRT_SUBMIT_CALL(r, r.backend, memset_async, r.device, ptr, value, count, r.native);
 }
+
+// The calls infinirtMemsetAsync's fast path leaves, as memcpyAsyncOffFastPath's: on the NULL
+// stream, its own fast path, taken when the thread's current device is ready and the memory is
+// memory infinirt did not allocate or a range within an allocation of the current device;
+// everything else takes memsetAsyncGeneral.
+__attribute__((noinline)) infiniStatus_t memsetAsyncOffFastPath(void *ptr, int value, size_t count,
+                                                                infinirtStream_t stream) {
+    if (stream == nullptr) {
+        ThreadHot *const hot = threadHot();
+        const CurrentDevice &current = hot->current;
+        Backend *const b = currentReadyBackend(current);
+        if (INFINIRT_LIKELY(b != nullptr && ptr != nullptr && count != 0)) {
+            const detail::LookupCache &cache = threadLookups();
+            Side s;
+            if (INFINIRT_LIKELY(cacheCurrent(cache) && cachedSide(cache, ptr, s) &&
+                                onCurrentDevice(s, ptr, count, current))) {
+                if (auto *const call = b->table.memset_async) { // else the general path's NOT_IMPLEMENTED
+                    hot->plugin_detail_pending = false;         // beginPluginCall
+                    const infiniStatus_t st = call(current.id, ptr, value, count, nullptr);
+                    return INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS) ? st
+                                                                        : currentDeviceCallFailed("memset_async", st);
+                }
+            }
+        }
+    }
+    return memsetAsyncGeneral(ptr, value, count, stream);
+}
 } // namespace
 
 extern "C" {
@@ -500,7 +603,7 @@ extern "C" {
 __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, infinirtStream_t stream) {
     // No INFINIRT_ENTER: the handle's path checks (dispatch.h). The fast path: a live stream that is
     // not capturing, and memory infinirt did not allocate or a range within an allocation of the
-    // stream's device; everything else takes memsetAsyncGeneral.
+    // stream's device; everything else (the NULL stream among it) takes memsetAsyncOffFastPath.
     HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
     if (INFINIRT_LIKELY(slot != nullptr && ptr != nullptr && count != 0 &&
                         slot->capture.load(std::memory_order_acquire) == nullptr)) {
@@ -515,7 +618,7 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
                 NothingToNote());
         }
     }
-    return memsetAsyncGeneral(ptr, value, count, stream);
+    return memsetAsyncOffFastPath(ptr, value, count, stream);
 }
 
 __export infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtStream_t stream) {

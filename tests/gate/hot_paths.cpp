@@ -122,6 +122,7 @@ int main(int argc, char **argv) {
         // The current device's default stream: the stream is resolved from the thread's current device.
         {"infinirtMemcpyAsync (NULL stream)",
          [&] { infinirtMemcpyAsync(dev, pinned, 64, INFINIRT_MEMCPY_H2D, nullptr); }},
+        {"infinirtMemsetAsync (NULL stream)", [&] { infinirtMemsetAsync(dev, 0, 64, nullptr); }},
         {"infinirtLaunchKernel", [&] { infinirtLaunchKernel(kernel, &config, args, 4, stream); }},
         {"infinicore::context allocate+free",
          [&] {
