@@ -596,6 +596,11 @@ typedef struct {
     size_t shared_memory_per_block; /* bytes of shared/local memory one block may use */
     int graphs_native;            /* set by the loader: 1 if the backend captures and replays graphs
                                    * natively, 0 if the loader's record/replay does */
+    int memory_is_host;           /* set by the loader: 1 if the device's memory is ordinary host memory
+                                   * the host reads and writes directly (the cpu backend; an OpenCL CPU
+                                   * device whose memory is the host's, e.g. PoCL), so that copies between
+                                   * it and a device of another backend are that backend's own H2D or D2H,
+                                   * unstaged; 0 otherwise */
 } infinirtDeviceProperties_t;
 
 /* Properties of the named device. NULL props -> NULL_POINTER; struct_size <= sizeof(size_t)
@@ -935,14 +940,17 @@ __export infiniStatus_t infinirtDeviceDisablePeerAccess(infiniDevice_t type, int
  * allocation, else BAD_PARAM with the figures (memory infinirt did not allocate is not checked:
  * cpu devices accept any host memory). Paths: two devices of a backend with a native peer copy
  * (cuda cuMemcpyPeerAsync, cpu memmove): direct, whether or not access is enabled (cuda: the
- * driver routes it through the host when access is off); a cpu device and another backend's
- * device: host-direct, the other backend's own D2H/H2D straight to/from the cpu device's memory
- * (host memory) after the cpu side's stream drained; copies of at least 1 MiB count toward
- * registering that cpu allocation (infinirtMalloc memory) with the other backend (its
+ * driver routes it through the host when access is off); a device whose memory is host memory
+ * (infinirtDeviceProperties_t.memory_is_host: cpu devices, PoCL's OpenCL device) and another
+ * backend's device: host-direct, the other backend's own D2H/H2D straight to/from that host
+ * memory after the host side's stream drained (between a cpu device and PoCL's, PoCL's copy);
+ * copies of at least 1 MiB count toward registering that allocation (infinirtMalloc memory)
+ * with the other backend (its
  * host_register; cuda: cuMemHostRegister) once they have moved half its size, so that later ones
  * run at pinned speed; it stays registered until it is freed (the free unregisters it first, and
  * keeps the memory, reporting the failure, if that fails) or the device that registered it is
- * reset; a refused registration leaves the copies pageable, without error; otherwise (two other backends, opencl pairs)
+ * reset; a refused registration leaves the copies pageable, without error; otherwise (two
+ * backends neither of whose devices has host memory, opencl pairs)
  * staged by the loader through two 8 MiB pinned host bounce buffers of the source backend (of the
  * destination's when its pinned memory serves DMA better: cuda/hip over opencl over cpu),
  * double-buffered so that reading chunk k+1 overlaps writing chunk k; never a host allocation of

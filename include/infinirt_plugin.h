@@ -78,8 +78,9 @@ typedef struct infinirtPluginTraits {
     const char *native_out_of_memory_error;
     const char *native_failure_error;
     /* 1: the backend's device memory is ordinary host memory (the cpu backend's), so a copy
-     * between it and another backend's device is that backend's own H2D or D2H, unstaged. 0
-     * (default): staged through pinned host memory. */
+     * between it and another backend's device is that backend's own H2D or D2H, unstaged. 2: the
+     * memory of some devices is: get_device_properties sets memory_is_host for each (asked once
+     * per device while the plugin is loaded). 0 (default): staged through pinned host memory. */
     int device_memory_is_host;
 } infinirtPluginTraits_t;
 
@@ -116,7 +117,8 @@ typedef struct infinirtPluginTraits {
  * get_device_properties: props->struct_size is sizeof(infinirtDeviceProperties_t) of this
  *   header; the loader pre-fills unknown fields (-1 / 0 / ""). Set device_kind: the loader reads
  *   it to choose the process default device (a CPU-kind device never wins over cpu:0);
- *   graphs_native is the loader's (overwritten).
+ *   graphs_native is the loader's (overwritten), and so is memory_is_host, which a plugin whose
+ *   traits say device_memory_is_host = 2 sets for the loader to read while loading it.
  * set_device: optional. Called when a thread makes this device current (infinirtSetDevice), so
  *   that native per-thread state (e.g. the CUDA current context) can follow. Failure leaves the
  *   thread's current device unchanged.

@@ -210,6 +210,7 @@ __export infiniStatus_t infinirtGetDeviceProperties(infiniDevice_t device, int d
         p.struct_size = sizeof p;
         // Whether graphs are the backend's own or the loader's record/replay (capture.cpp).
         p.graphs_native = b->table.stream_begin_capture != nullptr ? 1 : 0;
+        p.memory_is_host = b->memory_is_host[static_cast<size_t>(device_id)];
         copyOut(props, p);
     }
     return st;

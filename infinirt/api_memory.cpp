@@ -309,7 +309,7 @@ infiniStatus_t release(const char *function, infinirtMemoryKind_t kind, void *pt
                                            return INFINIRT_DEVICE_CALL(b, free_host, a.device, ptr);
                                        }
                                        const infiniStatus_t unpinned =
-                                           deviceMemoryIsHost(b) ? unpinHostMemory(ptr) : INFINI_STATUS_SUCCESS;
+                                           deviceMemoryIsHost(b, a.device) ? unpinHostMemory(ptr) : INFINI_STATUS_SUCCESS;
                                        return unpinned == INFINI_STATUS_SUCCESS
                                                   ? INFINIRT_DEVICE_CALL(b, free_device, a.device, ptr)
                                                   : unpinned;
@@ -684,7 +684,7 @@ __export infiniStatus_t infinirtFreeAsync(void *ptr, infinirtStream_t stream) {
             return st;
         }
     }
-    if (deviceMemoryIsHost(r.backend)) {
+    if (deviceMemoryIsHost(r.backend, r.device)) {
         st = unpinHostMemory(ptr); // host-direct copies' registrations (host_pins.h)
         if (st != INFINI_STATUS_SUCCESS) {
             recordAllocation(a);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #if defined(__GNUC__)
 #define INFINIRT_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -134,6 +135,9 @@ struct Backend {
     // What the plugin says of itself (get_plugin_traits; the defaults where it has none), asked
     // once after init. The strings are the plugin's (static storage), never NULL.
     infinirtPluginTraits_t traits{};
+    // Per device: 1 where its memory is ordinary host memory (traits.device_memory_is_host, or
+    // where that is 2 the device's properties), asked once with the device count.
+    std::vector<unsigned char> memory_is_host;
 };
 
 struct Registry {

@@ -4,8 +4,8 @@
 //   - the same device: the plugin's own device-to-device copy;
 //   - two devices of one plugin with memcpy_peer_async: the plugin's direct copy (cuda
 //     cuMemcpyPeerAsync, cpu memmove on a stream);
-//   - a cpu device and a device of another backend: the cpu device's memory is ordinary host
-//     memory, so the other backend copies straight to/from it (its own D2H/H2D), no bounce
+//   - a device whose memory is ordinary host memory (cpu, PoCL's OpenCL device) and a device of
+//     another backend: the other backend copies straight to/from it (its own D2H/H2D), no bounce
 //     buffer and no second copy (hostDirectCopy), from memory pinned for it once large copies
 //     have paid for the registration (host_pins.h);
 //   - otherwise (two backends, or a plugin without it, like opencl): staged through host bounce
@@ -38,13 +38,28 @@ inline bool peerCopyIsStaged(const PeerEnd &d, const PeerEnd &s) {
     return !(d == s) && (d.type != s.type || d.backend->table.memcpy_peer_async == nullptr);
 }
 
-// Whether a device's memory is ordinary host memory (its plugin's traits: the cpu backend's).
-inline bool deviceMemoryIsHost(const Backend *b) { return b->traits.device_memory_is_host != 0; }
+// Whether the memory of device `id` of `b` (a valid index) is ordinary host memory: every device
+// of the cpu backend, PoCL's OpenCL device (Backend::memory_is_host).
+inline bool deviceMemoryIsHost(const Backend *b, int id) { return b->memory_is_host[static_cast<size_t>(id)] != 0; }
+inline bool deviceMemoryIsHost(const PeerEnd &e) { return deviceMemoryIsHost(e.backend, e.id); }
+
+// Whether the memory of every device of `b` is host memory (the cpu backend's traits).
+inline bool backendMemoryIsHost(const Backend *b) {
+    return b->traits.device_memory_is_host != 0 && b->traits.device_memory_is_host != 2;
+}
 
 // Whether one end's memory is host memory and the other is a device of another backend (peerCopy*
 // copies between them with the other backend's own D2H/H2D, see hostDirectCopy).
 inline bool peerCopyIsHostDirect(const PeerEnd &d, const PeerEnd &s) {
-    return d.type != s.type && (deviceMemoryIsHost(d.backend) || deviceMemoryIsHost(s.backend));
+    return d.type != s.type && (deviceMemoryIsHost(d) || deviceMemoryIsHost(s));
+}
+
+// Of a host-direct copy's two ends, whether the destination is the host-memory end (the other
+// end's backend makes the copy): the end with host memory, or, where both have it, the one of a
+// backend whose every device has (the cpu backend's, so that PoCL's device copies to and from
+// cpu memory, as it would to and from any host memory).
+inline bool hostDirectToDestination(const PeerEnd &d, const PeerEnd &s) {
+    return deviceMemoryIsHost(d) && (!deviceMemoryIsHost(s) || backendMemoryIsHost(d.backend));
 }
 
 // The staged path (peer_staging.cpp): `size` bytes from src (on s, read on its stream s_stream,

@@ -7,7 +7,7 @@ namespace infinirt {
 
 namespace {
 
-// A device whose memory is host memory (the cpu backend's) and a device of another backend: the
+// A device whose memory is host memory (cpu, PoCL's) and a device of another backend: the
 // host side's stream (cpu_stream, NULL: its default stream) is drained, then the other backend
 // copies between its memory and the host-side allocation with its own D2H/H2D on other_stream
 // (NULL: its default stream) and waits for it. A large copy may first register the host-side
@@ -15,7 +15,7 @@ namespace {
 // Ordered and complete like the staged copy, at the speed of one native leg.
 infiniStatus_t hostDirectCopy(void *dst, const PeerEnd &d, const void *src, const PeerEnd &s, size_t size,
                               void *cpu_stream, void *other_stream) {
-    const bool to_cpu = deviceMemoryIsHost(d.backend);
+    const bool to_cpu = hostDirectToDestination(d, s);
     const PeerEnd &cpu = to_cpu ? d : s;
     const PeerEnd &other = to_cpu ? s : d;
     infiniStatus_t st = INFINIRT_DEVICE_CALL(cpu.backend, stream_synchronize, cpu.id, cpu_stream);
@@ -66,7 +66,8 @@ infiniStatus_t peerCopyAsync(void *dst, const PeerEnd &d, const void *src, const
         return INFINIRT_CALL(r.backend, memcpy_peer_async, r.device, d.id, dst, s.id, src, size, r.device, r.native);
     }
     if (peerCopyIsHostDirect(d, s)) {
-        const bool on_cpu = deviceMemoryIsHost(r.backend);
+        const PeerEnd &host = hostDirectToDestination(d, s) ? d : s;
+        const bool on_cpu = r.type == host.type && r.device == host.id; // the stream is the host end's
         return hostDirectCopy(dst, d, src, s, size, on_cpu ? r.native : nullptr, on_cpu ? nullptr : r.native);
     }
     const bool on_source = r.type == s.type && r.device == s.id;

@@ -64,14 +64,14 @@ const PeerEnd &stagingHost(const PeerEnd &d, const PeerEnd &s) {
 // between two of its devices when its plugin has no direct copy, or one with a device of another
 // backend whose memory is not host memory (that copy is host-direct) and whose rank is not above b's.
 bool mayHostStaging(const Backend *b) {
-    if (deviceMemoryIsHost(b) || b->table.malloc_host == nullptr) {
+    if (backendMemoryIsHost(b) || b->table.malloc_host == nullptr) {
         return false;
     }
     if (b->table.memcpy_peer_async == nullptr && b->device_count > 1) {
         return true;
     }
     for (const Backend *other : g_registry.by_type) {
-        if (other != nullptr && other != b && other->device_count > 0 && !deviceMemoryIsHost(other) &&
+        if (other != nullptr && other != b && other->device_count > 0 && !backendMemoryIsHost(other) &&
             other->traits.host_staging_rank <= b->traits.host_staging_rank) {
             return true;
         }

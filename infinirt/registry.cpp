@@ -68,6 +68,41 @@ std::string pluginFailure(infiniStatus_t st) {
     return text;
 }
 
+// Device `id`'s properties as b's plugin fills them (the loader's pre-fill for what it leaves), or
+// false, logged as unreadable `while_doing`, where b has no get_device_properties or it fails.
+bool pluginProperties(Backend &b, int id, infinirtDeviceProperties_t &p, const char *while_doing) {
+    p = infinirtDeviceProperties_t{};
+    p.struct_size = sizeof p;
+    p.compute_capability_major = -1;
+    p.compute_capability_minor = -1;
+    if (b.table.get_device_properties == nullptr) {
+        return false;
+    }
+    beginPluginCall();
+    if (b.table.get_device_properties(id, &p) != INFINI_STATUS_SUCCESS) {
+        logf(INFINIRT_LOG_INFO, "%s:%d: properties unreadable %s", b.name.c_str(), id, while_doing);
+        return false;
+    }
+    return true;
+}
+
+// Backend::memory_is_host for each of b's devices: every device where the traits say 1 (any value
+// but 0 and 2), none for 0, and for 2 what each device's properties say (memory_is_host; a device
+// whose properties are unreadable counts as device memory).
+void recordDeviceMemory(Backend &b) {
+    const int says = b.traits.device_memory_is_host;
+    b.memory_is_host.assign(static_cast<size_t>(b.device_count), says != 0 && says != 2 ? 1 : 0);
+    if (says != 2) {
+        return;
+    }
+    for (int id = 0; id < b.device_count; ++id) {
+        infinirtDeviceProperties_t p;
+        if (pluginProperties(b, id, p, "while loading the plugin")) {
+            b.memory_is_host[static_cast<size_t>(id)] = p.memory_is_host == 1 ? 1 : 0;
+        }
+    }
+}
+
 // Loads, negotiates and initialises one plugin. Failures are recorded in `b` (and logged by the
 // caller), never fatal, and never written to the thread's last-error message.
 void loadPlugin(Backend &b, const std::string &path) {
@@ -175,6 +210,7 @@ void loadPlugin(Backend &b, const std::string &path) {
         return;
     }
     b.device_count = count;
+    recordDeviceMemory(b);
     b.state = count > 0 ? INFINIRT_BACKEND_LOADED : INFINIRT_BACKEND_UNAVAILABLE;
     // The plugin's text is read only within its buffer: it may have left out the terminating NUL.
     const size_t reason_length = strnlen(reason, sizeof reason);
@@ -216,16 +252,8 @@ bool parseDefaultDevice(int &type, int &id) {
 // The kind the backend reports for its device `id`; UNKNOWN if it says nothing (a plugin built
 // before the field), something out of range, has no get_device_properties, or it fails.
 infinirtDeviceKind_t deviceKind(Backend &b, int id) {
-    if (b.table.get_device_properties == nullptr) {
-        return INFINIRT_DEVICE_KIND_UNKNOWN;
-    }
-    infinirtDeviceProperties_t p{};
-    p.struct_size = sizeof p;
-    p.compute_capability_major = -1;
-    p.compute_capability_minor = -1;
-    beginPluginCall();
-    if (b.table.get_device_properties(id, &p) != INFINI_STATUS_SUCCESS) {
-        logf(INFINIRT_LOG_INFO, "%s:%d: properties unreadable while choosing the default device", b.name.c_str(), id);
+    infinirtDeviceProperties_t p;
+    if (!pluginProperties(b, id, p, "while choosing the default device")) {
         return INFINIRT_DEVICE_KIND_UNKNOWN;
     }
     const int kind = enumInt(p.device_kind);

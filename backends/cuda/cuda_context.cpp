@@ -114,20 +114,35 @@ void unbind(const gpu::ContextScope &scope) {
 }
 
 namespace {
+/* The context switches' failures and their switch proper, out of line, so that the fast paths below
+ * (one cuCtxGetCurrent and a compare) keep only what they compare across the driver call. The
+ * loader names the device in front of each message. */
+[[gnu::cold, gnu::noinline]] infiniStatus_t contextCallFailed(const char *call, CUresult rc, const char *doing) {
+    return gpu::nativeFailure(call, rc, "%s", doing);
+}
+[[gnu::noinline]] infiniStatus_t makeContextCurrent(CUcontext ctx, const char *doing) {
+    if (CUresult rc = nativeApi().cuCtxSetCurrent(ctx)) {
+        return contextCallFailed("cuCtxSetCurrent", rc, doing);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
 /* Makes cuda:`device`'s primary context current with one read of the current context, which goes
- * to *was (setDevice, setDeviceSaving). */
-infiniStatus_t switchToPrimary(int device, CUcontext *was) {
-    CUcontext want = nullptr;
-    if (infiniStatus_t status = primary(device, &want)) {
-        return status;
+ * to *was on success (setDevice, setDeviceSaving). */
+__attribute__((always_inline)) inline infiniStatus_t switchToPrimary(int device, CUcontext *was) {
+    CUcontext want = g_contexts[device].primary.load(std::memory_order_acquire);
+    if (__builtin_expect(want == nullptr, 0)) {
+        if (infiniStatus_t status = retain(device, &want)) {
+            return status;
+        }
     }
     CUcontext cur = nullptr;
     if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
-        return gpu::nativeFailure("cuCtxGetCurrent", rc, "making cuda:%d current", device);
+        return contextCallFailed("cuCtxGetCurrent", rc, "reading the thread's context to make the device current");
     }
     if (cur != want) {
-        if (CUresult rc = nativeApi().cuCtxSetCurrent(want)) {
-            return gpu::nativeFailure("cuCtxSetCurrent", rc, "making cuda:%d current", device);
+        if (infiniStatus_t status = makeContextCurrent(want, "making the device's primary context current")) {
+            return status;
         }
     }
     *was = cur;
@@ -144,10 +159,10 @@ infiniStatus_t setDevice(int device) {
 
 /* The thread's current context, whatever it is (a context of the caller's, a primary context, or
  * none: NULL), for infinirtPushDevice. */
-infiniStatus_t threadStateSave(int device, void **state) {
+infiniStatus_t threadStateSave(int, void **state) {
     CUcontext cur = nullptr;
     if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
-        return gpu::nativeFailure("cuCtxGetCurrent", rc, "saving the current context before pushing cuda:%d", device);
+        return contextCallFailed("cuCtxGetCurrent", rc, "saving the thread's context before pushing the device");
     }
     *state = cur;
     return INFINI_STATUS_SUCCESS;
@@ -165,17 +180,13 @@ infiniStatus_t setDeviceSaving(int device, void **state) {
 
 /* Makes the saved context current again, replacing the top of the thread's stack as setDevice
  * did; a NULL one leaves the thread with no context. cuCtxSetCurrent creates and retains nothing. */
-infiniStatus_t threadStateRestore(int device, void *state) {
-    CUcontext want = static_cast<CUcontext>(state);
+infiniStatus_t threadStateRestore(int, void *state) {
     CUcontext cur = nullptr;
     if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
-        return gpu::nativeFailure("cuCtxGetCurrent", rc, "restoring the context saved when cuda:%d was pushed", device);
+        return contextCallFailed("cuCtxGetCurrent", rc, "reading the thread's context to restore the one saved by the push");
     }
-    if (cur != want) {
-        if (CUresult rc = nativeApi().cuCtxSetCurrent(want)) {
-            return gpu::nativeFailure("cuCtxSetCurrent", rc, "restoring the context saved when cuda:%d was pushed",
-                                      device);
-        }
+    if (cur != static_cast<CUcontext>(state)) {
+        return makeContextCurrent(static_cast<CUcontext>(state), "restoring the context saved by the push");
     }
     return INFINI_STATUS_SUCCESS;
 }

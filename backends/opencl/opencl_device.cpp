@@ -11,6 +11,7 @@
 #include <CL/cl_ext.h>
 
 #include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -160,6 +161,13 @@ bool makeDevice(cl_platform_id platform, cl_device_id id, const std::string &pla
     dev.max_alloc = static_cast<size_t>(max_alloc);
     dev.compute_units = static_cast<int>(units);
     fillIdentity(dev, deviceString(id, CL_DEVICE_EXTENSIONS));
+    cl_device_type type = 0;
+    cl_bool unified = CL_FALSE;
+    const char *host_memory = secure_getenv("INFINIRT_OPENCL_HOST_MEMORY");
+    dev.memory_is_host = !(host_memory != nullptr && std::strcmp(host_memory, "0") == 0) &&
+                         deviceValue(id, CL_DEVICE_TYPE, &type) && (type & CL_DEVICE_TYPE_CPU) != 0 &&
+                         (type & CL_DEVICE_TYPE_GPU) == 0 && deviceValue(id, CL_DEVICE_HOST_UNIFIED_MEMORY, &unified) &&
+                         unified == CL_TRUE;
 
     const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
     cl_int err = CL_SUCCESS;
@@ -343,6 +351,7 @@ infiniStatus_t getDeviceProperties(int index, infinirtDeviceProperties_t *props)
         props->has_uuid = 1;
     }
     fillLimits(dev.id, props);
+    props->memory_is_host = dev.memory_is_host ? 1 : 0;
     return INFINI_STATUS_SUCCESS;
 }
 

@@ -62,6 +62,10 @@ struct Device {
     int compute_units = 0;
     bool amd_free_memory = false; // CL_DEVICE_GLOBAL_FREE_MEMORY_AMD is available
     bool priority_hints = false;  // cl_khr_priority_hints: queues take CL_QUEUE_PRIORITY_KHR
+    // A CPU device with host-unified memory (PoCL's): its SVM allocations are ordinary host memory,
+    // which other backends copy to and from directly (get_device_properties' memory_is_host).
+    // INFINIRT_OPENCL_HOST_MEMORY=0 counts every device's memory as device memory (staged copies).
+    bool memory_is_host = false;
 
     // Bytes of device memory infinirt holds on this device (OpenCL has no free-memory query).
     std::atomic<size_t> allocated{0};

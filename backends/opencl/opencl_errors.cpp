@@ -91,8 +91,10 @@ constexpr auto kErrorTable = common::nativeErrorTable(kErrors, "CL_UNKNOWN_ERROR
 INFINIRT_COMMON_DEFINE_NATIVE_ERRORS(cl_int, kErrorTable, " ")
 
 // Buffers of CL_MEM_ALLOC_HOST_PTR memory the device maps stage copies better than ordinary memory,
-// not as well as a vendor GPU's page-locked memory (rank 1).
+// not as well as a vendor GPU's page-locked memory (rank 1). The memory of some devices is host
+// memory (Device::memory_is_host): each device's properties say.
 infiniStatus_t getPluginTraits(infinirtPluginTraits_t *traits) {
+    traits->device_memory_is_host = 2;
     return common::reportTraits(traits, 1, "CL_MEM_OBJECT_ALLOCATION_FAILURE (-4)", "CL_OUT_OF_RESOURCES (-5)");
 }
 

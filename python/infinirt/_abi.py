@@ -281,6 +281,7 @@ class DeviceProperties(ctypes.Structure):
         ("max_grid_dim", c_int * 3),
         ("shared_memory_per_block", c_size_t),
         ("graphs_native", c_int),
+        ("memory_is_host", c_int),
     ]
 
 

@@ -128,7 +128,7 @@ class Device:
             elif isinstance(value, ctypes.Array):
                 value = tuple(value)
             out[field] = value
-        for flag in ("has_uuid", "graphs_native"):
+        for flag in ("has_uuid", "graphs_native", "memory_is_host"):
             if flag in out:
                 out[flag] = bool(out[flag])
         if "has_uuid" in out and not out["has_uuid"]:

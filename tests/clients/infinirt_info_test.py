@@ -46,7 +46,9 @@ for d in doc["devices"]:
     check("-1" not in d.get("compute_capability", ""), f"{where}: compute_capability {d.get('compute_capability')}")
     check(d.get("kind") in KINDS, f"{where}: kind is {d.get('kind')!r}")
     check(d.get("graphs") in ("native", "emulated"), f"{where}: graphs is {d.get('graphs')!r}")
+    check(d.get("memory") in ("host", "device"), f"{where}: memory is {d.get('memory')!r}")
     if d["type"] == "cpu":
+        check(d.get("memory") == "host", f"{where}: the cpu backend's memory is host memory")
         check(d.get("kind") == "cpu", f"{where}: the cpu backend's device is not of kind cpu")
         check(d.get("graphs") == "emulated", f"{where}: cpu graphs are the loader's record/replay")
     check(f"kind {d.get('kind')}" in text, f"the text listing does not show kind {d.get('kind')}")

@@ -108,6 +108,14 @@ TEST_P(Device, Properties) {
     }
     // The loader says whether graphs are the backend's own.
     EXPECT_TRUE(props.graphs_native == 0 || props.graphs_native == 1) << props.graphs_native;
+    // And whether the device's memory is host memory: every cpu device's is, a GPU's never.
+    EXPECT_TRUE(props.memory_is_host == 0 || props.memory_is_host == 1) << props.memory_is_host;
+    if (type() == INFINI_DEVICE_CPU) {
+        EXPECT_EQ(props.memory_is_host, 1);
+    }
+    if (props.device_kind == INFINIRT_DEVICE_KIND_GPU) {
+        EXPECT_EQ(props.memory_is_host, 0);
+    }
 }
 
 // A caller built before the fields appended in issue 13 (struct_size up to pci_bus_id) gets the

@@ -72,6 +72,7 @@ std::string propertyFields(const infinirtDeviceProperties_t &p) {
     fields += jsonTriple("max_grid_dim", p.max_grid_dim);
     fields += jsonNumber("shared_memory_per_block", p.shared_memory_per_block);
     fields += std::string(", \"graphs\": \"") + (p.graphs_native ? "native" : "emulated") + "\"";
+    fields += std::string(", \"memory\": \"") + (p.memory_is_host ? "host" : "device") + "\"";
     return fields;
 }
 

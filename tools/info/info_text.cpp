@@ -78,8 +78,9 @@ void printProperties(const infinirtDeviceProperties_t &p) {
                 p.platform[0] ? ", platform " : "", p.platform, p.architecture[0] ? p.architecture : "-",
                 p.multiprocessor_count);
     const char *kind = kindName(p.device_kind);
-    std::printf("      kind %s, graphs %s\n", kind ? kind : "unknown",
-                p.graphs_native ? "native" : "emulated (the loader's record/replay)");
+    std::printf("      kind %s, graphs %s, memory %s\n", kind ? kind : "unknown",
+                p.graphs_native ? "native" : "emulated (the loader's record/replay)",
+                p.memory_is_host ? "host memory (copies with other backends are direct)" : "device memory");
     if (p.compute_capability_major >= 0) {
         std::printf("      compute capability %d.%d\n", p.compute_capability_major, p.compute_capability_minor);
     }
