@@ -97,7 +97,7 @@ __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStrea
                           slot->capture.load(std::memory_order_acquire) != nullptr)) {
         return eventRecordGeneral(event, stream);
     }
-    Backend *const b = g_registry.by_type[slot->type];
+    Backend *const b = slot->backend;
     return submitTo(
         slot, [&] { return INFINIRT_DEVICE_CALL_BEGUN(b, event_record, slot->device, ev->native, slot->native); },
         [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtEventRecord"); });
@@ -130,7 +130,7 @@ __export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventS
     if (INFINIRT_UNLIKELY(ev == nullptr)) {
         return invalidHandle("infinirtEventQuery", "event", event);
     }
-    const Backend *b = g_registry.by_type[ev->type];
+    const Backend *b = ev->backend;
     infinirtPluginEventQueryFn *const query = b->table.event_query;
     if (INFINIRT_UNLIKELY(query == nullptr)) {
         return notImplemented(b, "event_query");

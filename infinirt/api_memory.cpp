@@ -495,7 +495,7 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
         sidesOf(dst, d, src, s);
         if (INFINIRT_LIKELY(onStreamDevice(d, dst, size, slot) && onStreamDevice(s, src, size, slot))) {
             const infinirtMemcpyKind_t k = kind == INFINIRT_MEMCPY_DEFAULT ? inferKind(d, s) : kind;
-            Backend *const b = g_registry.by_type[slot->type];
+            Backend *const b = slot->backend;
             return submitTo(
                 slot,
                 [&] {
@@ -609,7 +609,7 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
                         slot->capture.load(std::memory_order_acquire) == nullptr)) {
         const Side s = sideOf(ptr);
         if (INFINIRT_LIKELY(onStreamDevice(s, ptr, count, slot))) {
-            Backend *const b = g_registry.by_type[slot->type];
+            Backend *const b = slot->backend;
             return submitTo(
                 slot,
                 [&] {

@@ -248,7 +248,7 @@ __export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream) {
     if (INFINIRT_UNLIKELY(slot == nullptr || slot->capture.load(std::memory_order_acquire) != nullptr)) {
         return streamQueryGeneral(stream);
     }
-    infinirtPluginStreamQueryFn *const query = g_registry.by_type[slot->type]->table.stream_query;
+    infinirtPluginStreamQueryFn *const query = slot->backend->table.stream_query;
     if (INFINIRT_UNLIKELY(query == nullptr)) {
         return streamQueryGeneral(stream);
     }

@@ -141,7 +141,7 @@ INFINIRT_INLINE infiniStatus_t resolveStream(const char *function, infinirtStrea
     r.type = slot->type;
     r.device = slot->device;
     r.native = slot->native;
-    r.backend = g_registry.by_type[slot->type];
+    r.backend = slot->backend;
     return INFINI_STATUS_SUCCESS;
 }
 

@@ -54,6 +54,7 @@ void *HandleTable::create(HandleKind k, int type, int device, void *native, uint
     HandleSlot *slot = &chunks[idx >> kChunkBits].load(std::memory_order_relaxed)[idx & (kChunkSize - 1)];
     slot->type = type;
     slot->device = device;
+    slot->backend = g_registry.by_type[type];
     slot->native = native;
     slot->flags = flags;
     slot->capture.store(nullptr, std::memory_order_relaxed);

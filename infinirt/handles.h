@@ -33,6 +33,7 @@ struct alignas(64) HandleSlot {
     std::atomic<uint64_t> key{0};
     int type = 0;                 // infiniDevice_t of the owning backend
     int device = 0;
+    Backend *backend = nullptr;   // g_registry.by_type[type], read by the hot entries without the registry
     uint32_t flags = 0;           // event: creation flags; graph/exec: kGenericGraph; stream: its priority (an int)
     void *native = nullptr;       // the plugin's object (or the loader's, for generic graphs)
     // Streams under the loader's generic capture: the graph being recorded.
@@ -44,6 +45,8 @@ struct alignas(64) HandleSlot {
     // The loader's record behind a module or kernel handle (modules.h).
     void *record = nullptr;
 };
+
+static_assert(sizeof(HandleSlot) == 64, "a slot is one cache line");
 
 constexpr uint32_t kGenericGraph = 1u;
 
@@ -58,7 +61,8 @@ public:
     // Validates `h` as a live handle of kind `k`; nullptr if it is not one.
     HandleSlot *lookup(const void *h, HandleKind k) const {
         const uint64_t v = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h));
-        HandleSlot *chunk = chunks_[kindIndex(k)][(v >> kChunkBits) & (kMaxChunks - 1)].load(std::memory_order_acquire);
+        const std::atomic<HandleSlot *> *const kind_chunks = chunks_[kindIndex(k)];
+        HandleSlot *chunk = kind_chunks[(v >> kChunkBits) & (kMaxChunks - 1)].load(std::memory_order_acquire);
         if (INFINIRT_UNLIKELY(chunk == nullptr)) {
             return nullptr;
         }
