@@ -328,7 +328,9 @@ __export infiniStatus_t infinirtEventCreateWithFlags(infinirtEvent_t *event_ptr,
 __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStream_t stream);
 /* Never blocks. *status_ptr = COMPLETE once the latest recording's work has completed (or if
  * never recorded), else NOT_READY; both are SUCCESS and NOT_READY writes no last error.
- * NULL status_ptr -> NULL_POINTER (checked first); INVALID_HANDLE for a bad event. */
+ * NULL status_ptr -> NULL_POINTER (checked first); INVALID_HANDLE for a bad event. A failure of
+ * the backend's query is asked once more (a query has no side effect), and the second answer is
+ * the call's. */
 __export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventStatus_t *status_ptr);
 /* Blocks until the work of the event's latest recording has completed; returns at once if the
  * event was never recorded. INVALID_HANDLE for a bad event. A wait that fails in the backend is
@@ -617,7 +619,8 @@ __export infiniStatus_t infinirtStreamGetDevice(infinirtStream_t stream, infiniD
 
 /* Never blocks. SUCCESS if all work submitted to the stream has completed, NOT_READY otherwise
  * (an answer, not a failure: no last error is written). INVALID_HANDLE for a bad handle. On a
- * capturing stream: BAD_PARAM, and record/replay invalidates the capture. */
+ * capturing stream: BAD_PARAM, and record/replay invalidates the capture. A failure of the
+ * backend's query on a stream handle is asked once more, and the second answer is the call's. */
 __export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream);
 
 typedef enum {

@@ -109,13 +109,28 @@ namespace {
 // event_query's status other than SUCCESS. A plugin answering NOT_READY as a status (as
 // cudaEventQuery does) gave the answer, not a failure: it is passed on in *status_ptr, and writes
 // no message.
-INFINIRT_COLD infiniStatus_t eventQueryNotSuccess(const HandleSlot *ev, infinirtEventStatus_t *status_ptr,
-                                                  infiniStatus_t st) {
+INFINIRT_INLINE infiniStatus_t eventQueryAnswer(infinirtEventStatus_t *status_ptr, infiniStatus_t st) {
     if (st == INFINI_STATUS_NOT_READY) {
         *status_ptr = INFINIRT_EVENT_NOT_READY;
         return INFINI_STATUS_SUCCESS;
     }
-    return pluginFailed(g_registry.by_type[ev->type]->name.c_str(), ev->device, "event_query", st);
+    return st;
+}
+
+// The fast path's event_query answered other than SUCCESS. It ran without beginPluginCall (a
+// detail pending now may be an earlier call's), so a failure is asked again: the query has no side
+// effect, and its second answer, made right after beginPluginCall, is the call's (internal.h).
+INFINIRT_COLD infiniStatus_t eventQueryNotSuccess(const HandleSlot *ev, infinirtEventStatus_t *status_ptr,
+                                                  infiniStatus_t st) {
+    if (eventQueryAnswer(status_ptr, st) == INFINI_STATUS_SUCCESS) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    beginPluginCall();
+    st = eventQueryAnswer(status_ptr, ev->backend->table.event_query(ev->device, ev->native, status_ptr));
+    if (st == INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    return pluginFailed(ev->backend->name.c_str(), ev->device, "event_query", st);
 }
 } // namespace
 
@@ -135,8 +150,8 @@ __export infiniStatus_t infinirtEventQuery(infinirtEvent_t event, infinirtEventS
     if (INFINIRT_UNLIKELY(query == nullptr)) {
         return notImplemented(b, "event_query");
     }
-    // The plugin writes the caller's *status_ptr itself: only on success, as every output.
-    beginPluginCall();
+    // The plugin writes the caller's *status_ptr itself: only on success, as every output. No
+    // beginPluginCall: a failure asks again (eventQueryNotSuccess).
     const infiniStatus_t st = query(ev->device, ev->native, status_ptr);
     if (INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS)) {
         return st;

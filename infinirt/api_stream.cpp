@@ -233,9 +233,16 @@ __attribute__((noinline)) infiniStatus_t streamQueryGeneral(infinirtStream_t str
     return st == INFINI_STATUS_NOT_READY ? st : checked(s.backend, s.device, "stream_query", st);
 }
 
-// A failed stream_query of a stream the fast path resolved.
-INFINIRT_COLD infiniStatus_t streamQueryFailed(const HandleSlot *slot, infiniStatus_t st) {
-    return pluginFailed(g_registry.by_type[slot->type]->name.c_str(), slot->device, "stream_query", st);
+// A failed stream_query of a stream the fast path resolved. It ran without beginPluginCall (a
+// detail pending now may be an earlier call's), so it is asked again: the query has no side effect,
+// and its second answer, made right after beginPluginCall, is the call's (internal.h).
+INFINIRT_COLD infiniStatus_t streamQueryFailed(const HandleSlot *slot) {
+    beginPluginCall();
+    const infiniStatus_t st = slot->backend->table.stream_query(slot->device, slot->native);
+    if (st == INFINI_STATUS_SUCCESS || st == INFINI_STATUS_NOT_READY) {
+        return st;
+    }
+    return pluginFailed(slot->backend->name.c_str(), slot->device, "stream_query", st);
 }
 } // namespace
 
@@ -252,14 +259,13 @@ __export infiniStatus_t infinirtStreamQuery(infinirtStream_t stream) {
     if (INFINIRT_UNLIKELY(query == nullptr)) {
         return streamQueryGeneral(stream);
     }
-    beginPluginCall();
+    // No beginPluginCall: a failure asks again (streamQueryFailed). NOT_READY is an answer, not a
+    // failure: it writes no message (and a detail the plugin gave with it is never read).
     const infiniStatus_t st = query(slot->device, slot->native);
-    // NOT_READY is an answer, not a failure: it writes no message (and a detail the plugin gave
-    // with it is never read).
     if (INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS || st == INFINI_STATUS_NOT_READY)) {
         return st;
     }
-    return streamQueryFailed(slot, st);
+    return streamQueryFailed(slot);
 }
 
 __export infiniStatus_t infinirtStreamGetDevice(infinirtStream_t stream, infiniDevice_t *device, int *device_id) {

@@ -56,7 +56,9 @@ template <typename E> inline int enumInt(const E &e) {
 // may report (one thread-local store, the only cost on the success path), and only the failure
 // path of that same call reads it, consuming it (takePluginDetail, pluginFailed). A detail set
 // anywhere else (a call that succeeded or answered NOT_READY, the pointer probe, cleanup) is never
-// read, so it can never be attached to a later, unrelated failure.
+// read, so it can never be attached to a later, unrelated failure. The fast paths of the queries
+// (stream_query, event_query: no side effect) skip beginPluginCall; on a failure they ask again,
+// after it, and the second answer is the call's.
 
 // Records the calling thread's last-error detail and returns `status`. Cold: only failures call it.
 INFINIRT_COLD infiniStatus_t fail(infiniStatus_t status, const char *fmt, ...) INFINIRT_PRINTF(2, 3);

@@ -10,6 +10,7 @@
 #include "loader_test_util.h"
 #include "status_assertions.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -182,6 +183,49 @@ TEST(ErrorChannel, NotReadyEventQueryStatusIsAnAnswer) {
     EXPECT_EQ(status, INFINIRT_EVENT_NOT_READY);
     EXPECT_EQ(LastMessage(), primed) << "NOT_READY from the plugin's event_query wrote the message";
     ExpectOwnElapsedTimeMessage(pair.FailingElapsedTime());
+    EXPECT_OK(infinirtEventDestroy(event));
+}
+
+// The fast paths of EventQuery and StreamQuery make their plugin call without dropping a pending
+// detail first; a failure is asked again, after dropping it, and the second answer is the call's.
+// A detail left by an earlier call (the plain event's query, which succeeds with one) is never
+// attached: a query failing without a detail gets the loader's own text.
+TEST(ErrorChannel, FailingQueryCarriesNoEarlierDetail) {
+    infinirtEvent_t plain = nullptr;
+    infinirtEvent_t failing = nullptr;
+    ASSERT_OK(infinirtEventCreate(&plain));
+    ASSERT_OK(infinirtEventCreateWithFlags(&failing, INFINIRT_EVENT_DISABLE_TIMING));
+    infinirtStream_t stream = nullptr;
+    ASSERT_OK(infinirtStreamCreate(&stream));
+    infinirtEventStatus_t status = INFINIRT_EVENT_COMPLETE;
+    EXPECT_EQ(infinirtEventQuery(plain, &status), INFINI_STATUS_SUCCESS); // leaves marker 8202 behind
+    status = INFINIRT_EVENT_COMPLETE;
+    EXPECT_EQ(infinirtEventQuery(failing, &status), INFINI_STATUS_DRIVER_ERROR);
+    EXPECT_EQ(status, INFINIRT_EVENT_COMPLETE) << "a failed query wrote its output";
+    EXPECT_EQ(LastMessage(), "errchan:0: event_query failed: INFINI_STATUS_DRIVER_ERROR");
+
+    EXPECT_EQ(infinirtEventQuery(plain, &status), INFINI_STATUS_SUCCESS); // marker 8202 again
+    ASSERT_EQ(setenv("STUB_ERRCHAN_STREAM_QUERY", "fail", 1), 0);
+    EXPECT_EQ(infinirtStreamQuery(stream), INFINI_STATUS_DRIVER_ERROR);
+    ASSERT_EQ(unsetenv("STUB_ERRCHAN_STREAM_QUERY"), 0);
+    EXPECT_EQ(LastMessage(), "errchan:0: stream_query failed: INFINI_STATUS_DRIVER_ERROR");
+    EXPECT_EQ(infinirtStreamQuery(stream), INFINI_STATUS_NOT_READY);
+
+    EXPECT_OK(infinirtStreamDestroy(stream));
+    EXPECT_OK(infinirtEventDestroy(failing));
+    EXPECT_OK(infinirtEventDestroy(plain));
+}
+
+// A query failing once and answering when asked again gives that answer, and writes no message:
+// the failure's detail goes with it.
+TEST(ErrorChannel, QueryFailingOnceAnswersTheSecondTime) {
+    infinirtEvent_t event = nullptr;
+    ASSERT_OK(infinirtEventCreateWithFlags(&event, INFINIRT_EVENT_DISABLE_TIMING | INFINIRT_EVENT_BLOCKING_SYNC));
+    const std::string primed = PrimeMessage();
+    infinirtEventStatus_t status = INFINIRT_EVENT_NOT_READY;
+    EXPECT_EQ(infinirtEventQuery(event, &status), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(status, INFINIRT_EVENT_COMPLETE);
+    EXPECT_EQ(LastMessage(), primed) << "an answered query wrote the message";
     EXPECT_OK(infinirtEventDestroy(event));
 }
 

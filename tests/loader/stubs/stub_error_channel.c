@@ -9,6 +9,12 @@
  *      event_query             set_error + SUCCESS (*status = NOT_READY)             marker 8202
  *                              or, for an event created with BLOCKING_SYNC,
  *                              set_error + NOT_READY as a status                     marker 8205
+ *    and fails where the loader must report the failure with nothing of an earlier detail:
+ *      event_query of an event created with DISABLE_TIMING alone: DRIVER_ERROR, no detail;
+ *      with DISABLE_TIMING | BLOCKING_SYNC: its odd-numbered queries fail with DRIVER_ERROR and a
+ *                              detail (marker 8206), the others succeed (*status = COMPLETE);
+ *      stream_query while the environment has STUB_ERRCHAN_STREAM_QUERY=fail: DRIVER_ERROR, no
+ *                              detail;
  *      pointer_get_attributes  set_error + BAD_PARAM (the loader's probe ignores it) marker 8203
  *    and event_elapsed_time always fails with NOT_READY: with no detail, unless the start event
  *    was created with INFINIRT_EVENT_BLOCKING_SYNC (then with its own detail, marker 8204);
@@ -32,6 +38,7 @@ static const infinirtPluginHost_t *g_host;
 
 typedef struct {
     uint32_t flags;
+    unsigned queries; /* event_query calls so far */
 } StubEvent;
 
 static int g_stream_object; /* every stream is this one object: only its address matters */
@@ -64,6 +71,10 @@ static infiniStatus_t stubStreamDestroy(int device, void *stream) {
 static infiniStatus_t stubStreamQuery(int device, void *stream) {
     (void)device;
     (void)stream;
+    const char *mode = getenv("STUB_ERRCHAN_STREAM_QUERY");
+    if (mode != NULL && mode[0] == 'f') {
+        return INFINI_STATUS_DRIVER_ERROR;
+    }
     g_host->set_error("stream still busy (marker 8201)");
     return INFINI_STATUS_NOT_READY;
 }
@@ -76,6 +87,7 @@ static infiniStatus_t stubEventCreate(int device, uint32_t flags, void **event) 
         return INFINI_STATUS_OUT_OF_MEMORY;
     }
     e->flags = flags;
+    e->queries = 0;
     *event = e;
     return INFINI_STATUS_SUCCESS;
 }
@@ -95,6 +107,19 @@ static infiniStatus_t stubEventRecord(int device, void *event, void *stream) {
 
 static infiniStatus_t stubEventQuery(int device, void *event, infinirtEventStatus_t *status) {
     (void)device;
+    StubEvent *e = (StubEvent *)event;
+    ++e->queries;
+    if (e->flags == (INFINIRT_EVENT_DISABLE_TIMING | INFINIRT_EVENT_BLOCKING_SYNC)) {
+        if (e->queries % 2 == 1) {
+            g_host->set_error("event query failed for now (marker 8206)");
+            return INFINI_STATUS_DRIVER_ERROR;
+        }
+        *status = INFINIRT_EVENT_COMPLETE;
+        return INFINI_STATUS_SUCCESS;
+    }
+    if (e->flags == INFINIRT_EVENT_DISABLE_TIMING) {
+        return INFINI_STATUS_DRIVER_ERROR;
+    }
     if (((const StubEvent *)event)->flags & INFINIRT_EVENT_BLOCKING_SYNC) {
         g_host->set_error("event still pending (marker 8205)");
         return INFINI_STATUS_NOT_READY; /* the answer as a status, the way cudaEventQuery gives it */
