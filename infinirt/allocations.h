@@ -133,6 +133,22 @@ inline int cachedRange(const LookupCache &c, uintptr_t p) {
     }
     return -1;
 }
+
+// Whether the cache's answers hold: it was filled at the record's generation now.
+inline bool cacheIsCurrent(const LookupCache &c) {
+    return c.generation == g_allocation_generation.load(std::memory_order_acquire);
+}
+
+// The cache's answer for `p` alone (the caller has checked cacheIsCurrent): the record, or nullptr
+// for memory infinirt did not allocate, in `out`; false on a miss (no lock taken, nothing filled).
+inline bool cachedAnswer(const LookupCache &c, const void *p, const Allocation *&out) {
+    const int i = cachedRange(c, reinterpret_cast<uintptr_t>(p));
+    if (INFINIRT_UNLIKELY(i < 0)) {
+        return false;
+    }
+    out = c.found[i];
+    return true;
+}
 } // namespace detail
 
 extern __thread detail::LookupCache t_lookups INFINIRT_HIDDEN;
@@ -153,7 +169,7 @@ INFINIRT_COLD void lookupAllocationsSlow(const void *a, const Allocation *&out_a
 
 inline const Allocation *lookupAllocation(const void *ptr) {
     const detail::LookupCache &c = threadLookups();
-    if (INFINIRT_LIKELY(c.generation == g_allocation_generation.load(std::memory_order_acquire))) {
+    if (INFINIRT_LIKELY(detail::cacheIsCurrent(c))) {
         const int i = detail::cachedRange(c, reinterpret_cast<uintptr_t>(ptr));
         if (INFINIRT_LIKELY(i >= 0)) {
             return c.found[i];
@@ -164,7 +180,7 @@ inline const Allocation *lookupAllocation(const void *ptr) {
 
 inline void lookupAllocations(const void *a, const Allocation *&out_a, const void *b, const Allocation *&out_b) {
     const detail::LookupCache &c = threadLookups();
-    if (INFINIRT_UNLIKELY(c.generation != g_allocation_generation.load(std::memory_order_acquire))) {
+    if (INFINIRT_UNLIKELY(!detail::cacheIsCurrent(c))) {
         lookupAllocationsSlow(a, out_a, b, out_b);
         return;
     }

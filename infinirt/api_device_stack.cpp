@@ -1,9 +1,10 @@
 // C ABI: the calling thread's device stack (infinirtPushDevice, infinirtPopDevice).
 //
 // Each entry (in the thread's ThreadHot: internal.h) remembers infinirt's current device before the
-// push and, where the pushed device's backend has native per-thread state (thread_state_save), that state as it was: a pop gives both back exactly, so a library can
-// switch devices without disturbing its caller, whatever the caller had made current natively (a
-// CUDA context of its own, or none). A backend's set_device_saving saves and switches in one
+// push and, where the pushed device's backend has native per-thread state (thread_state_save), that
+// state as it was: a pop gives both back exactly, so a library can switch devices without
+// disturbing its caller, whatever the caller had made current natively (a CUDA context of its own,
+// or none). A backend's set_device_saving saves and switches in one
 // plugin call; without it the loader calls thread_state_save, then set_device.
 #include "dispatch.h"
 

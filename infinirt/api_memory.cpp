@@ -163,19 +163,11 @@ INFINIRT_INLINE Backend *currentReadyBackend(const CurrentDevice &current) {
     return g_ready_backends[current.type].load(std::memory_order_acquire);
 }
 
-// The NULL stream's fast paths find their sides in the calling thread's lookup cache alone (false
-// on a miss or a stale cache: the general path's lookup then fills it), so that nothing is called
+// The NULL stream's fast paths find their sides in the calling thread's lookup cache alone (a miss
+// or a stale cache takes the general path, whose lookup fills it), so that nothing is called
 // before the plugin and the arguments stay where the general path wants them.
 INFINIRT_INLINE bool cachedSide(const detail::LookupCache &c, const void *p, Side &s) {
-    const int i = detail::cachedRange(c, reinterpret_cast<uintptr_t>(p));
-    if (INFINIRT_UNLIKELY(i < 0)) {
-        return false;
-    }
-    s.a = c.found[i];
-    return true;
-}
-INFINIRT_INLINE bool cacheCurrent(const detail::LookupCache &c) {
-    return c.generation == g_allocation_generation.load(std::memory_order_acquire);
+    return detail::cachedAnswer(c, p, s.a);
 }
 
 // A NULL-stream fast path's plugin call `call` failed with `st`: reported as checked() reports it,
@@ -461,7 +453,7 @@ __attribute__((noinline)) infiniStatus_t memcpyAsyncOffFastPath(void *dst, const
             const detail::LookupCache &cache = threadLookups();
             Side d;
             Side s;
-            if (INFINIRT_LIKELY(cacheCurrent(cache) && cachedSide(cache, dst, d) && cachedSide(cache, src, s) &&
+            if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && cachedSide(cache, dst, d) && cachedSide(cache, src, s) &&
                                 onCurrentDevice(d, dst, size, current) && onCurrentDevice(s, src, size, current))) {
                 const infinirtMemcpyKind_t kind = static_cast<infinirtMemcpyKind_t>(kind_value);
                 const infinirtMemcpyKind_t k = kind == INFINIRT_MEMCPY_DEFAULT ? inferKind(d, s) : kind;
@@ -583,7 +575,7 @@ __attribute__((noinline)) infiniStatus_t memsetAsyncOffFastPath(void *ptr, int v
         if (INFINIRT_LIKELY(b != nullptr && ptr != nullptr && count != 0)) {
             const detail::LookupCache &cache = threadLookups();
             Side s;
-            if (INFINIRT_LIKELY(cacheCurrent(cache) && cachedSide(cache, ptr, s) &&
+            if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && cachedSide(cache, ptr, s) &&
                                 onCurrentDevice(s, ptr, count, current))) {
                 if (auto *const call = b->table.memset_async) { // else the general path's NOT_IMPLEMENTED
                     hot->plugin_detail_pending = false;         // beginPluginCall

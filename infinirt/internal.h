@@ -142,6 +142,15 @@ struct Backend {
     std::vector<unsigned char> memory_is_host;
 };
 
+// traits.device_memory_is_host's value for "each device's get_device_properties says"
+// (infinirt_plugin.h); any other value but 0 means every device.
+constexpr int kMemoryIsHostPerDevice = 2;
+// Whether the memory of every device of `b` is host memory (the cpu backend's traits).
+inline bool backendMemoryIsHost(const Backend *b) {
+    const int says = b->traits.device_memory_is_host;
+    return says != 0 && says != kMemoryIsHostPerDevice;
+}
+
 struct Registry {
     // All plugins found, in search order (owned, never freed: no teardown at exit).
     Backend *backends = nullptr;

@@ -43,11 +43,6 @@ inline bool peerCopyIsStaged(const PeerEnd &d, const PeerEnd &s) {
 inline bool deviceMemoryIsHost(const Backend *b, int id) { return b->memory_is_host[static_cast<size_t>(id)] != 0; }
 inline bool deviceMemoryIsHost(const PeerEnd &e) { return deviceMemoryIsHost(e.backend, e.id); }
 
-// Whether the memory of every device of `b` is host memory (the cpu backend's traits).
-inline bool backendMemoryIsHost(const Backend *b) {
-    return b->traits.device_memory_is_host != 0 && b->traits.device_memory_is_host != 2;
-}
-
 // Whether one end's memory is host memory and the other is a device of another backend (peerCopy*
 // copies between them with the other backend's own D2H/H2D, see hostDirectCopy).
 inline bool peerCopyIsHostDirect(const PeerEnd &d, const PeerEnd &s) {

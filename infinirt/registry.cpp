@@ -86,13 +86,12 @@ bool pluginProperties(Backend &b, int id, infinirtDeviceProperties_t &p, const c
     return true;
 }
 
-// Backend::memory_is_host for each of b's devices: every device where the traits say 1 (any value
-// but 0 and 2), none for 0, and for 2 what each device's properties say (memory_is_host; a device
-// whose properties are unreadable counts as device memory).
+// Backend::memory_is_host for each of b's devices: every device or none as the traits say, or, for
+// kMemoryIsHostPerDevice, what each device's properties say (memory_is_host; a device whose
+// properties are unreadable counts as device memory).
 void recordDeviceMemory(Backend &b) {
-    const int says = b.traits.device_memory_is_host;
-    b.memory_is_host.assign(static_cast<size_t>(b.device_count), says != 0 && says != 2 ? 1 : 0);
-    if (says != 2) {
+    b.memory_is_host.assign(static_cast<size_t>(b.device_count), backendMemoryIsHost(&b) ? 1 : 0);
+    if (b.traits.device_memory_is_host != kMemoryIsHostPerDevice) {
         return;
     }
     for (int id = 0; id < b.device_count; ++id) {

@@ -130,11 +130,9 @@ namespace {
 /* Makes cuda:`device`'s primary context current with one read of the current context, which goes
  * to *was on success (setDevice, setDeviceSaving). */
 __attribute__((always_inline)) inline infiniStatus_t switchToPrimary(int device, CUcontext *was) {
-    CUcontext want = g_contexts[device].primary.load(std::memory_order_acquire);
-    if (__builtin_expect(want == nullptr, 0)) {
-        if (infiniStatus_t status = retain(device, &want)) {
-            return status;
-        }
+    CUcontext want = nullptr;
+    if (infiniStatus_t status = primary(device, &want)) {
+        return status;
     }
     CUcontext cur = nullptr;
     if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
