@@ -92,15 +92,20 @@ __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStrea
     // No INFINIRT_ENTER: the handles' paths check (dispatch.h). The fast path: a live event and a
     // live stream of its device that is not capturing; everything else takes eventRecordGeneral.
     HandleSlot *const ev = eventSlot(event);
+    if (INFINIRT_UNLIKELY(ev == nullptr)) {
+        return eventRecordGeneral(event, stream);
+    }
     HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
-    if (INFINIRT_UNLIKELY(ev == nullptr || slot == nullptr || slot->type != ev->type || slot->device != ev->device ||
+    if (INFINIRT_UNLIKELY(slot == nullptr || slot->type != ev->type || slot->device != ev->device ||
                           slot->capture.load(std::memory_order_acquire) != nullptr)) {
         return eventRecordGeneral(event, stream);
     }
-    Backend *const b = slot->backend;
-    return submitTo(
-        slot, [&] { return INFINIRT_DEVICE_CALL_BEGUN(b, event_record, slot->device, ev->native, slot->native); },
-        [&](ModuleRefs *refs) { return noteCapturedEvent(refs, ev, "infinirtEventRecord"); });
+    infinirtPluginEventRecordFn *const record = slot->backend->table.event_record;
+    ThreadHot *const hot = threadHot();
+    if (INFINIRT_UNLIKELY(record == nullptr || !markSubmitting(hot, slot))) {
+        return eventRecordGeneral(event, stream);
+    }
+    return submittedStatus(hot, "event_record", record(slot->device, ev->native, slot->native));
 }
 
 } // extern "C"

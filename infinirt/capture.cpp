@@ -141,6 +141,12 @@ void awaitUnmarked(const HandleSlot *stream) {
     }
 }
 
+infiniStatus_t markedSubmissionFailed(ThreadHot *hot, const char *entry, infiniStatus_t st) {
+    const HandleSlot *const stream = hot->submitting.load(std::memory_order_relaxed);
+    hot->submitting.store(nullptr, std::memory_order_release);
+    return pluginFailed(stream->backend->name.c_str(), stream->device, entry, st);
+}
+
 infiniStatus_t noteCapturedEvent(ModuleRefs *refs, const HandleSlot *event, const char *function) {
     INFINIRT_GUARD_BEGIN
     refs->addEvent(event);

@@ -138,6 +138,35 @@ INFINIRT_INLINE infiniStatus_t submitTo(HandleSlot *stream, Call &&call, Held &&
 struct NothingToNote {
     infiniStatus_t operator()(ModuleRefs *) const { return INFINI_STATUS_SUCCESS; }
 };
+
+// submitTo's common case in two halves, for a hot entry's fast path whose general path makes the
+// same submission through submitTo. markSubmitting begins the plugin call and marks the thread as
+// submitting to `stream` when the thread is registered and the stream does not capture natively;
+// otherwise it marks nothing and answers false, and the caller takes its general path.
+// submittedStatus ends the submission with the plugin's status. Across the plugin call only `hot`
+// is kept: a failure finds the stream (its backend and device, for the message) in the mark.
+INFINIRT_INLINE bool markSubmitting(ThreadHot *hot, HandleSlot *stream) {
+    if (INFINIRT_UNLIKELY(!hot->registered)) {
+        return false;
+    }
+    hot->plugin_detail_pending = false; // beginPluginCall
+    hot->submitting.store(stream, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst); // the begin's process-wide barrier orders it
+    if (INFINIRT_UNLIKELY(stream->module_refs.load(std::memory_order_relaxed) != nullptr)) {
+        hot->submitting.store(nullptr, std::memory_order_release);
+        return false;
+    }
+    return true;
+}
+// A marked submission's plugin entry `entry` failed: unmarks and reports it (checked's message).
+INFINIRT_COLD infiniStatus_t markedSubmissionFailed(ThreadHot *hot, const char *entry, infiniStatus_t st);
+INFINIRT_INLINE infiniStatus_t submittedStatus(ThreadHot *hot, const char *entry, infiniStatus_t st) {
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return markedSubmissionFailed(hot, entry, st);
+    }
+    hot->submitting.store(nullptr, std::memory_order_release);
+    return st;
+}
 // `expr` (a plugin call submitting to the stream of StreamRef `r`), under the protocol above.
 #define INFINIRT_SUBMIT(r, expr) ::infinirt::submitTo((r).slot, [&] { return (expr); }, ::infinirt::NothingToNote())
 // INFINIRT_DEVICE_CALL_BEGUN(b, entry, ...) submitted to the stream of StreamRef `r`.

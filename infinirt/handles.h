@@ -1,11 +1,13 @@
 // Loader handles for streams, events, graphs, graph execs, modules, kernels and physical memory.
 //
-// A handle is not a pointer: it encodes a tag for its kind, a slot index and the slot's generation.
-// Each kind has its own slots, in chunks that are never freed, so validating any value -- a
+// A handle is not a pointer: it encodes its slot's offset, the slot's generation and a tag for its
+// kind. Each kind has its own slots, in one region of address space reserved when the library is
+// loaded (readable zero pages until a chunk of slots is first used, never unmapped), and a lookup
+// reads the slot at the region's base plus the handle's offset bits. So validating any value -- a
 // destroyed handle, a handle of another kind, garbage -- only reads loader memory and can never
 // crash. A value validates when it equals its slot's key: the slot's live handle, whole. A handle
 // of another kind is looked up among this kind's slots, whose keys hold this kind's tag. Destroying
-// a handle stores the complement of its next value (its index bits differ from the slot's own, so
+// a handle stores the complement of its next value (its offset bits differ from the slot's own, so
 // no value that reaches the slot can equal it), and every copy of the old value stops validating.
 //
 // Thread safety: lookup() is lock-free; create/destroy take a mutex for the free list only.
@@ -27,9 +29,11 @@ struct ModuleRefs;   // modules.h
 
 // One cache line per slot: a call validates and reads its handles with one line each.
 struct alignas(64) HandleSlot {
-    // While live, the whole value of the slot's handle: (tag << 56) | (generation << 24) | index,
+    constexpr HandleSlot() noexcept = default;
+    constexpr explicit HandleSlot(uint64_t k) noexcept : key(k) {}
+    // While live, the whole value of the slot's handle: (generation << 30) | (index << 6) | tag,
     // the generation odd. Once destroyed, the complement of the value with the next (even)
-    // generation. 0 for a slot never handed out (and 1 for index 0, which never is).
+    // generation. 0 for a slot never handed out (kNoHandle for index 0, which never is).
     std::atomic<uint64_t> key{0};
     int type = 0;                 // infiniDevice_t of the owning backend
     int device = 0;
@@ -50,23 +54,25 @@ static_assert(sizeof(HandleSlot) == 64, "a slot is one cache line");
 
 constexpr uint32_t kGenericGraph = 1u;
 
+// Slot 0's key: its offset bits name slot 1, so no value reaching slot 0 (NULL among them) equals it.
+constexpr uint64_t kNoHandle = uint64_t{1} << 6;
+// Where every kind's lookups go until the library's constructor has reserved the regions (or when
+// it could not): two slots that no value validates in (slot 1's key 0 names slot 0).
+extern HandleSlot g_no_slots[2] INFINIRT_HIDDEN;
+
 class HandleTable {
 public:
-    static constexpr uint32_t kChunkBits = 12;
-    static constexpr uint32_t kChunkSize = 1u << kChunkBits;
-    static constexpr uint32_t kMaxChunks = 1u << (24 - kChunkBits);
+    static constexpr uint32_t kIndexBits = 24;   // a handle's index field; the capacity is at most 1 << 20
+    static constexpr uint32_t kChunkSlots = 4096; // slots made writable at a time (256 KiB)
 
-    constexpr HandleTable() noexcept = default;
+    constexpr HandleTable() noexcept
+        : regions_{g_no_slots, g_no_slots, g_no_slots, g_no_slots, g_no_slots, g_no_slots, g_no_slots, g_no_slots} {}
 
     // Validates `h` as a live handle of kind `k`; nullptr if it is not one.
     HandleSlot *lookup(const void *h, HandleKind k) const {
         const uint64_t v = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h));
-        const std::atomic<HandleSlot *> *const kind_chunks = chunks_[kindIndex(k)];
-        HandleSlot *chunk = kind_chunks[(v >> kChunkBits) & (kMaxChunks - 1)].load(std::memory_order_acquire);
-        if (INFINIRT_UNLIKELY(chunk == nullptr)) {
-            return nullptr;
-        }
-        HandleSlot *slot = &chunk[v & (kChunkSize - 1)];
+        HandleSlot *const slot = reinterpret_cast<HandleSlot *>(reinterpret_cast<char *>(regions_[kindIndex(k)]) +
+                                                                (v & offset_mask_));
         // The whole value against the slot's live handle: tag, generation and index in one compare.
         if (INFINIRT_UNLIKELY(slot->key.load(std::memory_order_acquire) != v)) {
             return nullptr;
@@ -74,8 +80,12 @@ public:
         return slot;
     }
 
-    // Makes a live handle for the given payload. Returns nullptr when the table is full (16M live
-    // handles) or memory runs out.
+    // Reserves each kind's region (the library's constructor). Where the address space is short,
+    // a smaller capacity; where none can be reserved, no handle can be made.
+    void reserve() noexcept;
+
+    // Makes a live handle for the given payload. Returns nullptr when the kind's region is full
+    // (1M live handles, fewer where reserve() got less) or memory runs out.
     void *create(HandleKind k, int type, int device, void *native, uint32_t flags, void *record = nullptr);
 
     // Claims a live handle for destruction: afterwards it no longer validates. Returns false if
@@ -87,28 +97,28 @@ public:
     void release(const void *h);
     // The handles of kind `k` live now whose owner is device (type, device).
     std::vector<void *> live(HandleKind k, int type, int device) const;
-    // In a forked child (the only thread), forgets every chunk, so that no handle of the parent
-    // validates: the entries that skip the init check rely on it (invalidHandle). The chunks leak.
-    void forgetInForkedChild() {
-        for (auto &kind : chunks_) {
-            for (std::atomic<HandleSlot *> &chunk : kind) {
-                chunk.store(nullptr, std::memory_order_relaxed);
-            }
-        }
-    }
+    // In a forked child (the only thread), replaces every region by fresh zero pages, so that no
+    // handle of the parent validates: the entries that skip the init check rely on it
+    // (invalidHandle). The child makes no handle (the loader refuses every call there).
+    void forgetInForkedChild() noexcept;
 
 private:
-    static constexpr uint64_t kTagBase = 0xA0;
-    static constexpr uint64_t kLiveBit = uint64_t{1} << 24; // the generation's low bit in a value
-    static constexpr uint64_t kIndexMask = (uint64_t{1} << 24) - 1;
+    static constexpr uint64_t kTagBase = 0x28;                      // 0b101kkk: the kind in the low 3 bits
+    static constexpr uint64_t kLiveBit = uint64_t{1} << 30;         // the generation's low bit in a value
+    static constexpr uint64_t kIndexField = ((uint64_t{1} << kIndexBits) - 1) << 6;
     static constexpr int kindIndex(HandleKind k) { return static_cast<int>(k); }
-    // Per kind: its chunks of slots (each table is BSS that a kind's first chunk touches).
-    std::atomic<HandleSlot *> chunks_[kHandleKinds][kMaxChunks] = {};
+    // Makes the first `slots` slots of kind k's region writable (false if the system refused).
+    bool commit(int k, uint32_t slots) noexcept;
+    // The offset bits of a value within this table's regions: (capacity - 1) << 6.
+    uint64_t offset_mask_ = kNoHandle;
+    uint32_t capacity_ = 0;          // slots per kind; 0 until reserve() succeeds
+    uint32_t committed_[kHandleKinds] = {}; // per kind, the slots made writable so far
+    HandleSlot *regions_[kHandleKinds];
 };
 
 // The one table: a namespace-scope object initialised at load time (constant initialisation, no
 // guard) and never destroyed (trivial destructor), so handles stay valid during exit and a lookup
-// reaches the chunk list at a fixed address.
+// reaches its kind's region and the offset mask at fixed addresses.
 extern HandleTable g_handles INFINIRT_HIDDEN;
 inline HandleTable &handles() { return g_handles; }
 

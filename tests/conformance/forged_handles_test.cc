@@ -1,5 +1,5 @@
 // Forged handle values: a live handle's kind with a generation no live handle can have (0, or any
-// even value) and any slot of a chunk that exists. Every entry that takes that kind answers
+// even value) and any slot of a chunk in use. Every entry that takes that kind answers
 // INVALID_HANDLE, touches nothing, and the process survives.
 #include "kernel_images.h"
 #include "resources.h"
@@ -19,19 +19,20 @@ constexpr uint32_t kChunkSlots = 4096;
 // answer INVALID_HANDLE; the first value an entry accepts is reported with its status.
 void ExpectForgedRefused(void *live, const std::vector<std::pair<const char *, std::function<infiniStatus_t(void *)>>> &calls) {
     const uint64_t v = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(live));
-    const uint64_t tag = v & (uint64_t{0xff} << 56);
-    const uint32_t gen = static_cast<uint32_t>(v >> 24);
-    const uint32_t idx = static_cast<uint32_t>(v & 0xffffffu);
+    // (generation << 30) | (index << 6) | tag, as infinirt/handles.h makes them.
+    const uint64_t tag = v & 0x3f;
+    const uint64_t gen = v >> 30;
+    const uint32_t idx = static_cast<uint32_t>(v >> 6) & 0xffffffu;
     ASSERT_NE(idx, 0u) << "not a loader handle: " << live;
     ASSERT_EQ(gen & 1u, 1u) << "a live handle has an odd generation: " << live;
     const uint32_t first = (idx / kChunkSlots) * kChunkSlots; // slot 0 of chunk 0 is never handed out
-    const uint32_t gens[] = {0u, 2u, gen - 1, gen + 1};
+    const uint64_t gens[] = {0u, 2u, gen - 1, gen + 1};
     for (const auto &call : calls) {
         size_t accepted = 0;
         std::ostringstream first_accepted;
         for (uint32_t slot = first; slot < first + kChunkSlots; ++slot) {
-            for (uint32_t g : gens) {
-                void *forged = reinterpret_cast<void *>(static_cast<uintptr_t>(tag | (uint64_t{g} << 24) | slot));
+            for (uint64_t g : gens) {
+                void *forged = reinterpret_cast<void *>(static_cast<uintptr_t>((g << 30) | (uint64_t{slot} << 6) | tag));
                 const infiniStatus_t st = call.second(forged);
                 if (st != INFINI_STATUS_INVALID_HANDLE) {
                     if (accepted++ == 0) {

@@ -324,11 +324,12 @@ private:
         if (model == nullptr) {
             return nullptr;
         }
-        const uint64_t tag = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(model)) & (uint64_t{0xff} << 56);
+        // (generation << 30) | (index << 6) | tag, as infinirt/handles.h makes them.
+        const uint64_t tag = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(model)) & 0x3f;
         const uint64_t gen = in_.byte() & 0xfeu;
         const uint64_t slot = 1 + ((static_cast<uint64_t>(in_.byte()) << 8 | in_.byte()) % 4096);
         g_forged_argument = true;
-        return reinterpret_cast<void *>(static_cast<uintptr_t>(tag | gen << 24 | slot));
+        return reinterpret_cast<void *>(static_cast<uintptr_t>(gen << 30 | slot << 6 | tag));
     }
 
     void *streamArg() { return in_.below(4) == 0 ? nullptr : handle(streams_, dead_streams_); }
