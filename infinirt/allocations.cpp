@@ -39,7 +39,6 @@ const Allocation *holding(Table &t, const void *ptr) {
 } // namespace
 
 alignas(64) std::atomic<uint64_t> g_allocation_generation{1};
-__thread detail::LookupCache t_lookups;
 
 namespace {
 using detail::LookupCache;
@@ -60,7 +59,7 @@ const Allocation *fill(Table &t, LookupCache &c, uintptr_t p, uint64_t generatio
     c.next = (i + 1) % kCachedRanges;
     auto it = t.live.upper_bound(p);
     uintptr_t hi = it == t.live.end() ? UINTPTR_MAX : it->first;
-    uintptr_t lo = 0;
+    uintptr_t lo = 1; // never 0: NULL misses every cache (allocations.h)
     c.found[i] = nullptr;
     if (it != t.live.begin()) {
         --it;
@@ -270,8 +269,8 @@ void lookupAllocationsSlow(const void *a, const Allocation *&out_a, const void *
     Table &t = table();
     std::shared_lock<std::shared_mutex> lock(t.mutex);
     const uint64_t now = t.generation.load(std::memory_order_relaxed);
-    out_a = fill(t, t_lookups, reinterpret_cast<uintptr_t>(a), now);
-    out_b = fill(t, t_lookups, reinterpret_cast<uintptr_t>(b), now);
+    out_a = fill(t, t_hot.lookups, reinterpret_cast<uintptr_t>(a), now);
+    out_b = fill(t, t_hot.lookups, reinterpret_cast<uintptr_t>(b), now);
 }
 
 void findAllocations(const void *a, bool &found_a, Allocation &out_a, const void *b, bool &found_b, Allocation &out_b) {
@@ -309,7 +308,7 @@ void noteForeignUser(const void *base, int type, int id) {
 const Allocation *lookupAllocationSlow(const void *ptr) {
     Table &t = table();
     std::shared_lock<std::shared_mutex> lock(t.mutex);
-    return fill(t, t_lookups, reinterpret_cast<uintptr_t>(ptr), t.generation.load(std::memory_order_relaxed));
+    return fill(t, t_hot.lookups, reinterpret_cast<uintptr_t>(ptr), t.generation.load(std::memory_order_relaxed));
 }
 
 bool findAllocation(const void *ptr, Allocation &out) {

@@ -16,44 +16,9 @@
 
 namespace infinirt {
 
-// How a recorded range became infinirt memory: which call gives it back.
-enum class Origin : uint8_t {
-    Malloc,     // infinirtMalloc, infinirtMallocHost, infinirtMallocAsync: the frees
-    Registered, // infinirtHostRegister: infinirtHostUnregister
-    Mapped,     // infinirtMemMap: infinirtMemUnmap (one record per contiguous mapped range)
-    Opened,     // infinirtIpcOpenMemHandle: infinirtIpcCloseMemHandle (another process's memory)
-};
-
 // For messages: what a range of origin `o` is ("mapped memory", ...) and the call that gives it back.
 const char *originText(Origin o);
 const char *originRelease(Origin o);
-
-struct Allocation {
-    void *base = nullptr;
-    size_t size = 0;
-    int type = 0;
-    int device = 0;
-    infinirtMemoryKind_t kind = INFINIRT_MEMORY_UNKNOWN;
-    Origin origin = Origin::Malloc;
-    // Devices other than the owner whose streams were handed this memory (copies, fills, kernel
-    // arguments): bit `id` of foreign_users[type] for ids below 32; foreign_all[type] for a larger
-    // id (every device of that type then counts). Free waits for them (api_memory.cpp).
-    uint32_t foreign_users[INFINI_DEVICE_TYPE_COUNT] = {};
-    bool foreign_all[INFINI_DEVICE_TYPE_COUNT] = {};
-
-    // Whether a stream of (t, id), not the owner, was already noted as a user.
-    bool notedUser(int t, int id) const {
-        return id < 32 ? (foreign_users[t] >> id) & 1u : foreign_all[t];
-    }
-    bool usedByOtherDevices() const {
-        for (int t = 0; t < INFINI_DEVICE_TYPE_COUNT; ++t) {
-            if (foreign_users[t] != 0 || foreign_all[t]) {
-                return true;
-            }
-        }
-        return false;
-    }
-};
 
 // Records a live allocation (also: puts back one whose release failed in the plugin).
 void recordAllocation(const Allocation &a);
@@ -103,24 +68,6 @@ infiniStatus_t waitForOtherUsers(const char *function, const Allocation &a);
 extern std::atomic<uint64_t> g_allocation_generation INFINIRT_HIDDEN;
 
 namespace detail {
-// Each thread's recent answers, valid while the record's generation is the one they were read at
-// (one generation for the whole cache: a lookup at a newer one refills it from empty): a lookup
-// answered here takes no lock and writes no shared memory. An entry is the range of an allocation
-// ([lo, lo + span)) or a gap between allocations (memory infinirt did not allocate: pageable host
-// buffers, other libraries' device memory), so unknown pointers are answered here too. The ranges
-// are kept apart from the records (a scan reads two cache lines), and an answer is a pointer to
-// the record. Trivial, constant-initialised: plain __thread (no TLS wrapper call in other
-// translation units), usable during thread and process exit.
-constexpr unsigned kCachedRanges = 8; // a copy's two sides, a kernel's pointer arguments
-struct LookupCache {
-    uint64_t generation = 0;                     // 0: empty (the record's generation starts at 1)
-    uintptr_t lo[kCachedRanges] = {};            // entry i: [lo[i], lo[i] + span[i])
-    uintptr_t span[kCachedRanges] = {};          // 0: an unused entry
-    const Allocation *found[kCachedRanges] = {}; // nullptr: a gap; else &records[i]
-    unsigned next = 0;                           // the entry a miss replaces
-    Allocation records[kCachedRanges];
-};
-
 // The entry holding `p`, or -1 (the caller has checked the cache's generation).
 inline int cachedRange(const LookupCache &c, uintptr_t p) {
 #if defined(__GNUC__) && !defined(__clang__)
@@ -142,33 +89,31 @@ inline bool cacheIsCurrent(const LookupCache &c) {
 // The cache's answer for `p` alone (the caller has checked cacheIsCurrent): the record, or nullptr
 // for memory infinirt did not allocate, in `out`; false on a miss (no lock taken, nothing filled).
 inline bool cachedAnswer(const LookupCache &c, const void *p, const Allocation *&out) {
-    const int i = cachedRange(c, reinterpret_cast<uintptr_t>(p));
-    if (INFINIRT_UNLIKELY(i < 0)) {
-        return false;
+    const uintptr_t v = reinterpret_cast<uintptr_t>(p);
+    // cachedRange's scan, each hit reading its own entry's answer (no index kept for it).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 8
+#endif
+    for (unsigned i = 0; i < kCachedRanges; ++i) {
+        if (v - c.lo[i] < c.span[i]) {
+            out = c.found[i];
+            return true;
+        }
     }
-    out = c.found[i];
-    return true;
+    return false;
 }
 } // namespace detail
 
-extern __thread detail::LookupCache t_lookups INFINIRT_HIDDEN;
-// The calling thread's cache, its address computed once: without the barrier GCC recomputes a
-// thread-local address (a TLS descriptor call) at every use instead of keeping it in a register.
-inline const detail::LookupCache &threadLookups() {
-    const detail::LookupCache *c = &t_lookups;
-#if defined(__GNUC__)
-    __asm__("" : "+r"(c));
-#endif
-    return *c;
-}
+// The calling thread's cache (in its ThreadHot: the hot entries reach both with one TLS access).
+inline const detail::LookupCache &threadLookups() { return threadHot()->lookups; }
 
 // The lookups under the shared lock, filling the calling thread's cache.
 INFINIRT_COLD const Allocation *lookupAllocationSlow(const void *ptr);
 INFINIRT_COLD void lookupAllocationsSlow(const void *a, const Allocation *&out_a, const void *b,
                                          const Allocation *&out_b);
 
-inline const Allocation *lookupAllocation(const void *ptr) {
-    const detail::LookupCache &c = threadLookups();
+// The same, with the calling thread's cache already at hand (threadHot()->lookups).
+inline const Allocation *lookupAllocation(const detail::LookupCache &c, const void *ptr) {
     if (INFINIRT_LIKELY(detail::cacheIsCurrent(c))) {
         const int i = detail::cachedRange(c, reinterpret_cast<uintptr_t>(ptr));
         if (INFINIRT_LIKELY(i >= 0)) {
@@ -178,8 +123,8 @@ inline const Allocation *lookupAllocation(const void *ptr) {
     return lookupAllocationSlow(ptr);
 }
 
-inline void lookupAllocations(const void *a, const Allocation *&out_a, const void *b, const Allocation *&out_b) {
-    const detail::LookupCache &c = threadLookups();
+inline void lookupAllocations(const detail::LookupCache &c, const void *a, const Allocation *&out_a, const void *b,
+                              const Allocation *&out_b) {
     if (INFINIRT_UNLIKELY(!detail::cacheIsCurrent(c))) {
         lookupAllocationsSlow(a, out_a, b, out_b);
         return;
@@ -192,6 +137,12 @@ inline void lookupAllocations(const void *a, const Allocation *&out_a, const voi
         return;
     }
     lookupAllocationsSlow(a, out_a, b, out_b);
+}
+
+inline const Allocation *lookupAllocation(const void *ptr) { return lookupAllocation(threadLookups(), ptr); }
+
+inline void lookupAllocations(const void *a, const Allocation *&out_a, const void *b, const Allocation *&out_b) {
+    lookupAllocations(threadLookups(), a, out_a, b, out_b);
 }
 
 } // namespace infinirt

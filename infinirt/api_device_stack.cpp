@@ -77,7 +77,7 @@ INFINIRT_INLINE infiniStatus_t pushFused(infinirtPluginSetDeviceSavingFn *fused,
         return stackFull();
     }
     recordPush(t, depth, type, id);
-    t.plugin_detail_pending = false; // beginPluginCall
+    t.flags &= kNoPluginDetailPending; // beginPluginCall
     const infiniStatus_t st = fused(id, &t.stack_state[depth]);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return pushFailed("set_device_saving", st);
@@ -99,7 +99,7 @@ __attribute__((noinline)) infiniStatus_t pushWithoutFused(Backend *b, int type, 
         return pushUnfused(b, id, &t.stack_state[depth]);
     }
     if (infinirtPluginSetDeviceFn *const set_device = b->table.set_device) {
-        t.plugin_detail_pending = false; // beginPluginCall
+        t.flags &= kNoPluginDetailPending; // beginPluginCall
         const infiniStatus_t st = set_device(id);
         if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
             return pushFailed("set_device", st);
@@ -122,7 +122,7 @@ INFINIRT_INLINE infiniStatus_t popEntry() {
     const CurrentDevice pushed = t.stack_pushed[top];
     infinirtPluginThreadStateRestoreFn *const restore = g_registry.by_type[pushed.type]->table.thread_state_restore;
     if (restore != nullptr) {
-        t.plugin_detail_pending = false; // beginPluginCall
+        t.flags &= kNoPluginDetailPending; // beginPluginCall
         const infiniStatus_t st = restore(pushed.id, t.stack_state[top]);
         if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
             return entryCallFailed("thread_state_restore", st);

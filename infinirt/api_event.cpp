@@ -90,14 +90,14 @@ extern "C" {
 
 __export infiniStatus_t infinirtEventRecord(infinirtEvent_t event, infinirtStream_t stream) {
     // No INFINIRT_ENTER: the handles' paths check (dispatch.h). The fast path: a live event and a
-    // live stream of its device that is not capturing; everything else takes eventRecordGeneral.
+    // live stream of its device that is not capturing (markSubmitting checks that); everything else
+    // takes eventRecordGeneral.
     HandleSlot *const ev = eventSlot(event);
     if (INFINIRT_UNLIKELY(ev == nullptr)) {
         return eventRecordGeneral(event, stream);
     }
     HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
-    if (INFINIRT_UNLIKELY(slot == nullptr || slot->type != ev->type || slot->device != ev->device ||
-                          slot->capture.load(std::memory_order_acquire) != nullptr)) {
+    if (INFINIRT_UNLIKELY(slot == nullptr || slot->type != ev->type || slot->device != ev->device)) {
         return eventRecordGeneral(event, stream);
     }
     infinirtPluginEventRecordFn *const record = slot->backend->table.event_record;

@@ -163,9 +163,10 @@ INFINIRT_INLINE Backend *currentReadyBackend(const CurrentDevice &current) {
     return g_ready_backends[current.type].load(std::memory_order_acquire);
 }
 
-// The NULL stream's fast paths find their sides in the calling thread's lookup cache alone (a miss
-// or a stale cache takes the general path, whose lookup fills it), so that nothing is called
-// before the plugin and the arguments stay where the general path wants them.
+// The fast paths find their sides in the calling thread's lookup cache alone (a miss or a stale
+// cache takes the general path, whose lookup fills it), so that nothing is called before the
+// plugin and the arguments stay where the general path wants them. A NULL pointer always misses
+// (allocation_record.h): the general path reports it.
 INFINIRT_INLINE bool cachedSide(const detail::LookupCache &c, const void *p, Side &s) {
     return detail::cachedAnswer(c, p, s.a);
 }
@@ -448,9 +449,9 @@ __attribute__((noinline)) infiniStatus_t memcpyAsyncOffFastPath(void *dst, const
         ThreadHot *const hot = threadHot();
         const CurrentDevice &current = hot->current;
         Backend *const b = currentReadyBackend(current);
-        if (INFINIRT_LIKELY(b != nullptr && dst != nullptr && src != nullptr && size != 0 &&
+        if (INFINIRT_LIKELY(b != nullptr && size != 0 &&
                             static_cast<unsigned>(kind_value) <= static_cast<unsigned>(INFINIRT_MEMCPY_DEFAULT))) {
-            const detail::LookupCache &cache = threadLookups();
+            const detail::LookupCache &cache = hot->lookups;
             Side d;
             Side s;
             if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && cachedSide(cache, dst, d) && cachedSide(cache, src, s) &&
@@ -458,7 +459,7 @@ __attribute__((noinline)) infiniStatus_t memcpyAsyncOffFastPath(void *dst, const
                 const infinirtMemcpyKind_t kind = static_cast<infinirtMemcpyKind_t>(kind_value);
                 const infinirtMemcpyKind_t k = kind == INFINIRT_MEMCPY_DEFAULT ? inferKind(d, s) : kind;
                 if (auto *const call = b->table.memcpy_async) { // else the general path's NOT_IMPLEMENTED
-                    hot->plugin_detail_pending = false;         // beginPluginCall
+                    hot->flags &= kNoPluginDetailPending;         // beginPluginCall
                     const infiniStatus_t st = call(current.id, dst, src, size, k, nullptr);
                     return INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS) ? st
                                                                         : currentDeviceCallFailed("memcpy_async", st);
@@ -479,21 +480,19 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
     // allocate or a range within an allocation of the stream's device; everything else (the NULL
     // stream, checks, notes, refusals, the peer path) takes memcpyAsyncOffFastPath.
     HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
-    if (INFINIRT_LIKELY(slot != nullptr && dst != nullptr && src != nullptr && size != 0 &&
-                        static_cast<unsigned>(enumInt(kind)) <= static_cast<unsigned>(INFINIRT_MEMCPY_DEFAULT) &&
-                        slot->capture.load(std::memory_order_acquire) == nullptr)) {
+    if (INFINIRT_LIKELY(slot != nullptr && size != 0 &&
+                        static_cast<unsigned>(enumInt(kind)) <= static_cast<unsigned>(INFINIRT_MEMCPY_DEFAULT))) {
+        ThreadHot *const hot = threadHot();
+        const detail::LookupCache &cache = hot->lookups;
         Side d;
         Side s;
-        sidesOf(dst, d, src, s);
-        if (INFINIRT_LIKELY(onStreamDevice(d, dst, size, slot) && onStreamDevice(s, src, size, slot))) {
+        if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && cachedSide(cache, dst, d) && cachedSide(cache, src, s) &&
+                            onStreamDevice(d, dst, size, slot) && onStreamDevice(s, src, size, slot))) {
             const infinirtMemcpyKind_t k = kind == INFINIRT_MEMCPY_DEFAULT ? inferKind(d, s) : kind;
-            Backend *const b = slot->backend;
-            return submitTo(
-                slot,
-                [&] {
-                    return INFINIRT_DEVICE_CALL_BEGUN(b, memcpy_async, slot->device, dst, src, size, k, slot->native);
-                },
-                NothingToNote());
+            infinirtPluginMemcpyAsyncFn *const copy = slot->backend->table.memcpy_async;
+            if (INFINIRT_LIKELY(copy != nullptr && markSubmitting(hot, slot))) {
+                return submittedStatus(hot, "memcpy_async", copy(slot->device, dst, src, size, k, slot->native));
+            }
         }
     }
     return memcpyAsyncOffFastPath(dst, src, size, enumInt(kind), stream);
@@ -572,13 +571,13 @@ __attribute__((noinline)) infiniStatus_t memsetAsyncOffFastPath(void *ptr, int v
         ThreadHot *const hot = threadHot();
         const CurrentDevice &current = hot->current;
         Backend *const b = currentReadyBackend(current);
-        if (INFINIRT_LIKELY(b != nullptr && ptr != nullptr && count != 0)) {
-            const detail::LookupCache &cache = threadLookups();
+        if (INFINIRT_LIKELY(b != nullptr && count != 0)) {
+            const detail::LookupCache &cache = hot->lookups;
             Side s;
             if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && cachedSide(cache, ptr, s) &&
                                 onCurrentDevice(s, ptr, count, current))) {
                 if (auto *const call = b->table.memset_async) { // else the general path's NOT_IMPLEMENTED
-                    hot->plugin_detail_pending = false;         // beginPluginCall
+                    hot->flags &= kNoPluginDetailPending;         // beginPluginCall
                     const infiniStatus_t st = call(current.id, ptr, value, count, nullptr);
                     return INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS) ? st
                                                                         : currentDeviceCallFailed("memset_async", st);
@@ -597,17 +596,16 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
     // not capturing, and memory infinirt did not allocate or a range within an allocation of the
     // stream's device; everything else (the NULL stream among it) takes memsetAsyncOffFastPath.
     HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
-    if (INFINIRT_LIKELY(slot != nullptr && ptr != nullptr && count != 0 &&
-                        slot->capture.load(std::memory_order_acquire) == nullptr)) {
-        const Side s = sideOf(ptr);
-        if (INFINIRT_LIKELY(onStreamDevice(s, ptr, count, slot))) {
-            Backend *const b = slot->backend;
-            return submitTo(
-                slot,
-                [&] {
-                    return INFINIRT_DEVICE_CALL_BEGUN(b, memset_async, slot->device, ptr, value, count, slot->native);
-                },
-                NothingToNote());
+    if (INFINIRT_LIKELY(slot != nullptr && count != 0)) {
+        ThreadHot *const hot = threadHot();
+        const detail::LookupCache &cache = hot->lookups;
+        Side s;
+        if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && cachedSide(cache, ptr, s) &&
+                            onStreamDevice(s, ptr, count, slot))) {
+            infinirtPluginMemsetAsyncFn *const fill = slot->backend->table.memset_async;
+            if (INFINIRT_LIKELY(fill != nullptr && markSubmitting(hot, slot))) {
+                return submittedStatus(hot, "memset_async", fill(slot->device, ptr, value, count, slot->native));
+            }
         }
     }
     return memsetAsyncOffFastPath(ptr, value, count, stream);

@@ -110,7 +110,7 @@ struct MarkOwner {
                     break;
                 }
             }
-            t_hot.registered = false;
+            t_hot.flags &= static_cast<uint8_t>(~kSubmitterRegistered);
         }
     }
 };
@@ -126,7 +126,7 @@ bool registerSubmitter() noexcept {
         return false;
     }
     t_mark_owner.owned = true;
-    t_hot.registered = true;
+    t_hot.flags |= kSubmitterRegistered;
     return true;
 }
 

@@ -109,11 +109,11 @@ void awaitUnmarked(const HandleSlot *stream);
 template <typename Call, typename Held>
 INFINIRT_INLINE infiniStatus_t submitTo(HandleSlot *stream, Call &&call, Held &&held) {
     ThreadHot *const hot = threadHot();
-    hot->plugin_detail_pending = false; // beginPluginCall
+    hot->flags &= kNoPluginDetailPending; // beginPluginCall
     if (stream == nullptr) {
         return call(); // the default stream never captures
     }
-    if (INFINIRT_LIKELY(hot->registered) || registerSubmitter()) {
+    if (INFINIRT_LIKELY((hot->flags & kSubmitterRegistered) != 0) || registerSubmitter()) {
         hot->submitting.store(stream, std::memory_order_relaxed);
         std::atomic_signal_fence(std::memory_order_seq_cst); // the begin's process-wide barrier orders it
         if (INFINIRT_LIKELY(stream->module_refs.load(std::memory_order_relaxed) == nullptr)) {
@@ -141,18 +141,28 @@ struct NothingToNote {
 
 // submitTo's common case in two halves, for a hot entry's fast path whose general path makes the
 // same submission through submitTo. markSubmitting begins the plugin call and marks the thread as
-// submitting to `stream` when the thread is registered and the stream does not capture natively;
-// otherwise it marks nothing and answers false, and the caller takes its general path.
+// submitting to `stream` when the thread is registered and the stream does not capture, natively or
+// through the loader; otherwise it marks nothing and answers false, and the caller takes its
+// general path (which records the call in the loader's capture or holds the capture lock).
 // submittedStatus ends the submission with the plugin's status. Across the plugin call only `hot`
 // is kept: a failure finds the stream (its backend and device, for the message) in the mark.
 INFINIRT_INLINE bool markSubmitting(ThreadHot *hot, HandleSlot *stream) {
-    if (INFINIRT_UNLIKELY(!hot->registered)) {
+    // beginPluginCall, and whether the thread is registered: what is left of the flags is zero
+    // when it is not (one instruction where the compiler lets the AND's flags be read).
+    bool unregistered;
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+    __asm__("andb %2, %0" : "+m"(hot->flags), "=@ccz"(unregistered) : "i"(kNoPluginDetailPending));
+#else
+    unregistered = (hot->flags &= kNoPluginDetailPending) == 0;
+#endif
+    if (INFINIRT_UNLIKELY(unregistered)) {
         return false;
     }
-    hot->plugin_detail_pending = false; // beginPluginCall
     hot->submitting.store(stream, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst); // the begin's process-wide barrier orders it
-    if (INFINIRT_UNLIKELY(stream->module_refs.load(std::memory_order_relaxed) != nullptr)) {
+    const uintptr_t capturing = reinterpret_cast<uintptr_t>(stream->capture.load(std::memory_order_acquire)) |
+                                reinterpret_cast<uintptr_t>(stream->module_refs.load(std::memory_order_relaxed));
+    if (INFINIRT_UNLIKELY(capturing != 0)) {
         hot->submitting.store(nullptr, std::memory_order_release);
         return false;
     }

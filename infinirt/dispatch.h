@@ -83,7 +83,7 @@ INFINIRT_INLINE infiniStatus_t makeCurrent(Backend *b, int type, int id) {
     if (set_device == nullptr) {
         return INFINI_STATUS_SUCCESS;
     }
-    t.plugin_detail_pending = false; // beginPluginCall
+    t.flags &= kNoPluginDetailPending; // beginPluginCall
     const infiniStatus_t st = set_device(id);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return setDeviceFailed(st);

@@ -33,7 +33,7 @@ const char *levelName(infinirtLogLevel_t level) {
 // the end of the plugin call (see internal.h).
 void hostSetError(const char *message) {
     std::snprintf(t_plugin_detail, kMessageSize, "%s", message != nullptr ? message : "");
-    t_hot.plugin_detail_pending = true;
+    t_hot.flags |= kPluginDetailPending;
 }
 
 void hostLog(infinirtLogLevel_t level, const char *message) {
@@ -50,13 +50,13 @@ const infinirtPluginHost_t kHost = {sizeof(infinirtPluginHost_t), INFINIRT_PLUGI
 
 } // namespace
 
-__thread ThreadHot t_hot = {false, false, {nullptr}, {-1, 0}, {-1, 0}, 0, {}, {}, {}};
+__thread ThreadHot t_hot = {0, {nullptr}, {-1, 0}, {-1, 0}, 0, {}, {}, {}, {}};
 
 const char *takePluginDetail() {
-    if (!t_hot.plugin_detail_pending) {
+    if ((t_hot.flags & kPluginDetailPending) == 0) {
         return nullptr;
     }
-    t_hot.plugin_detail_pending = false;
+    t_hot.flags &= kNoPluginDetailPending;
     return t_plugin_detail;
 }
 

@@ -1,6 +1,7 @@
 // Private declarations of libinfinirt (the loader). Never included by plugins or the core.
 #pragma once
 
+#include "allocation_record.h"
 #include "infinirt_plugin.h"
 
 #include <atomic>
@@ -82,12 +83,16 @@ constexpr long kDeviceStackDepth = 64;
 // function, and the library's TLS descriptors (CMakeLists.txt) keep the access a few instructions
 // while ctypes and others can still dlopen the library. A new thread starts with the initialiser:
 // no current device chosen, an empty device stack.
+// ThreadHot::flags.
+constexpr uint8_t kPluginDetailPending = 1; // set by host->set_error on the calling thread; see beginPluginCall
+constexpr uint8_t kSubmitterRegistered = 2; // capture.h: `submitting` is registered for the begin of a capture to see
+constexpr uint8_t kNoPluginDetailPending = static_cast<uint8_t>(~kPluginDetailPending); // the mask that drops it
+static_assert((kNoPluginDetailPending & ~kSubmitterRegistered & 0xff) == 0xfc, "two flags: the rest stays 0");
 struct ThreadHot {
-    // Set by host->set_error on the calling thread; see beginPluginCall.
-    bool plugin_detail_pending;
-    // capture.h: whether this thread's `submitting` is registered for the begin of a capture to
-    // see, and the stream this thread is submitting to outside the capture lock (nullptr: none).
-    bool registered;
+    // kPluginDetailPending and kSubmitterRegistered (one byte: a submission drops the one and
+    // tests the other with one instruction).
+    uint8_t flags;
+    // capture.h: the stream this thread is submitting to outside the capture lock (nullptr: none).
     std::atomic<const HandleSlot *> submitting;
     // The thread's current device (infinirtSetDevice, infinirtGetDevice, the NULL stream).
     CurrentDevice current;
@@ -102,6 +107,9 @@ struct ThreadHot {
     CurrentDevice stack_prev[kDeviceStackDepth];
     CurrentDevice stack_pushed[kDeviceStackDepth];
     void *stack_state[kDeviceStackDepth];
+    // The thread's answers from the allocation record (allocations.h): the copy, fill and launch
+    // paths read them with the same TLS access as the fields above.
+    detail::LookupCache lookups;
 };
 extern __thread ThreadHot t_hot INFINIRT_HIDDEN;
 // The address of the calling thread's ThreadHot, computed once, for a function that uses it on
@@ -115,7 +123,7 @@ INFINIRT_INLINE ThreadHot *threadHot() {
     return pinned;
 }
 // Drops any detail pending on the calling thread; called right before a plugin call.
-inline void beginPluginCall() { t_hot.plugin_detail_pending = false; }
+inline void beginPluginCall() { t_hot.flags &= kNoPluginDetailPending; }
 // Logs at `level` when INFINIRT_LOG allows it.
 void logf(infinirtLogLevel_t level, const char *fmt, ...) INFINIRT_PRINTF(2, 3);
 // The services handed to every plugin.
