@@ -71,14 +71,25 @@ infiniStatus_t infinirt::setDeviceFailed(infiniStatus_t st) {
     return pluginFailed(g_registry.by_type[tried.type]->name.c_str(), tried.id, "set_device", st);
 }
 
+namespace {
+// A SetDevice that readyBackend did not answer: the refusal, or the switch once the loader is ready
+// (out of line, so that SetDevice keeps nothing across a call before its plugin's).
+__attribute__((noinline)) infiniStatus_t setDeviceNotReady(int type, int id) {
+    const infiniStatus_t st = readyBackendRefused(type, id);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    return makeCurrent(g_registry.by_type[type], type, id);
+}
+} // namespace
+
 extern "C" {
 
 __export infiniStatus_t infinirtSetDevice(infiniDevice_t device, int device_id) {
-    // No INFINIRT_ENTER: checkReadyDevice answers whether the loader is ready too.
-    Backend *b = nullptr;
-    const infiniStatus_t st = checkReadyDevice(enumInt(device), device_id, b);
-    if (st != INFINI_STATUS_SUCCESS) {
-        return st;
+    // No INFINIRT_ENTER: readyBackend answers whether the loader is ready too.
+    Backend *const b = readyBackend(enumInt(device), device_id);
+    if (INFINIRT_UNLIKELY(b == nullptr)) {
+        return setDeviceNotReady(enumInt(device), device_id);
     }
     return makeCurrent(b, enumInt(device), device_id);
 }

@@ -61,28 +61,30 @@ INFINIRT_COLD infiniStatus_t pushUnfused(Backend *b, int id, void **state) {
 // Records the push of (type, id) as entry `depth` (below kDeviceStackDepth) of the thread's stack
 // and makes it infinirt's current device, before the plugin call, so that nothing of the push is
 // needed after the call: a failure undoes it (pushFailed).
-INFINIRT_INLINE void recordPush(ThreadHot &t, long depth, int type, int id) {
+INFINIRT_INLINE void recordPush(ThreadHot &t, long depth, const Backend *b, int type, int id) {
     const CurrentDevice pushed{type, id};
     t.stack_prev[depth] = t.current;
     t.stack_pushed[depth] = pushed;
+    t.stack_restore[depth] = b->pop_restore;
     t.current = pushed;
     t.stack_depth = depth + 1;
 }
 
 // The push through set_device_saving (cuda, hip): one plugin call saves and switches.
-INFINIRT_INLINE infiniStatus_t pushFused(infinirtPluginSetDeviceSavingFn *fused, int type, int id) {
+INFINIRT_INLINE infiniStatus_t pushFused(const Backend *b, infinirtPluginSetDeviceSavingFn *fused, int type,
+                                         int id) {
     ThreadHot &t = t_hot;
     const long depth = t.stack_depth;
     if (INFINIRT_UNLIKELY(depth >= kDeviceStackDepth)) {
         return stackFull();
     }
-    recordPush(t, depth, type, id);
+    recordPush(t, depth, b, type, id);
     t.flags &= kNoPluginDetailPending; // beginPluginCall
     const infiniStatus_t st = fused(id, &t.stack_state[depth]);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return pushFailed("set_device_saving", st);
     }
-    return INFINI_STATUS_SUCCESS;
+    return successAsIs(st);
 }
 
 // The push of a backend without set_device_saving: a set_device where the backend has no native
@@ -94,7 +96,7 @@ __attribute__((noinline)) infiniStatus_t pushWithoutFused(Backend *b, int type, 
     if (INFINIRT_UNLIKELY(depth >= kDeviceStackDepth)) {
         return stackFull();
     }
-    recordPush(t, depth, type, id);
+    recordPush(t, depth, b, type, id);
     if (b->table.thread_state_save != nullptr) {
         return pushUnfused(b, id, &t.stack_state[depth]);
     }
@@ -119,16 +121,12 @@ INFINIRT_INLINE infiniStatus_t popEntry() {
     }
     t.stack_depth = top;
     t.current = t.stack_prev[top];
-    const CurrentDevice pushed = t.stack_pushed[top];
-    infinirtPluginThreadStateRestoreFn *const restore = g_registry.by_type[pushed.type]->table.thread_state_restore;
-    if (restore != nullptr) {
-        t.flags &= kNoPluginDetailPending; // beginPluginCall
-        const infiniStatus_t st = restore(pushed.id, t.stack_state[top]);
-        if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
-            return entryCallFailed("thread_state_restore", st);
-        }
+    t.flags &= kNoPluginDetailPending; // beginPluginCall
+    const infiniStatus_t st = t.stack_restore[top](t.stack_pushed[top].id, t.stack_state[top]);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return entryCallFailed("thread_state_restore", st);
     }
-    return INFINI_STATUS_SUCCESS;
+    return successAsIs(st);
 }
 
 // A pop whose caller asked for outputs: the device current after the pop. Out of line, so that a
@@ -154,23 +152,39 @@ __attribute__((noinline)) infiniStatus_t popReporting(infiniDevice_t *device, in
     return INFINI_STATUS_SUCCESS;
 }
 
+// The push of a valid (type, id) of the ready backend `b`.
+INFINIRT_INLINE infiniStatus_t pushOn(Backend *b, int type, int id) {
+    infinirtPluginSetDeviceSavingFn *const fused = b->table.set_device_saving;
+    if (fused == nullptr) {
+        return pushWithoutFused(b, type, id);
+    }
+    return pushFused(b, fused, type, id);
+}
+
+// A push that readyBackend did not answer: the refusal, or the push once the loader is ready (out
+// of line, so that the push keeps nothing across a call before its plugin's).
+__attribute__((noinline)) infiniStatus_t pushNotReady(int type, int id) {
+    const infiniStatus_t st = readyBackendRefused(type, id);
+    if (st != INFINI_STATUS_SUCCESS) {
+        return st;
+    }
+    return pushOn(g_registry.by_type[type], type, id);
+}
+
 } // namespace
+
+infiniStatus_t infinirt::noThreadStateRestore(int, void *) { return INFINI_STATUS_SUCCESS; }
 
 extern "C" {
 
 __export infiniStatus_t infinirtPushDevice(infiniDevice_t device, int device_id) {
-    // No INFINIRT_ENTER: checkReadyDevice answers whether the loader is ready too.
+    // No INFINIRT_ENTER: readyBackend answers whether the loader is ready too.
     const int type = enumInt(device);
-    Backend *b = nullptr;
-    const infiniStatus_t st = checkReadyDevice(type, device_id, b);
-    if (st != INFINI_STATUS_SUCCESS) {
-        return st;
+    Backend *const b = readyBackend(type, device_id);
+    if (INFINIRT_UNLIKELY(b == nullptr)) {
+        return pushNotReady(type, device_id);
     }
-    infinirtPluginSetDeviceSavingFn *const fused = b->table.set_device_saving;
-    if (fused == nullptr) {
-        return pushWithoutFused(b, type, device_id);
-    }
-    return pushFused(fused, type, device_id);
+    return pushOn(b, type, device_id);
 }
 
 __export infiniStatus_t infinirtPopDevice(infiniDevice_t *device, int *device_id) {

@@ -461,7 +461,7 @@ __attribute__((noinline)) infiniStatus_t memcpyAsyncOffFastPath(void *dst, const
                 if (auto *const call = b->table.memcpy_async) { // else the general path's NOT_IMPLEMENTED
                     hot->flags &= kNoPluginDetailPending;         // beginPluginCall
                     const infiniStatus_t st = call(current.id, dst, src, size, k, nullptr);
-                    return INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS) ? st
+                    return INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS) ? successAsIs(st)
                                                                         : currentDeviceCallFailed("memcpy_async", st);
                 }
             }
@@ -579,7 +579,7 @@ __attribute__((noinline)) infiniStatus_t memsetAsyncOffFastPath(void *ptr, int v
                 if (auto *const call = b->table.memset_async) { // else the general path's NOT_IMPLEMENTED
                     hot->flags &= kNoPluginDetailPending;         // beginPluginCall
                     const infiniStatus_t st = call(current.id, ptr, value, count, nullptr);
-                    return INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS) ? st
+                    return INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS) ? successAsIs(st)
                                                                         : currentDeviceCallFailed("memset_async", st);
                 }
             }

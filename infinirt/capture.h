@@ -175,7 +175,7 @@ INFINIRT_INLINE infiniStatus_t submittedStatus(ThreadHot *hot, const char *entry
         return markedSubmissionFailed(hot, entry, st);
     }
     hot->submitting.store(nullptr, std::memory_order_release);
-    return st;
+    return successAsIs(st);
 }
 // `expr` (a plugin call submitting to the stream of StreamRef `r`), under the protocol above.
 #define INFINIRT_SUBMIT(r, expr) ::infinirt::submitTo((r).slot, [&] { return (expr); }, ::infinirt::NothingToNote())

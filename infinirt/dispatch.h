@@ -88,7 +88,7 @@ INFINIRT_INLINE infiniStatus_t makeCurrent(Backend *b, int type, int id) {
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return setDeviceFailed(st);
     }
-    return INFINI_STATUS_SUCCESS;
+    return successAsIs(st);
 }
 
 #define INFINIRT_ENTER()                                        \

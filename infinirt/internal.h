@@ -107,6 +107,8 @@ struct ThreadHot {
     CurrentDevice stack_prev[kDeviceStackDepth];
     CurrentDevice stack_pushed[kDeviceStackDepth];
     void *stack_state[kDeviceStackDepth];
+    // What the pop of each entry calls: the pushed backend's pop_restore.
+    infiniStatus_t (*stack_restore[kDeviceStackDepth])(int device, void *state);
     // The thread's answers from the allocation record (allocations.h): the copy, fill and launch
     // paths read them with the same TLS access as the fields above.
     detail::LookupCache lookups;
@@ -121,6 +123,14 @@ INFINIRT_INLINE ThreadHot *threadHot() {
     __asm__("" : "+r"(pinned));
 #endif
     return pinned;
+}
+// `st`, which the caller has just found to be SUCCESS, returned as it is: without the barrier GCC
+// sets the return register to the constant again after the test.
+INFINIRT_INLINE infiniStatus_t successAsIs(infiniStatus_t st) {
+#if defined(__GNUC__)
+    __asm__("" : "+r"(st));
+#endif
+    return st;
 }
 // Drops any detail pending on the calling thread; called right before a plugin call.
 inline void beginPluginCall() { t_hot.flags &= kNoPluginDetailPending; }
@@ -148,7 +158,13 @@ struct Backend {
     // Per device: 1 where its memory is ordinary host memory (traits.device_memory_is_host, or
     // where that is 2 the device's properties), asked once with the device count.
     std::vector<unsigned char> memory_is_host;
+    // What a pop calls for an entry this backend pushed (api_device_stack.cpp): the table's
+    // thread_state_restore (layers included), or noThreadStateRestore where the backend has no
+    // native thread state; set once the tables are final, never NULL then.
+    infinirtPluginThreadStateRestoreFn *pop_restore = nullptr;
 };
+// pop_restore of a backend without native thread state: does nothing, answers SUCCESS.
+infiniStatus_t noThreadStateRestore(int device, void *state);
 
 // traits.device_memory_is_host's value for "each device's get_device_properties says"
 // (infinirt_plugin.h); any other value but 0 means every device.
@@ -234,21 +250,6 @@ INFINIRT_INLINE Backend *readyBackend(int type, int id) {
         }
     }
     return nullptr;
-}
-
-// checkDevice for an entry with no INFINIRT_ENTER of its own: readyBackend, else
-// readyBackendRefused. `backend` is written on success.
-INFINIRT_INLINE infiniStatus_t checkReadyDevice(int type, int id, Backend *&backend) {
-    Backend *const ready = readyBackend(type, id);
-    if (INFINIRT_LIKELY(ready != nullptr)) {
-        backend = ready;
-        return INFINI_STATUS_SUCCESS;
-    }
-    const infiniStatus_t st = readyBackendRefused(type, id);
-    if (st == INFINI_STATUS_SUCCESS) {
-        backend = g_registry.by_type[type];
-    }
-    return st;
 }
 
 } // namespace infinirt

@@ -388,6 +388,12 @@ void loadAll() {
     chooseDefaultDevice(r);
     // Last: the layers wrap the tables the calls will use (nothing when no layer is enabled).
     installLayers(r);
+    for (Backend *b : r.by_type) {
+        if (b != nullptr) {
+            b->pop_restore = b->table.thread_state_restore != nullptr ? b->table.thread_state_restore
+                                                                      : noThreadStateRestore;
+        }
+    }
 }
 
 } // namespace
