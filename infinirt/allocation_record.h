@@ -46,6 +46,13 @@ struct Allocation {
 };
 
 namespace detail {
+// A device (type, id) as one 64-bit value, the bits of CurrentDevice and of a handle slot's
+// (type, device) pair; kAnyOwner is no device's.
+inline uint64_t ownerBits(int type, int id) {
+    return static_cast<uint32_t>(type) | static_cast<uint64_t>(static_cast<uint32_t>(id)) << 32;
+}
+constexpr uint64_t kAnyOwner = ~uint64_t{0};
+
 // Each thread's recent answers, valid while the record's generation is the one they were read at
 // (one generation for the whole cache: a lookup at a newer one refills it from empty): a lookup
 // answered here takes no lock and writes no shared memory. An entry is the range of an allocation
@@ -59,6 +66,7 @@ struct LookupCache {
     uint64_t generation = 0;                     // 0: empty (the record's generation starts at 1)
     uintptr_t lo[kCachedRanges] = {};            // entry i: [lo[i], lo[i] + span[i])
     uintptr_t span[kCachedRanges] = {};          // 0: an unused entry
+    uint64_t owner[kCachedRanges] = {};          // an allocation's device (ownerBits); kAnyOwner for a gap
     const Allocation *found[kCachedRanges] = {}; // nullptr: a gap; else &records[i]
     unsigned next = 0;                           // the entry a miss replaces
     Allocation records[kCachedRanges];

@@ -61,6 +61,7 @@ const Allocation *fill(Table &t, LookupCache &c, uintptr_t p, uint64_t generatio
     uintptr_t hi = it == t.live.end() ? UINTPTR_MAX : it->first;
     uintptr_t lo = 1; // never 0: NULL misses every cache (allocations.h)
     c.found[i] = nullptr;
+    c.owner[i] = detail::kAnyOwner;
     if (it != t.live.begin()) {
         --it;
         const uintptr_t end = it->first + (it->second.size > 0 ? it->second.size : 1);
@@ -69,6 +70,7 @@ const Allocation *fill(Table &t, LookupCache &c, uintptr_t p, uint64_t generatio
             hi = end;
             c.records[i] = it->second;
             c.found[i] = &c.records[i];
+            c.owner[i] = detail::ownerBits(it->second.type, it->second.device);
         } else {
             lo = end;
         }

@@ -86,21 +86,21 @@ inline bool cacheIsCurrent(const LookupCache &c) {
     return c.generation == g_allocation_generation.load(std::memory_order_acquire);
 }
 
-// The cache's answer for `p` alone (the caller has checked cacheIsCurrent): the record, or nullptr
-// for memory infinirt did not allocate, in `out`; false on a miss (no lock taken, nothing filled).
-inline bool cachedAnswer(const LookupCache &c, const void *p, const Allocation *&out) {
+// For a fast path: the cache's entry holding `p` holds all `size` bytes from it, and is memory
+// infinirt did not allocate or an allocation of the device `owner` (ownerBits); `out` is its
+// answer (the record, or nullptr for memory infinirt did not allocate). False on a miss or
+// anything else: the caller's general path decides, and its lookup fills the cache. A fast path
+// answered here calls nothing before its plugin, and a NULL `p` always misses (allocation_record.h).
+// The caller has checked cacheIsCurrent.
+inline bool cachedOn(const LookupCache &c, const void *p, size_t size, uint64_t owner, const Allocation *&out) {
     const uintptr_t v = reinterpret_cast<uintptr_t>(p);
-    // cachedRange's scan, each hit reading its own entry's answer (no index kept for it).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 8
-#endif
-    for (unsigned i = 0; i < kCachedRanges; ++i) {
-        if (v - c.lo[i] < c.span[i]) {
-            out = c.found[i];
-            return true;
-        }
+    const int i = cachedRange(c, v);
+    if (INFINIRT_UNLIKELY(i < 0)) {
+        return false;
     }
-    return false;
+    const uint64_t o = c.owner[i];
+    out = c.found[i];
+    return size <= c.span[i] - (v - c.lo[i]) && (o == owner || o == kAnyOwner);
 }
 } // namespace detail
 

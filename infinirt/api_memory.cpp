@@ -134,24 +134,6 @@ inline void noteUse(const Side &s, int type, int device) {
     }
 }
 
-// For the fast paths: `size` bytes from `p` may go to the stream of `slot` with nothing to check,
-// note or refuse: memory infinirt did not allocate (the backend's to check), or a range within an
-// allocation of the stream's own device.
-INFINIRT_INLINE bool onStreamDevice(const Side &s, const void *p, size_t size, const HandleSlot *slot) {
-    if (!s.known()) {
-        return true;
-    }
-    return s.holds(p, size) && s.a->type == slot->type && s.a->device == slot->device;
-}
-
-// onStreamDevice for the NULL stream, whose device is `current` (the calling thread's).
-INFINIRT_INLINE bool onCurrentDevice(const Side &s, const void *p, size_t size, const CurrentDevice &current) {
-    if (!s.known()) {
-        return true;
-    }
-    return s.holds(p, size) && s.a->type == current.type && s.a->device == current.id;
-}
-
 // The NULL stream's fast paths: the backend of the calling thread's current device `current`
 // (hot->current) once the thread has one (chosen, or the process default taken) and the loader is
 // ready, read from g_ready_backends (empty until then, and in a forked child). nullptr otherwise:
@@ -161,14 +143,6 @@ INFINIRT_INLINE Backend *currentReadyBackend(const CurrentDevice &current) {
         return nullptr;
     }
     return g_ready_backends[current.type].load(std::memory_order_acquire);
-}
-
-// The fast paths find their sides in the calling thread's lookup cache alone (a miss or a stale
-// cache takes the general path, whose lookup fills it), so that nothing is called before the
-// plugin and the arguments stay where the general path wants them. A NULL pointer always misses
-// (allocation_record.h): the general path reports it.
-INFINIRT_INLINE bool cachedSide(const detail::LookupCache &c, const void *p, Side &s) {
-    return detail::cachedAnswer(c, p, s.a);
 }
 
 // A NULL-stream fast path's plugin call `call` failed with `st`: reported as checked() reports it,
@@ -454,8 +428,9 @@ __attribute__((noinline)) infiniStatus_t memcpyAsyncOffFastPath(void *dst, const
             const detail::LookupCache &cache = hot->lookups;
             Side d;
             Side s;
-            if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && cachedSide(cache, dst, d) && cachedSide(cache, src, s) &&
-                                onCurrentDevice(d, dst, size, current) && onCurrentDevice(s, src, size, current))) {
+            const uint64_t owner = detail::ownerBits(current.type, current.id);
+            if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && detail::cachedOn(cache, dst, size, owner, d.a) &&
+                                detail::cachedOn(cache, src, size, owner, s.a))) {
                 const infinirtMemcpyKind_t kind = static_cast<infinirtMemcpyKind_t>(kind_value);
                 const infinirtMemcpyKind_t k = kind == INFINIRT_MEMCPY_DEFAULT ? inferKind(d, s) : kind;
                 if (auto *const call = b->table.memcpy_async) { // else the general path's NOT_IMPLEMENTED
@@ -486,8 +461,9 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
         const detail::LookupCache &cache = hot->lookups;
         Side d;
         Side s;
-        if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && cachedSide(cache, dst, d) && cachedSide(cache, src, s) &&
-                            onStreamDevice(d, dst, size, slot) && onStreamDevice(s, src, size, slot))) {
+        const uint64_t owner = detail::ownerBits(slot->type, slot->device);
+        if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && detail::cachedOn(cache, dst, size, owner, d.a) &&
+                            detail::cachedOn(cache, src, size, owner, s.a))) {
             const infinirtMemcpyKind_t k = kind == INFINIRT_MEMCPY_DEFAULT ? inferKind(d, s) : kind;
             infinirtPluginMemcpyAsyncFn *const copy = slot->backend->table.memcpy_async;
             if (INFINIRT_LIKELY(copy != nullptr && markSubmitting(hot, slot))) {
@@ -573,9 +549,9 @@ __attribute__((noinline)) infiniStatus_t memsetAsyncOffFastPath(void *ptr, int v
         Backend *const b = currentReadyBackend(current);
         if (INFINIRT_LIKELY(b != nullptr && count != 0)) {
             const detail::LookupCache &cache = hot->lookups;
-            Side s;
-            if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && cachedSide(cache, ptr, s) &&
-                                onCurrentDevice(s, ptr, count, current))) {
+            const Allocation *a;
+            if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) &&
+                                detail::cachedOn(cache, ptr, count, detail::ownerBits(current.type, current.id), a))) {
                 if (auto *const call = b->table.memset_async) { // else the general path's NOT_IMPLEMENTED
                     hot->flags &= kNoPluginDetailPending;         // beginPluginCall
                     const infiniStatus_t st = call(current.id, ptr, value, count, nullptr);
@@ -599,9 +575,9 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
     if (INFINIRT_LIKELY(slot != nullptr && count != 0)) {
         ThreadHot *const hot = threadHot();
         const detail::LookupCache &cache = hot->lookups;
-        Side s;
-        if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && cachedSide(cache, ptr, s) &&
-                            onStreamDevice(s, ptr, count, slot))) {
+        const Allocation *a;
+        if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) &&
+                            detail::cachedOn(cache, ptr, count, detail::ownerBits(slot->type, slot->device), a))) {
             infinirtPluginMemsetAsyncFn *const fill = slot->backend->table.memset_async;
             if (INFINIRT_LIKELY(fill != nullptr && markSubmitting(hot, slot))) {
                 return submittedStatus(hot, "memset_async", fill(slot->device, ptr, value, count, slot->native));
