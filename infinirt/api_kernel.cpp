@@ -114,11 +114,12 @@ INFINIRT_COLD infiniStatus_t checkForeignPointer(const KernelRecord *k, const Ha
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t checkPointer(const KernelRecord *k, const HandleSlot *ks, uint32_t index, const void *ptr) {
+INFINIRT_INLINE infiniStatus_t checkPointer(const detail::LookupCache &cache, const KernelRecord *k,
+                                           const HandleSlot *ks, uint32_t index, const void *ptr) {
     if (ptr == nullptr) {
         return INFINI_STATUS_SUCCESS; // an optional buffer left out
     }
-    const Allocation *a = lookupAllocation(ptr); // the thread's cached record, nothing copied
+    const Allocation *a = lookupAllocation(cache, ptr); // the thread's cached record, nothing copied
     if (INFINIRT_LIKELY(a != nullptr)) {
         if (INFINIRT_UNLIKELY(a->type != ks->type && a->kind == INFINIRT_MEMORY_DEVICE)) {
             return otherTypesDeviceMemory(k, ks, index, ptr, a->type, a->device);
@@ -132,8 +133,10 @@ infiniStatus_t checkPointer(const KernelRecord *k, const HandleSlot *ks, uint32_
 }
 
 // Everything infinirtLaunchKernel's contract lists, before the plugin sees the launch.
-infiniStatus_t checkLaunch(const KernelRecord *k, const HandleSlot *ks, const infinirtLaunchConfig_t &c,
-                           const infinirtKernelArg_t *args, uint32_t num_args) {
+// `cache` is the calling thread's lookup cache (threadLookups()).
+INFINIRT_INLINE infiniStatus_t checkLaunch(const detail::LookupCache &cache, const KernelRecord *k, const HandleSlot *ks,
+                                           const infinirtLaunchConfig_t &c, const infinirtKernelArg_t *args,
+                                           uint32_t num_args) {
     if (INFINIRT_UNLIKELY(c.grid[0] == 0 || c.grid[1] == 0 || c.grid[2] == 0)) {
         return badLaunch(k, "grid {%u, %u, %u} has a zero dimension (each must be >= 1)", c.grid[0], c.grid[1], c.grid[2]);
     }
@@ -179,7 +182,7 @@ infiniStatus_t checkLaunch(const KernelRecord *k, const HandleSlot *ks, const in
                 return badLaunch(k, "argument %u (POINTER) has size %zu; it must be sizeof(void *) = %zu", i, a.size,
                                  sizeof(void *));
             }
-            const infiniStatus_t st = checkPointer(k, ks, i, *static_cast<void *const *>(a.value));
+            const infiniStatus_t st = checkPointer(cache, k, ks, i, *static_cast<void *const *>(a.value));
             if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
                 return st;
             }
@@ -464,10 +467,14 @@ __export infiniStatus_t infinirtKernelSetAttribute(infinirtKernel_t kernel, infi
     return INFINI_STATUS_SUCCESS;
 }
 
-__export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infinirtLaunchConfig_t *config,
-                                             const infinirtKernelArg_t *args, uint32_t num_args,
-                                             infinirtStream_t stream) {
-    // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h).
+} // extern "C"
+
+namespace {
+// LaunchKernel on any stream: the NULL stream, a capturing one, a config of another size, an
+// invalid handle or argument (infinirtLaunchKernel's fast path takes the common case).
+__attribute__((noinline)) infiniStatus_t launchGeneral(infinirtKernel_t kernel, const infinirtLaunchConfig_t *config,
+                                                       const infinirtKernelArg_t *args, uint32_t num_args,
+                                                       infinirtStream_t stream) {
     HandleSlot *ks = handles().lookup(kernel, HandleKind::Kernel);
     if (INFINIRT_UNLIKELY(ks == nullptr)) {
         return invalidHandle("infinirtLaunchKernel", "kernel", kernel);
@@ -498,7 +505,7 @@ __export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infi
         whole = widened(config);
         c = &whole;
     }
-    st = checkLaunch(k, ks, *c, args, num_args);
+    st = checkLaunch(threadLookups(), k, ks, *c, args, num_args);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return st;
     }
@@ -525,6 +532,36 @@ __export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infi
     }
     return checked(b, s.device, "launch_kernel",
                    INFINIRT_PLUGIN_STATUS(b, launch_kernel, s.device, ks->native, c, args, num_args, s.native));
+}
+} // namespace
+
+extern "C" {
+
+__export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infinirtLaunchConfig_t *config,
+                                             const infinirtKernelArg_t *args, uint32_t num_args,
+                                             infinirtStream_t stream) {
+    // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h). The fast path:
+    // a live kernel and a live stream of its device that is not capturing (markSubmitting checks
+    // that), a config of this header's size and the arguments given; it checks the launch as the
+    // general path does (checkLaunch). Everything else takes launchGeneral.
+    HandleSlot *const ks = handles().lookup(kernel, HandleKind::Kernel);
+    if (INFINIRT_LIKELY(ks != nullptr && config != nullptr && (args != nullptr || num_args == 0))) {
+        HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
+        if (INFINIRT_LIKELY(slot != nullptr && slot->type == ks->type && slot->device == ks->device &&
+                            config->struct_size == sizeof(infinirtLaunchConfig_t))) {
+            ThreadHot *const hot = threadHot();
+            const infiniStatus_t st = checkLaunch(hot->lookups, kernelOf(ks), ks, *config, args, num_args);
+            if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+                return st;
+            }
+            infinirtPluginLaunchKernelFn *const launch = slot->backend->table.launch_kernel;
+            if (INFINIRT_LIKELY(launch != nullptr && markSubmitting(hot, slot))) {
+                return submittedStatus(hot, "launch_kernel",
+                                       launch(slot->device, ks->native, config, args, num_args, slot->native));
+            }
+        }
+    }
+    return launchGeneral(kernel, config, args, num_args, stream);
 }
 
 } // extern "C"
