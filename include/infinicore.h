@@ -59,7 +59,7 @@ typedef enum {
     /* The workspace given to the operator is too small. */
     INFINI_STATUS_INSUFFICIENT_WORKSPACE = 13,
     /* infinirt extensions (from 100 up) */
-    /* Device, host or loader memory (16M live handles at most) could not be allocated. */
+    /* Device, host or loader memory (1M live handles of a kind at most) could not be allocated. */
     INFINI_STATUS_OUT_OF_MEMORY = 100,
     /* A handle is destroyed, never created or of another kind (or the driver refused one). */
     INFINI_STATUS_INVALID_HANDLE = 101,
