@@ -111,8 +111,10 @@ __attribute__((noinline)) infiniStatus_t pushWithoutFused(Backend *b, int type, 
 }
 
 // Pops the thread's top entry: infinirt's current device back to the entry's, then the pushed
-// backend's native state (thread_state_restore; the registry pairs it with thread_state_save, so
-// where it exists the state was saved). The entry is popped even when the restore fails.
+// backend's native state, through the restore the push recorded (the backend's pop_restore:
+// thread_state_restore, which the registry pairs with thread_state_save, so where it exists the
+// state was saved; a no-op for a backend without native thread state). The entry is popped even
+// when the restore fails.
 INFINIRT_INLINE infiniStatus_t popEntry() {
     ThreadHot &t = t_hot;
     const long top = t.stack_depth - 1;
