@@ -1,5 +1,6 @@
 #include "handles.h"
 
+#include <cstdlib>
 #include <mutex>
 #include <new>
 #include <sys/mman.h>
@@ -38,10 +39,30 @@ HandleTable g_handles;
 // Before any code of the library can be called: a lookup reaches the regions from the first call.
 __attribute__((constructor)) static void reserveHandleRegions() { g_handles.reserve(); }
 
+// The most slots a kind's region may hold: kMostSlots, or INFINIRT_MAX_HANDLES's value (a decimal,
+// to limit the address space reserved, or to test a full table) rounded down to a power of two,
+// at least kFewestSlots. An unparsable value is ignored.
+uint32_t mostSlots() noexcept {
+    const char *text = std::getenv("INFINIRT_MAX_HANDLES");
+    if (text == nullptr || *text == '\0') {
+        return kMostSlots;
+    }
+    char *end = nullptr;
+    const unsigned long long value = std::strtoull(text, &end, 10);
+    if (*end != '\0' || *text == '-') {
+        return kMostSlots;
+    }
+    uint32_t most = kFewestSlots;
+    while (most < kMostSlots && uint64_t{most} * 2 <= value) {
+        most *= 2;
+    }
+    return most;
+}
+
 void HandleTable::reserve() noexcept {
     // Readable, never written, zero pages until commit(): no memory and no commit charge behind
     // the part not used. Where the address space is limited, the largest of the smaller sizes.
-    for (uint32_t capacity = kMostSlots; capacity >= kFewestSlots; capacity /= 2) {
+    for (uint32_t capacity = mostSlots(); capacity >= kFewestSlots; capacity /= 2) {
         void *m = mmap(nullptr, regionsBytes(capacity), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (m == MAP_FAILED) {
             continue;

@@ -83,12 +83,13 @@ public:
         return slot;
     }
 
-    // Reserves each kind's region (the library's constructor). Where the address space is short,
-    // a smaller capacity; where none can be reserved, no handle can be made.
+    // Reserves each kind's region (the library's constructor): 1M slots a kind, or fewer where
+    // INFINIRT_MAX_HANDLES says so or the address space is short; where none can be reserved, no
+    // handle can be made.
     void reserve() noexcept;
 
     // Makes a live handle for the given payload. Returns nullptr when the kind's region is full
-    // (1M live handles, fewer where reserve() got less) or memory runs out.
+    // (1M live handles, fewer where reserve() reserved less) or memory runs out.
     void *create(HandleKind k, int type, int device, void *native, uint32_t flags, void *record = nullptr);
 
     // Claims a live handle for destruction: afterwards it no longer validates. Returns false if
