@@ -31,6 +31,35 @@ constexpr uint32_t kFewestSlots = HandleTable::kChunkSlots;
 size_t regionsBytes(uint32_t capacity) { return size_t{kHandleKinds} * capacity * sizeof(HandleSlot); }
 } // namespace
 
+#if defined(__SANITIZE_ADDRESS__)
+#define INFINIRT_LEAK_CHECKS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define INFINIRT_LEAK_CHECKS 1
+#endif
+#endif
+#if defined(INFINIRT_LEAK_CHECKS)
+// LeakSanitizer's (sanitizer/lsan_interface.h), weak: resolved from the sanitizer runtime when
+// there is one.
+extern "C" void __lsan_register_root_region(const void *p, size_t size) __attribute__((weak));
+#endif
+
+namespace {
+// LeakSanitizer scans the heap, globals, stacks and TLS for pointers, not a private mapping: what
+// live handles hold (a plugin's event, a graph's recorded ops) is reached through the slots, so
+// the slots made writable are roots for its scan. Nothing without a sanitizer.
+void slotsAreLeakCheckRoots(const void *p, size_t size) {
+#if defined(INFINIRT_LEAK_CHECKS)
+    if (__lsan_register_root_region != nullptr) {
+        __lsan_register_root_region(p, size);
+    }
+#else
+    (void)p;
+    (void)size;
+#endif
+}
+} // namespace
+
 HandleSlot g_no_slots[2] = {HandleSlot(kNoHandle), HandleSlot()};
 
 static_assert(std::is_trivially_destructible<HandleTable>::value, "the handle table must outlive every exit path");
@@ -97,6 +126,7 @@ bool HandleTable::commit(int k, uint32_t slots) noexcept {
     if (mprotect(region + from, size_t{slots - from} * sizeof(HandleSlot), PROT_READ | PROT_WRITE) != 0) {
         return false;
     }
+    slotsAreLeakCheckRoots(region + from, size_t{slots - from} * sizeof(HandleSlot));
     if (from == 0) {
         region[0].key.store(kNoHandle, std::memory_order_relaxed);
     }
