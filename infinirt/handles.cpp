@@ -71,6 +71,7 @@ __attribute__((constructor)) static void reserveHandleRegions() { g_handles.rese
 // The most slots a kind's region may hold: kMostSlots, or INFINIRT_MAX_HANDLES's value (a decimal,
 // to limit the address space reserved, or to test a full table) rounded down to a power of two,
 // at least kFewestSlots. An unparsable value is ignored.
+namespace {
 uint32_t mostSlots() noexcept {
     const char *text = std::getenv("INFINIRT_MAX_HANDLES");
     if (text == nullptr || *text == '\0') {
@@ -87,6 +88,7 @@ uint32_t mostSlots() noexcept {
     }
     return most;
 }
+} // namespace
 
 void HandleTable::reserve() noexcept {
     // Readable, never written, zero pages until commit(): no memory and no commit charge behind
@@ -97,14 +99,10 @@ void HandleTable::reserve() noexcept {
             continue;
         }
         auto *const first = static_cast<HandleSlot *>(m);
-        HandleSlot *regions[kHandleKinds];
         bool committed = true;
-        for (int k = 0; k < kHandleKinds; ++k) {
-            regions[k] = first + static_cast<size_t>(k) * capacity;
-            committed_[k] = 0;
-        }
         for (int k = 0; k < kHandleKinds && committed; ++k) {
-            regions_[k] = regions[k];
+            regions_[k] = first + static_cast<size_t>(k) * capacity;
+            committed_[k] = 0;
             committed = commit(k, kChunkSlots); // slot 0's key, before the mask lets any value reach it
         }
         if (!committed) {

@@ -83,11 +83,11 @@ constexpr long kDeviceStackDepth = 64;
 // function, and the library's TLS descriptors (CMakeLists.txt) keep the access a few instructions
 // while ctypes and others can still dlopen the library. A new thread starts with the initialiser:
 // no current device chosen, an empty device stack.
-// ThreadHot::flags.
+// ThreadHot::flags, these two bits and no other: markSubmitting (capture.h) reads "registered" as
+// "what is left after dropping the pending detail is not zero".
 constexpr uint8_t kPluginDetailPending = 1; // set by host->set_error on the calling thread; see beginPluginCall
 constexpr uint8_t kSubmitterRegistered = 2; // capture.h: `submitting` is registered for the begin of a capture to see
 constexpr uint8_t kNoPluginDetailPending = static_cast<uint8_t>(~kPluginDetailPending); // the mask that drops it
-static_assert((kNoPluginDetailPending & ~kSubmitterRegistered & 0xff) == 0xfc, "two flags: the rest stays 0");
 struct ThreadHot {
     // kPluginDetailPending and kSubmitterRegistered (one byte: a submission drops the one and
     // tests the other with one instruction).
