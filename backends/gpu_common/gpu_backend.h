@@ -121,6 +121,10 @@ private:
 /* A NULL stream names the device's default stream, which the vendor resolves through the bound
  * context; an explicit handle carries its own context. */
 inline bool needsBinding(const void *stream) { return stream == nullptr || vendorTable().handle_calls_need_binding; }
+/* The hot entries' fast path (copies, fills, records, queries, launches): a call on an explicit
+ * handle that needs no binding is one native call, with nothing on the stack to undo after it and
+ * its failure's message built out of line; everything else takes the entry's bound path. */
+inline bool runsUnbound(const void *handle) { return handle != nullptr && !vendorTable().handle_calls_need_binding; }
 inline void *nativeStream(void *stream) { return stream ? stream : vendorTable().default_stream; }
 
 /* ---- captures in progress (gpu_graph.cpp) ---- */

@@ -10,8 +10,10 @@
  * rounded up to 16, each at the next 16-byte boundary after the previous one, and the launch's
  * dynamic shared memory ends with the last of them (dynamic_shared_bytes when there is none).
  *
- * Hot path: no allocation for up to kStackParams arguments, and no context call on an explicit
- * stream (the native launch takes the context from the stream, as the other stream calls do).
+ * Hot path (launchKernel's fast path): a plain launch of VALUE and POINTER arguments on an explicit
+ * stream builds kernelParams on the stack and makes the native call, with no context call (the
+ * native launch takes the context from the stream, as the other stream calls do); the general
+ * path allocates nothing for up to kStackParams arguments.
  */
 #include "gpu_backend.h"
 
@@ -23,6 +25,7 @@ namespace infinirt::gpu {
 namespace {
 
 constexpr uint32_t kStackParams = 64;
+constexpr uint32_t kFastParams = 16;
 constexpr uint64_t kLocalAlignment = 16;
 
 constexpr uint64_t alignLocal(uint64_t offset) { return (offset + kLocalAlignment - 1) & ~(kLocalAlignment - 1); }
@@ -65,10 +68,21 @@ infiniStatus_t buildParams(int device, const infinirtLaunchConfig_t &config, con
     return INFINI_STATUS_SUCCESS;
 }
 
-} // namespace
+/* The failure of a launch's native call. */
+[[gnu::cold, gnu::noinline]] infiniStatus_t launchFailed(const char *call, NativeStatus rc, int device, const NativeLaunch &launch,
+                                                       uint32_t num_args) {
+    return nativeFailure(call, rc,
+                         "launching a kernel on %s:%d (grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u%s, %u bytes "
+                         "of dynamic shared memory, %u arguments)",
+                         vendorTable().name, device, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0],
+                         launch.block[1], launch.block[2], launch.cluster[0], launch.cluster[1], launch.cluster[2],
+                         launch.cooperative ? ", cooperative" : "", launch.shared_bytes, num_args);
+}
 
-infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig_t *config,
-                            const infinirtKernelArg_t *args, uint32_t num_args, void *stream) {
+/* Every launch but the fast path's: LOCAL arguments, clusters, cooperative launches, many
+ * arguments, the default stream, a vendor that binds. */
+[[gnu::noinline]] infiniStatus_t launchGeneral(int device, void *kernel, const infinirtLaunchConfig_t *config,
+                                               const infinirtKernelArg_t *args, uint32_t num_args, void *stream) {
     void *stack_params[kStackParams];
     size_t stack_offsets[kStackParams];
     std::unique_ptr<void *[]> heap_params;
@@ -113,14 +127,50 @@ infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig
     }
     launch.stream = nativeStream(stream);
     if (NativeStatus rc = entry.call(launch)) {
-        return nativeFailure(entry.name, rc,
-                             "launching a kernel on %s:%d (grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u%s, %u bytes "
-                             "of dynamic shared memory, %u arguments)",
-                             vendorTable().name, device, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0],
-                             launch.block[1], launch.block[2], launch.cluster[0], launch.cluster[1], launch.cluster[2],
-                             launch.cooperative ? ", cooperative" : "", launch.shared_bytes, num_args);
+        return launchFailed(entry.name, rc, device, launch, num_args);
     }
     return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace
+
+/* The fast path: a plain launch (no cluster, not cooperative) of at most kFastParams VALUE and
+ * POINTER arguments on an explicit stream that needs no binding, whose kernelParams are the
+ * arguments' value pointers as they are; anything else (a LOCAL argument, say) is launchGeneral's. */
+infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig_t *config,
+                            const infinirtKernelArg_t *args, uint32_t num_args, void *stream) {
+    const infinirtLaunchConfig_t &c = *config;
+    if (__builtin_expect(runsUnbound(stream) && num_args <= kFastParams &&
+                             (c.cluster[0] | c.cluster[1] | c.cluster[2] | (c.flags & INFINIRT_LAUNCH_COOPERATIVE)) == 0 &&
+                             c.dynamic_shared_bytes <= UINT_MAX,
+                         1)) {
+        void *params[kFastParams];
+        uint32_t i = 0;
+        for (; i < num_args && static_cast<unsigned>(args[i].kind) <= INFINIRT_KERNEL_ARG_POINTER; ++i) {
+            params[i] = const_cast<void *>(args[i].value);
+        }
+        if (__builtin_expect(i == num_args, 1)) {
+            NativeLaunch launch;
+            launch.function = kernel;
+            launch.grid[0] = c.grid[0];
+            launch.grid[1] = c.grid[1];
+            launch.grid[2] = c.grid[2];
+            launch.block[0] = c.block[0];
+            launch.block[1] = c.block[1];
+            launch.block[2] = c.block[2];
+            launch.shared_bytes = static_cast<unsigned>(c.dynamic_shared_bytes);
+            launch.stream = stream;
+            launch.params = num_args > 0 ? params : nullptr;
+            launch.cluster[0] = launch.cluster[1] = launch.cluster[2] = 0;
+            launch.cooperative = false;
+            const Entry<NativeStatus (*)(const NativeLaunch &)> &entry = vendorTable().launch_kernel;
+            if (NativeStatus rc = entry.call(launch)) {
+                return launchFailed(entry.name, rc, device, launch, num_args);
+            }
+            return INFINI_STATUS_SUCCESS;
+        }
+    }
+    return launchGeneral(device, kernel, config, args, num_args, stream);
 }
 
 } // namespace infinirt::gpu

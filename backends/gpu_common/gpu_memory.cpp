@@ -75,17 +75,47 @@ infiniStatus_t freeHost(int device, void *ptr) {
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t memcpyAsync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
-                           void *stream) {
+namespace {
+[[gnu::cold, gnu::noinline]] infiniStatus_t copyFailed(NativeStatus rc, int device, size_t size, infinirtMemcpyKind_t kind) {
+    return nativeFailure(vendorTable().memcpy_async.name, rc, "copying %s (kind %d) on %s:%d",
+                         common::formatBytes(size).c_str(), static_cast<int>(kind), vendorTable().name, device);
+}
+[[gnu::cold, gnu::noinline]] infiniStatus_t fillFailed(NativeStatus rc, int device, size_t count) {
+    return nativeFailure(vendorTable().memset_async.name, rc, "setting %s on %s:%d", common::formatBytes(count).c_str(),
+                         vendorTable().name, device);
+}
+[[gnu::noinline]] infiniStatus_t memcpyAsyncBound(int device, void *dst, const void *src, size_t size,
+                                                  infinirtMemcpyKind_t kind, void *stream) {
     Binding bound(device, needsBinding(stream));
     if (!bound.ok()) {
         return bound.status();
     }
     if (NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, nativeStream(stream))) {
-        return nativeFailure(vendorTable().memcpy_async.name, rc, "copying %s (kind %d) on %s:%d",
-                             common::formatBytes(size).c_str(), static_cast<int>(kind), vendorTable().name, device);
+        return copyFailed(rc, device, size, kind);
     }
     return INFINI_STATUS_SUCCESS;
+}
+[[gnu::noinline]] infiniStatus_t memsetAsyncBound(int device, void *ptr, int value, size_t count, void *stream) {
+    Binding bound(device, needsBinding(stream));
+    if (!bound.ok()) {
+        return bound.status();
+    }
+    if (NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, nativeStream(stream))) {
+        return fillFailed(rc, device, count);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+} // namespace
+
+infiniStatus_t memcpyAsync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
+                           void *stream) {
+    if (__builtin_expect(runsUnbound(stream), 1)) {
+        if (NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, stream)) {
+            return copyFailed(rc, device, size, kind);
+        }
+        return INFINI_STATUS_SUCCESS;
+    }
+    return memcpyAsyncBound(device, dst, src, size, kind, stream);
 }
 
 /* Synchronous copies go through the default stream, so that they are ordered after the work
@@ -98,8 +128,7 @@ infiniStatus_t memcpySync(int device, void *dst, const void *src, size_t size, i
     }
     void *stream = vendorTable().default_stream;
     if (NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, stream)) {
-        return nativeFailure(vendorTable().memcpy_async.name, rc, "copying %s (kind %d) on %s:%d",
-                             common::formatBytes(size).c_str(), static_cast<int>(kind), vendorTable().name, device);
+        return copyFailed(rc, device, size, kind);
     }
     if (NativeStatus rc = vendorTable().stream_synchronize.call(stream)) {
         return nativeFailure(vendorTable().stream_synchronize.name, rc, "waiting for a copy on %s:%d", vendorTable().name, device);
@@ -108,15 +137,13 @@ infiniStatus_t memcpySync(int device, void *dst, const void *src, size_t size, i
 }
 
 infiniStatus_t memsetAsync(int device, void *ptr, int value, size_t count, void *stream) {
-    Binding bound(device, needsBinding(stream));
-    if (!bound.ok()) {
-        return bound.status();
+    if (__builtin_expect(runsUnbound(stream), 1)) {
+        if (NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, stream)) {
+            return fillFailed(rc, device, count);
+        }
+        return INFINI_STATUS_SUCCESS;
     }
-    if (NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, nativeStream(stream))) {
-        return nativeFailure(vendorTable().memset_async.name, rc, "setting %s on %s:%d", common::formatBytes(count).c_str(),
-                             vendorTable().name, device);
-    }
-    return INFINI_STATUS_SUCCESS;
+    return memsetAsyncBound(device, ptr, value, count, stream);
 }
 
 /* As memcpySync: the native memset may return before device memory is written. */
@@ -127,8 +154,7 @@ infiniStatus_t memsetSync(int device, void *ptr, int value, size_t count) {
     }
     void *stream = vendorTable().default_stream;
     if (NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, stream)) {
-        return nativeFailure(vendorTable().memset_async.name, rc, "setting %s on %s:%d", common::formatBytes(count).c_str(),
-                             vendorTable().name, device);
+        return fillFailed(rc, device, count);
     }
     if (NativeStatus rc = vendorTable().stream_synchronize.call(stream)) {
         return nativeFailure(vendorTable().stream_synchronize.name, rc, "waiting for a memset on %s:%d", vendorTable().name, device);
