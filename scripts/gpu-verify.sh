@@ -72,7 +72,7 @@ gtest_part() {
 # reserved/requested with and without expandable segments) and infinirt-register-bench's.
 bench_rows() {
   sed -nE \
-    -e 's/^([A-Za-z].*[^ ]) +[0-9.]+ +[0-9.]+ +(-?[0-9.]+) +([0-9.]+) +(met|MISSED)$/\1 +\2ns x\3 \4/p' \
+    -e 's/^([A-Za-z].*[^ ]) +[0-9.]+ +[0-9.]+ +(-?[0-9.]+) +([0-9.]+) +(met|MISSED|info)$/\1 +\2ns x\3 \4/p' \
     -e 's/^([A-Z][A-Za-z0-9]+) +[0-9.]+ +[0-9.]+ +(-?[0-9.]+) +([0-9.]+)$/\1 +\2ns x\3/p' \
     -e 's/^([a-z].*[^ ]) +(ns|us|GB\/s) +[0-9.]+ +[0-9.]+ +([0-9.]+) +(-?[0-9.]+) +(.*[^ ]) +(PASS|FAIL|met|MISSED)$/\1 +\4\2 x\3 \6/p' \
     -e 's/^([0-9]+[KMG]?i?B) +ours=([0-9.e+]+ns) +ours_context=([0-9.e+]+ns).*/cache-hit \1 allocator \2, context \3/p' \

@@ -103,7 +103,7 @@ public:
         }
     }
     ~Binding() {
-        if (bound_) {
+        if (bound_ && scope_.action != 0) { /* action 0: nothing to undo (gpu_vendor.h) */
             vendorTable().unbind(scope_);
         }
     }

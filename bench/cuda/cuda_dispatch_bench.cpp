@@ -4,7 +4,9 @@
  *  - dispatch overhead of EventRecord, StreamQuery, EventQuery, a 64-byte MemcpyAsync (on a
  *    stream, and on the default stream, which binds the context) and SetDevice against
  *    cuEventRecord, cuStreamQuery, cuEventQuery, cuMemcpyAsync, cuCtxSetCurrent
- *    (target: within 2% or 20 ns of the native call, whichever is larger);
+ *    (target: within 2% or 20 ns of the native call, whichever is larger); the default stream's
+ *    copy also against cuCtxGetCurrent + cuMemcpyAsync (an info row: the share of the context
+ *    check, which the bare native call does not make);
  *  - pinned host<->device bandwidth of 256 MiB copies against cuMemcpyHtoDAsync/DtoHAsync
  *    (target: at least 98% of the native figure).
  * Batches alternate infinirt and native (ABBA) so that drift (clocks, other tenants) hits both;
@@ -155,6 +157,18 @@ int main(int argc, char **argv) {
         "MemcpyAsync 64 B NULL", rounds, enqueues,
         [&] { infinirtMemcpyAsync(small_dev, small_host, 64, INFINIRT_MEMCPY_H2D, nullptr); },
         [&] { nativeApi().cuMemcpyAsync(small_d, small_h, 64, CU_STREAM_LEGACY); }, drain_default));
+    /* The same copy against a native caller that also reads the thread's context first, as any
+     * runtime must before it names the legacy stream (infinirt's cuda plugin does): what the row
+     * above adds beyond that check. Not judged against the target: the anchor is not the bare call. */
+    rows.push_back(compare(
+        "MemcpyAsync NULL+ctx", rounds, enqueues,
+        [&] { infinirtMemcpyAsync(small_dev, small_host, 64, INFINIRT_MEMCPY_H2D, nullptr); },
+        [&] {
+            CUcontext current = nullptr;
+            nativeApi().cuCtxGetCurrent(&current);
+            nativeApi().cuMemcpyAsync(small_d, small_h, 64, CU_STREAM_LEGACY);
+        },
+        drain_default));
     rows.push_back(compare(
         "SetDevice", rounds, iters, [&] { infinirtSetDevice(INFINI_DEVICE_NVIDIA, 0); },
         [&] { nativeApi().cuCtxSetCurrent(cctx); }, nothing));
@@ -167,8 +181,9 @@ int main(int argc, char **argv) {
     for (const Row &r : rows) {
         const double diff = r.ours - r.native;
         const double allowed = std::max(0.02 * r.native, 20.0);
+        const bool judged = r.op.find("+ctx") == std::string::npos;
         std::printf("%-22s %12.1f %12.1f %10.1f %8.3f  %s\n", r.op.c_str(), r.ours, r.native, diff, r.ours / r.native,
-                    diff <= allowed ? "met" : "MISSED");
+                    !judged ? "info" : diff <= allowed ? "met" : "MISSED");
     }
 
     /* ---- bandwidth ---- */
