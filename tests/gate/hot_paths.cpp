@@ -85,6 +85,8 @@ int main(int argc, char **argv) {
                                          so.size(), nullptr};
     ok(infinirtModuleLoad(&module, INFINI_DEVICE_CPU, 0, &image, 1, nullptr, 0), "infinirtModuleLoad");
     ok(infinirtModuleGetKernel(&kernel, module, "scale4"), "infinirtModuleGetKernel(scale4)");
+    infinirtKernel_t empty = nullptr;
+    ok(infinirtModuleGetKernel(&empty, module, "empty"), "infinirtModuleGetKernel(empty)");
     void *y = dev;
     void *x = static_cast<char *>(dev) + 2048;
     float a = 2.0f;
@@ -124,6 +126,7 @@ int main(int argc, char **argv) {
          [&] { infinirtMemcpyAsync(dev, pinned, 64, INFINIRT_MEMCPY_H2D, nullptr); }},
         {"infinirtMemsetAsync (NULL stream)", [&] { infinirtMemsetAsync(dev, 0, 64, nullptr); }},
         {"infinirtLaunchKernel", [&] { infinirtLaunchKernel(kernel, &config, args, 4, stream); }},
+        {"infinirtLaunchKernel (no arguments)", [&] { infinirtLaunchKernel(empty, &config, nullptr, 0, stream); }},
         {"infinicore::context allocate+free",
          [&] {
              auto memory = infinicore::context::allocateMemory(512);
