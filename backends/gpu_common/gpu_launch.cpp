@@ -69,8 +69,8 @@ infiniStatus_t buildParams(int device, const infinirtLaunchConfig_t &config, con
 }
 
 /* The failure of a launch's native call. */
-[[gnu::cold, gnu::noinline]] infiniStatus_t launchFailed(const char *call, NativeStatus rc, int device, const NativeLaunch &launch,
-                                                       uint32_t num_args) {
+[[gnu::cold, gnu::noinline]] infiniStatus_t launchFailed(const char *call, NativeStatus rc, int device,
+                                                       const NativeLaunch &launch, uint32_t num_args) {
     return nativeFailure(call, rc,
                          "launching a kernel on %s:%d (grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u%s, %u bytes "
                          "of dynamic shared memory, %u arguments)",
@@ -140,8 +140,8 @@ infiniStatus_t buildParams(int device, const infinirtLaunchConfig_t &config, con
 infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig_t *config,
                             const infinirtKernelArg_t *args, uint32_t num_args, void *stream) {
     const infinirtLaunchConfig_t &c = *config;
-    if (__builtin_expect(runsUnbound(stream) && num_args <= kFastParams &&
-                             (c.cluster[0] | c.cluster[1] | c.cluster[2] | (c.flags & INFINIRT_LAUNCH_COOPERATIVE)) == 0 &&
+    const uint32_t extended = c.cluster[0] | c.cluster[1] | c.cluster[2] | (c.flags & INFINIRT_LAUNCH_COOPERATIVE);
+    if (__builtin_expect(runsUnbound(stream) && num_args <= kFastParams && extended == 0 &&
                              c.dynamic_shared_bytes <= UINT_MAX,
                          1)) {
         void *params[kFastParams];

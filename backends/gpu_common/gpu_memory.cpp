@@ -76,7 +76,8 @@ infiniStatus_t freeHost(int device, void *ptr) {
 }
 
 namespace {
-[[gnu::cold, gnu::noinline]] infiniStatus_t copyFailed(NativeStatus rc, int device, size_t size, infinirtMemcpyKind_t kind) {
+[[gnu::cold, gnu::noinline]] infiniStatus_t copyFailed(NativeStatus rc, int device, size_t size,
+                                                       infinirtMemcpyKind_t kind) {
     return nativeFailure(vendorTable().memcpy_async.name, rc, "copying %s (kind %d) on %s:%d",
                          common::formatBytes(size).c_str(), static_cast<int>(kind), vendorTable().name, device);
 }

@@ -235,6 +235,14 @@ inline Row addedAtMost(const std::string &what, Pair p, double pct, double floor
     return {what, "ns", p.ours, p.anchor, limit, p.added <= allowed ? 1 : 0, p.added};
 }
 
+// Limit "added <= limit_ns" over the anchor, absolute (the enqueue goal of the hot paths),
+// judged on the paired figure (Pair::added).
+inline Row addedAtMostNs(const std::string &what, Pair p, double limit_ns) {
+    char limit[64];
+    std::snprintf(limit, sizeof limit, "added <= %g ns", limit_ns);
+    return {what, "ns", p.ours, p.anchor, limit, p.added <= limit_ns ? 1 : 0, p.added};
+}
+
 // Limit "ours <= limit_ns" (an absolute latency; the anchor is for reference).
 inline Row atMost(const std::string &what, Pair p, double limit_ns) {
     char limit[64];
