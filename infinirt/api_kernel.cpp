@@ -6,11 +6,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdarg>
 #include <cstring>
 #include <cstdio>
 #include <memory>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 using namespace infinirt;
 
@@ -144,10 +149,13 @@ INFINIRT_INLINE infiniStatus_t checkLaunch(const detail::LookupCache &cache, con
         return badLaunch(k, "block {%u, %u, %u} has a zero dimension (each must be >= 1)", c.block[0], c.block[1],
                          c.block[2]);
     }
-    const uint64_t threads = static_cast<uint64_t>(c.block[0]) * c.block[1] * c.block[2];
-    if (INFINIRT_UNLIKELY(k->max_threads >= 0 && threads > static_cast<uint64_t>(k->max_threads))) {
-        return badLaunch(k, "block {%u, %u, %u} is %llu threads, over its MAX_THREADS_PER_BLOCK of %lld", c.block[0],
-                         c.block[1], c.block[2], static_cast<unsigned long long>(threads),
+    uint64_t threads = 0; // the product of two 32-bit dimensions fits; the third may carry it past 64 bits
+    const bool past_64_bits =
+        __builtin_mul_overflow(static_cast<uint64_t>(c.block[0]) * c.block[1], static_cast<uint64_t>(c.block[2]), &threads);
+    if (INFINIRT_UNLIKELY(k->max_threads >= 0 && (past_64_bits || threads > static_cast<uint64_t>(k->max_threads)))) {
+        return badLaunch(k, "block {%u, %u, %u} is %s%llu threads, over its MAX_THREADS_PER_BLOCK of %lld", c.block[0],
+                         c.block[1], c.block[2], past_64_bits ? "more than " : "",
+                         static_cast<unsigned long long>(past_64_bits ? UINT64_MAX : threads),
                          static_cast<long long>(k->max_threads));
     }
     if (INFINIRT_UNLIKELY((c.flags & ~INFINIRT_LAUNCH_COOPERATIVE) != 0)) {
@@ -209,6 +217,78 @@ INFINIRT_INLINE infiniStatus_t checkLaunch(const detail::LookupCache &cache, con
                          shared, c.dynamic_shared_bytes, static_cast<long long>(limit));
     }
     return INFINI_STATUS_SUCCESS;
+}
+
+// Whether any of the six grid and block dimensions is 0: with SSE2 (every x86-64), one compare of
+// all six against zero.
+INFINIRT_INLINE bool hasZeroDimension(const infinirtLaunchConfig_t &c) {
+    static_assert(offsetof(infinirtLaunchConfig_t, block) == offsetof(infinirtLaunchConfig_t, grid) + 12,
+                  "grid and block are six consecutive uint32_t");
+#if defined(__SSE2__)
+    const char *dims = reinterpret_cast<const char *>(c.grid);
+    const __m128i first = _mm_loadu_si128(reinterpret_cast<const __m128i *>(dims));      // grid[0..2], block[0]
+    const __m128i rest = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(dims + 16)); // block[1..2]
+    const __m128i zero = _mm_setzero_si128();
+    // The upper half of `rest` is zero: compare it as the block's last two dimensions again.
+    const __m128i zeros = _mm_or_si128(_mm_cmpeq_epi32(first, zero),
+                                       _mm_cmpeq_epi32(_mm_unpacklo_epi64(rest, rest), zero));
+    return _mm_movemask_epi8(zeros) != 0;
+#else
+    return c.grid[0] == 0 || c.grid[1] == 0 || c.grid[2] == 0 || c.block[0] == 0 || c.block[1] == 0 || c.block[2] == 0;
+#endif
+}
+
+// The fast path's test: everything checkLaunch checks holds, and nothing of the launch needs a
+// note or a question to anyone: each POINTER argument is NULL or found in the thread's cache
+// (`cache`) as memory of the kernel's device. Makes no call, so the fast path keeps its values in
+// registers; false sends the launch to launchGeneral, which checks it again and says what is wrong
+// (or notes the foreign user, asks the plugin about memory infinirt did not allocate).
+INFINIRT_INLINE bool launchIsPlain(const detail::LookupCache &cache, const KernelRecord *k, const HandleSlot *ks,
+                                   const infinirtLaunchConfig_t &c, const infinirtKernelArg_t *args,
+                                   uint32_t num_args) {
+    if (INFINIRT_UNLIKELY(hasZeroDimension(c) || (c.flags & ~INFINIRT_LAUNCH_COOPERATIVE) != 0)) {
+        return false;
+    }
+    uint64_t threads = 0;
+    if (INFINIRT_UNLIKELY(__builtin_mul_overflow(static_cast<uint64_t>(c.block[0]) * c.block[1],
+                                                 static_cast<uint64_t>(c.block[2]), &threads) ||
+                          threads > static_cast<uint64_t>(k->max_threads) ||
+                          (k->num_params >= 0 && num_args != static_cast<uint64_t>(k->num_params)))) {
+        return false; // max_threads -1 (unknown) is the largest uint64_t
+    }
+    size_t shared = c.dynamic_shared_bytes;
+    if (num_args != 0) {
+        if (INFINIRT_UNLIKELY(!detail::cacheIsCurrent(cache))) {
+            return false;
+        }
+        const uint64_t owner = detail::ownerBits(ks->type, ks->device);
+        for (uint32_t i = 0; i < num_args; ++i) {
+            const infinirtKernelArg_t &a = args[i];
+            int kind = 0; // read as an int: the caller's value may be no enumerator at all
+            std::memcpy(&kind, &a.kind, sizeof kind);
+            if (kind == INFINIRT_KERNEL_ARG_POINTER) {
+                if (INFINIRT_UNLIKELY(a.value == nullptr || a.size != sizeof(void *))) {
+                    return false;
+                }
+                const void *ptr = *static_cast<void *const *>(a.value);
+                if (ptr != nullptr) {
+                    const int at = detail::cachedRange(cache, reinterpret_cast<uintptr_t>(ptr));
+                    if (INFINIRT_UNLIKELY(at < 0 || cache.owner[at] != owner)) {
+                        return false;
+                    }
+                }
+            } else if (kind == INFINIRT_KERNEL_ARG_VALUE) {
+                if (INFINIRT_UNLIKELY(a.value == nullptr || a.size == 0)) {
+                    return false;
+                }
+            } else if (kind == INFINIRT_KERNEL_ARG_LOCAL && a.value == nullptr && a.size != 0) {
+                shared = alignUp(shared, kLocalAlignment) + a.size; // the offset rule (infinirt.h)
+            } else {
+                return false;
+            }
+        }
+    }
+    return shared <= static_cast<uint64_t>(k->max_dynamic_shared.load(std::memory_order_relaxed));
 }
 
 // Records the launch in a generic capture: copies of config and argument bytes, and a reference
@@ -542,20 +622,18 @@ __export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infi
                                              infinirtStream_t stream) {
     // No INFINIRT_ENTER: the handles' and the NULL stream's paths check (dispatch.h). The fast path:
     // a live kernel and a live stream of its device that is not capturing (markSubmitting checks
-    // that), a config of this header's size and the arguments given; it checks the launch as the
-    // general path does (checkLaunch). Everything else takes launchGeneral.
+    // that), a config of this header's size and the arguments given, a launch that checkLaunch
+    // would pass with nothing to note (launchIsPlain). Everything else, refusals included, takes
+    // launchGeneral.
     HandleSlot *const ks = handles().lookup(kernel, HandleKind::Kernel);
     if (INFINIRT_LIKELY(ks != nullptr && config != nullptr && (args != nullptr || num_args == 0))) {
         HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
         if (INFINIRT_LIKELY(slot != nullptr && slot->type == ks->type && slot->device == ks->device &&
                             config->struct_size == sizeof(infinirtLaunchConfig_t))) {
             ThreadHot *const hot = threadHot();
-            const infiniStatus_t st = checkLaunch(hot->lookups, kernelOf(ks), ks, *config, args, num_args);
-            if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
-                return st;
-            }
             infinirtPluginLaunchKernelFn *const launch = slot->backend->table.launch_kernel;
-            if (INFINIRT_LIKELY(launch != nullptr && markSubmitting(hot, slot))) {
+            if (INFINIRT_LIKELY(launchIsPlain(hot->lookups, kernelOf(ks), ks, *config, args, num_args) &&
+                                launch != nullptr && markSubmitting(hot, slot))) {
                 return submittedStatus(hot, "launch_kernel",
                                        launch(slot->device, ks->native, config, args, num_args, slot->native));
             }

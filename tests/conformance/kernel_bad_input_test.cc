@@ -240,6 +240,10 @@ TEST_P(KernelBadInput, BadLaunchesAreRefusedBeforeRunning) {
         c = LaunchConfig({1, 1, 1}, {uint32(max_threads / 2 + 1), 2, 1});
         refused(INFINI_STATUS_BAD_PARAM, infinirtLaunchKernel(add, &c, args, 4, s), "block of 3 dimensions over the limit",
                 {{std::to_string((max_threads / 2 + 1) * 2)}, {std::to_string(max_threads)}});
+        // A product of 2^64 threads, which 64-bit arithmetic would take for 0.
+        c = LaunchConfig({1, 1, 1}, {uint32_t{1} << 22, uint32_t{1} << 21, uint32_t{1} << 21});
+        refused(INFINI_STATUS_BAD_PARAM, infinirtLaunchKernel(add, &c, args, 4, s), "block of 2^64 threads",
+                {{"more than"}, {std::to_string(max_threads)}});
     }
     if (max_dynamic >= 0) {
         infinirtLaunchConfig_t c = good;
