@@ -85,38 +85,24 @@ namespace {
     return nativeFailure(vendorTable().memset_async.name, rc, "setting %s on %s:%d", common::formatBytes(count).c_str(),
                          vendorTable().name, device);
 }
-[[gnu::noinline]] infiniStatus_t memcpyAsyncBound(int device, void *dst, const void *src, size_t size,
-                                                  infinirtMemcpyKind_t kind, void *stream) {
-    Binding bound(device, needsBinding(stream));
-    if (!bound.ok()) {
-        return bound.status();
-    }
-    if (NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, nativeStream(stream))) {
-        return copyFailed(rc, device, size, kind);
-    }
-    return INFINI_STATUS_SUCCESS;
-}
-[[gnu::noinline]] infiniStatus_t memsetAsyncBound(int device, void *ptr, int value, size_t count, void *stream) {
-    Binding bound(device, needsBinding(stream));
-    if (!bound.ok()) {
-        return bound.status();
-    }
-    if (NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, nativeStream(stream))) {
-        return fillFailed(rc, device, count);
-    }
-    return INFINI_STATUS_SUCCESS;
-}
 } // namespace
 
+/* The binding in line, for the default stream and a vendor that binds (no Binding object): an
+ * explicit stream that needs none makes the native call after two tests. */
 infiniStatus_t memcpyAsync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
                            void *stream) {
-    if (__builtin_expect(runsUnbound(stream), 1)) {
-        if (NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, stream)) {
-            return copyFailed(rc, device, size, kind);
+    ContextScope scope;
+    if (__builtin_expect(!runsUnbound(stream), 0)) {
+        if (infiniStatus_t status = vendorTable().bind(device, &scope)) {
+            return status;
         }
-        return INFINI_STATUS_SUCCESS;
+        stream = nativeStream(stream);
     }
-    return memcpyAsyncBound(device, dst, src, size, kind, stream);
+    const NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, stream);
+    if (__builtin_expect(scope.action != 0, 0)) { /* action 0: nothing to undo (gpu_vendor.h) */
+        vendorTable().unbind(scope);
+    }
+    return rc == 0 ? INFINI_STATUS_SUCCESS : copyFailed(rc, device, size, kind);
 }
 
 /* Synchronous copies go through the default stream, so that they are ordered after the work
@@ -137,14 +123,20 @@ infiniStatus_t memcpySync(int device, void *dst, const void *src, size_t size, i
     return INFINI_STATUS_SUCCESS;
 }
 
+/* As memcpyAsync. */
 infiniStatus_t memsetAsync(int device, void *ptr, int value, size_t count, void *stream) {
-    if (__builtin_expect(runsUnbound(stream), 1)) {
-        if (NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, stream)) {
-            return fillFailed(rc, device, count);
+    ContextScope scope;
+    if (__builtin_expect(!runsUnbound(stream), 0)) {
+        if (infiniStatus_t status = vendorTable().bind(device, &scope)) {
+            return status;
         }
-        return INFINI_STATUS_SUCCESS;
+        stream = nativeStream(stream);
     }
-    return memsetAsyncBound(device, ptr, value, count, stream);
+    const NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, stream);
+    if (__builtin_expect(scope.action != 0, 0)) { /* action 0: nothing to undo (gpu_vendor.h) */
+        vendorTable().unbind(scope);
+    }
+    return rc == 0 ? INFINI_STATUS_SUCCESS : fillFailed(rc, device, count);
 }
 
 /* As memcpySync: the native memset may return before device memory is written. */
