@@ -137,8 +137,16 @@ INFINIRT_INLINE infiniStatus_t checkPointer(const detail::LookupCache &cache, co
     return checkForeignPointer(k, ks, index, ptr);
 }
 
+// The threads of the config's block in `threads`; false when the product is past 64 bits (the
+// product of two 32-bit dimensions fits, the third may carry it past).
+INFINIRT_INLINE bool blockThreads(const infinirtLaunchConfig_t &c, uint64_t &threads) {
+    return !__builtin_mul_overflow(static_cast<uint64_t>(c.block[0]) * c.block[1], static_cast<uint64_t>(c.block[2]),
+                                   &threads);
+}
+
 // Everything infinirtLaunchKernel's contract lists, before the plugin sees the launch.
-// `cache` is the calling thread's lookup cache (threadLookups()).
+// `cache` is the calling thread's lookup cache (threadLookups()). The fast path's launchIsPlain
+// must refuse whatever this refuses (the bad-launch conformance tests go through both).
 INFINIRT_INLINE infiniStatus_t checkLaunch(const detail::LookupCache &cache, const KernelRecord *k, const HandleSlot *ks,
                                            const infinirtLaunchConfig_t &c, const infinirtKernelArg_t *args,
                                            uint32_t num_args) {
@@ -149,9 +157,8 @@ INFINIRT_INLINE infiniStatus_t checkLaunch(const detail::LookupCache &cache, con
         return badLaunch(k, "block {%u, %u, %u} has a zero dimension (each must be >= 1)", c.block[0], c.block[1],
                          c.block[2]);
     }
-    uint64_t threads = 0; // the product of two 32-bit dimensions fits; the third may carry it past 64 bits
-    const bool past_64_bits =
-        __builtin_mul_overflow(static_cast<uint64_t>(c.block[0]) * c.block[1], static_cast<uint64_t>(c.block[2]), &threads);
+    uint64_t threads = 0;
+    const bool past_64_bits = !blockThreads(c, threads);
     if (INFINIRT_UNLIKELY(k->max_threads >= 0 && (past_64_bits || threads > static_cast<uint64_t>(k->max_threads)))) {
         return badLaunch(k, "block {%u, %u, %u} is %s%llu threads, over its MAX_THREADS_PER_BLOCK of %lld", c.block[0],
                          c.block[1], c.block[2], past_64_bits ? "more than " : "",
@@ -250,9 +257,7 @@ INFINIRT_INLINE bool launchIsPlain(const detail::LookupCache &cache, const Kerne
         return false;
     }
     uint64_t threads = 0;
-    if (INFINIRT_UNLIKELY(__builtin_mul_overflow(static_cast<uint64_t>(c.block[0]) * c.block[1],
-                                                 static_cast<uint64_t>(c.block[2]), &threads) ||
-                          threads > static_cast<uint64_t>(k->max_threads) ||
+    if (INFINIRT_UNLIKELY(!blockThreads(c, threads) || threads > static_cast<uint64_t>(k->max_threads) ||
                           (k->num_params >= 0 && num_args != static_cast<uint64_t>(k->num_params)))) {
         return false; // max_threads -1 (unknown) is the largest uint64_t
     }

@@ -93,17 +93,14 @@ void setPciBusId(infinirtDeviceProperties_t *props, const char *bus);
 /* ---- context binding ------------------------------------------------------------------- */
 
 /* Binds `device`'s context for the lifetime of the object (see VendorApi::bind), or does
- * nothing when `needed` is false. Check ok() before making native calls. */
+ * nothing when `needed` is false. Check ok() before making native calls. A bind that failed, or
+ * found the context current already, leaves its scope's action 0: nothing to undo. */
 class Binding {
 public:
-    explicit Binding(int device, bool needed = true) {
-        if (needed) {
-            status_ = vendorTable().bind(device, &scope_);
-            bound_ = status_ == INFINI_STATUS_SUCCESS;
-        }
-    }
+    explicit Binding(int device, bool needed = true)
+        : status_(needed ? vendorTable().bind(device, &scope_) : INFINI_STATUS_SUCCESS) {}
     ~Binding() {
-        if (bound_ && scope_.action != 0) { /* action 0: nothing to undo (gpu_vendor.h) */
+        if (scope_.action != 0) {
             vendorTable().unbind(scope_);
         }
     }
@@ -113,18 +110,13 @@ public:
     infiniStatus_t status() const { return status_; }
 
 private:
-    ContextScope scope_;
-    infiniStatus_t status_ = INFINI_STATUS_SUCCESS;
-    bool bound_ = false;
+    ContextScope scope_; /* before status_: the constructor's bind writes it */
+    infiniStatus_t status_;
 };
 
 /* A NULL stream names the device's default stream, which the vendor resolves through the bound
  * context; an explicit handle carries its own context. */
 inline bool needsBinding(const void *stream) { return stream == nullptr || vendorTable().handle_calls_need_binding; }
-/* The hot entries' fast path (copies, fills, records, queries, launches): a call on an explicit
- * handle that needs no binding is one native call, with nothing on the stack to undo after it and
- * its failure's message built out of line; everything else takes the entry's bound path. */
-inline bool runsUnbound(const void *handle) { return handle != nullptr && !vendorTable().handle_calls_need_binding; }
 inline void *nativeStream(void *stream) { return stream ? stream : vendorTable().default_stream; }
 
 /* ---- captures in progress (gpu_graph.cpp) ---- */

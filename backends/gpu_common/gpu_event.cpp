@@ -49,74 +49,37 @@ infiniStatus_t eventDestroy(int device, void *event) {
 }
 
 namespace {
-[[gnu::cold, gnu::noinline]] infiniStatus_t recordFailed(const char *call, NativeStatus rc, int device) {
-    return nativeFailure(call, rc, "recording an event on a stream of %s:%d", vendorTable().name, device);
-}
 [[gnu::cold, gnu::noinline]] infiniStatus_t queryFailed(NativeStatus rc, int device) {
     return nativeFailure(vendorTable().event_query.name, rc, "querying an event of %s:%d", vendorTable().name, device);
 }
-/* The event's flags after a record, made inside a capture or not. */
-inline void noteRecorded(Event *e, bool in_capture) {
-    e->recorded_in_capture.store(in_capture, std::memory_order_relaxed);
-    e->recorded.store(true, std::memory_order_release);
-}
-/* A record that the fast path leaves: the default stream, a vendor that binds, or a stream of this
- * plugin that may be capturing. */
-[[gnu::noinline]] infiniStatus_t eventRecordBound(int device, Event *e, void *stream) {
+} // namespace
+
+infiniStatus_t eventRecord(int device, void *event, void *stream) {
     Binding bound(device, needsBinding(stream));
     if (!bound.ok()) {
         return bound.status();
     }
+    auto *e = static_cast<Event *>(event);
     const Entry<NativeStatus (*)(void *, void *)> *record = nullptr;
     if (NativeStatus rc = entryFor(stream, vendorTable().event_record, vendorTable().event_record_in_capture, &record)) {
         return nativeFailure(vendorTable().stream_is_capturing.name, rc, "recording an event on %s:%d", vendorTable().name, device);
     }
     if (NativeStatus rc = record->call(e->native, nativeStream(stream))) {
-        return recordFailed(record->name, rc, device);
+        return nativeFailure(record->name, rc, "recording an event on a stream of %s:%d", vendorTable().name, device);
     }
-    noteRecorded(e, record == &vendorTable().event_record_in_capture);
+    e->recorded_in_capture.store(record == &vendorTable().event_record_in_capture, std::memory_order_relaxed);
+    e->recorded.store(true, std::memory_order_release);
     return INFINI_STATUS_SUCCESS;
-}
-[[gnu::noinline]] infiniStatus_t eventQueryBound(int device, Event *e, infinirtEventStatus_t *status) {
-    Binding bound(device);
-    if (!bound.ok()) {
-        return bound.status();
-    }
-    NativeStatus rc = vendorTable().event_query.call(e->native);
-    if (rc == 0 || rc == vendorTable().not_ready) {
-        *status = rc == 0 ? INFINIRT_EVENT_COMPLETE : INFINIRT_EVENT_NOT_READY;
-        return INFINI_STATUS_SUCCESS;
-    }
-    return queryFailed(rc, device);
-}
-} // namespace
-
-infiniStatus_t eventRecord(int device, void *event, void *stream) {
-    auto *e = static_cast<Event *>(event);
-    /* No stream of this plugin captures: the plain record, without asking the driver. */
-    if (__builtin_expect(runsUnbound(stream) && g_capturing_streams.load(std::memory_order_acquire) == 0, 1)) {
-        const Entry<NativeStatus (*)(void *, void *)> &record = vendorTable().event_record;
-        if (NativeStatus rc = record.call(e->native, stream)) {
-            return recordFailed(record.name, rc, device);
-        }
-        noteRecorded(e, false);
-        return INFINI_STATUS_SUCCESS;
-    }
-    return eventRecordBound(device, e, stream);
 }
 
 infiniStatus_t eventQuery(int device, void *event, infinirtEventStatus_t *status) {
-    auto *e = static_cast<Event *>(event);
-    if (__builtin_expect(vendorTable().handle_calls_need_binding, 0)) {
-        return eventQueryBound(device, e, status);
+    Binding bound(device, vendorTable().handle_calls_need_binding);
+    if (!bound.ok()) {
+        return bound.status();
     }
-    NativeStatus rc = vendorTable().event_query.call(e->native);
-    if (rc == 0) {
-        *status = INFINIRT_EVENT_COMPLETE;
-        return INFINI_STATUS_SUCCESS;
-    }
-    if (rc == vendorTable().not_ready) {
-        *status = INFINIRT_EVENT_NOT_READY;
+    const NativeStatus rc = vendorTable().event_query.call(static_cast<Event *>(event)->native);
+    if (rc == 0 || rc == vendorTable().not_ready) {
+        *status = rc == 0 ? INFINIRT_EVENT_COMPLETE : INFINIRT_EVENT_NOT_READY;
         return INFINI_STATUS_SUCCESS;
     }
     return queryFailed(rc, device);

@@ -141,7 +141,7 @@ infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig
                             const infinirtKernelArg_t *args, uint32_t num_args, void *stream) {
     const infinirtLaunchConfig_t &c = *config;
     const uint32_t extended = c.cluster[0] | c.cluster[1] | c.cluster[2] | (c.flags & INFINIRT_LAUNCH_COOPERATIVE);
-    if (__builtin_expect(runsUnbound(stream) && num_args <= kFastParams && extended == 0 &&
+    if (__builtin_expect(!needsBinding(stream) && num_args <= kFastParams && extended == 0 &&
                              c.dynamic_shared_bytes <= UINT_MAX,
                          1)) {
         void *params[kFastParams];

@@ -87,21 +87,13 @@ namespace {
 }
 } // namespace
 
-/* The binding in line, for the default stream and a vendor that binds (no Binding object): an
- * explicit stream that needs none makes the native call after two tests. */
 infiniStatus_t memcpyAsync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
                            void *stream) {
-    ContextScope scope;
-    if (__builtin_expect(!runsUnbound(stream), 0)) {
-        if (infiniStatus_t status = vendorTable().bind(device, &scope)) {
-            return status;
-        }
-        stream = nativeStream(stream);
+    Binding bound(device, needsBinding(stream));
+    if (!bound.ok()) {
+        return bound.status();
     }
-    const NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, stream);
-    if (__builtin_expect(scope.action != 0, 0)) { /* action 0: nothing to undo (gpu_vendor.h) */
-        vendorTable().unbind(scope);
-    }
+    const NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, nativeStream(stream));
     return rc == 0 ? INFINI_STATUS_SUCCESS : copyFailed(rc, device, size, kind);
 }
 
@@ -123,19 +115,12 @@ infiniStatus_t memcpySync(int device, void *dst, const void *src, size_t size, i
     return INFINI_STATUS_SUCCESS;
 }
 
-/* As memcpyAsync. */
 infiniStatus_t memsetAsync(int device, void *ptr, int value, size_t count, void *stream) {
-    ContextScope scope;
-    if (__builtin_expect(!runsUnbound(stream), 0)) {
-        if (infiniStatus_t status = vendorTable().bind(device, &scope)) {
-            return status;
-        }
-        stream = nativeStream(stream);
+    Binding bound(device, needsBinding(stream));
+    if (!bound.ok()) {
+        return bound.status();
     }
-    const NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, stream);
-    if (__builtin_expect(scope.action != 0, 0)) { /* action 0: nothing to undo (gpu_vendor.h) */
-        vendorTable().unbind(scope);
-    }
+    const NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, nativeStream(stream));
     return rc == 0 ? INFINI_STATUS_SUCCESS : fillFailed(rc, device, count);
 }
 

@@ -52,26 +52,18 @@ namespace {
 [[gnu::cold, gnu::noinline]] infiniStatus_t streamQueryFailed(NativeStatus rc, int device) {
     return nativeFailure(vendorTable().stream_query.name, rc, "querying a stream of %s:%d", vendorTable().name, device);
 }
-/* NOT_READY, or the failure (the native status of a query that was not 0). */
-inline infiniStatus_t streamQueryAnswer(NativeStatus rc, int device) {
-    return rc == vendorTable().not_ready ? INFINI_STATUS_NOT_READY : streamQueryFailed(rc, device);
-}
-[[gnu::noinline]] infiniStatus_t streamQueryBound(int device, void *stream) {
+} // namespace
+
+infiniStatus_t streamQuery(int device, void *stream) {
     Binding bound(device, needsBinding(stream));
     if (!bound.ok()) {
         return bound.status();
     }
-    NativeStatus rc = vendorTable().stream_query.call(nativeStream(stream));
-    return rc == 0 ? INFINI_STATUS_SUCCESS : streamQueryAnswer(rc, device);
-}
-} // namespace
-
-infiniStatus_t streamQuery(int device, void *stream) {
-    if (__builtin_expect(runsUnbound(stream), 1)) {
-        NativeStatus rc = vendorTable().stream_query.call(stream);
-        return rc == 0 ? INFINI_STATUS_SUCCESS : streamQueryAnswer(rc, device);
+    const NativeStatus rc = vendorTable().stream_query.call(nativeStream(stream));
+    if (rc == 0 || rc == vendorTable().not_ready) {
+        return rc == 0 ? INFINI_STATUS_SUCCESS : INFINI_STATUS_NOT_READY;
     }
-    return streamQueryBound(device, stream);
+    return streamQueryFailed(rc, device);
 }
 
 infiniStatus_t streamWaitEvent(int device, void *stream, void *event) {
