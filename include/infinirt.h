@@ -48,8 +48,7 @@
  *    never-created, garbage or wrong-kind handle gives INVALID_HANDLE. Creating one gives
  *    OUT_OF_MEMORY when 1M handles of its kind are live (fewer where INFINIRT_MAX_HANDLES says
  *    so, or where the process could not reserve address space for them when the library was
- *    loaded). Data pointers are not checked
- *    beyond NULL unless a comment below says so.
+ *    loaded). Data pointers are not checked beyond NULL unless a comment below says so.
  *  - Ranges: a copy or fill whose range starts in memory infinirt allocated (infinirtMalloc,
  *    MallocAsync, MallocHost) and runs past that allocation's end gives BAD_PARAM, with the sizes
  *    in the message, before any backend call (the CUDA driver's rule, for every backend).
