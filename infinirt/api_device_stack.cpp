@@ -4,8 +4,10 @@
 // push and, where the pushed device's backend has native per-thread state (thread_state_save), that
 // state as it was: a pop gives both back exactly, so a library can switch devices without
 // disturbing its caller, whatever the caller had made current natively (a CUDA context of its own,
-// or none). A backend's set_device_saving saves and switches in one
-// plugin call; without it the loader calls thread_state_save, then set_device.
+// or none). A push calls its backend's push_switch: set_device_saving, which saves and switches in
+// one plugin call, or the loader's own (internal.h), which call thread_state_save and set_device
+// where the backend has them. A pop calls the
+// pushed backend's pop_restore.
 #include "dispatch.h"
 
 using namespace infinirt;
@@ -29,102 +31,50 @@ INFINIRT_COLD infiniStatus_t stackEmpty() {
 // The failure of plugin call `call` for the entry at index stack_depth: the push just undone, or
 // the one just popped (its entry still intact).
 INFINIRT_COLD infiniStatus_t entryCallFailed(const char *call, infiniStatus_t st) {
-    const CurrentDevice pushed = t_hot.stack_pushed[t_hot.stack_depth];
-    return pluginFailed(g_registry.by_type[pushed.type]->name.c_str(), pushed.id, call, st);
+    const ThreadHot &t = t_hot;
+    return pluginFailed(t.stack_backend[t.stack_depth]->name.c_str(), t.stack_id[t.stack_depth], call, st);
 }
 
-// A push whose plugin call failed: the push is undone (the entry off the stack, infinirt's current
-// device back to what it was).
-INFINIRT_COLD infiniStatus_t pushFailed(const char *call, infiniStatus_t st) {
+// A push whose push_switch failed: the push is undone (the entry off the stack, infinirt's current
+// device back to what it was). The call named is the one that failed: set_device_saving, or
+// thread_state_save (pushSavingThenSetting names it) or set_device.
+INFINIRT_COLD infiniStatus_t pushFailed(infiniStatus_t st) {
     ThreadHot &t = t_hot;
     --t.stack_depth;
     t.current = t.stack_prev[t.stack_depth];
+    const char *call = t.push_failed_call;
+    t.push_failed_call = nullptr;
+    if (call == nullptr) {
+        const Backend *const b = t.stack_backend[t.stack_depth];
+        call = b->push_switch == b->table.set_device_saving ? "set_device_saving" : "set_device";
+    }
     return entryCallFailed(call, st);
 }
 
-// The push of a backend with native thread state but without set_device_saving: save, then make
-// current. `*state` is written when saved.
-INFINIRT_COLD infiniStatus_t pushUnfused(Backend *b, int id, void **state) {
-    infiniStatus_t st = INFINIRT_PLUGIN_STATUS(b, thread_state_save, id, state);
-    if (st != INFINI_STATUS_SUCCESS) {
-        return pushFailed("thread_state_save", st);
-    }
-    if (b->table.set_device != nullptr) {
-        st = INFINIRT_PLUGIN_STATUS(b, set_device, id);
-        if (st != INFINI_STATUS_SUCCESS) {
-            return pushFailed("set_device", st);
-        }
-    }
-    return INFINI_STATUS_SUCCESS;
-}
-
-// Records the push of (type, id) as entry `depth` (below kDeviceStackDepth) of the thread's stack
-// and makes it infinirt's current device, before the plugin call, so that nothing of the push is
-// needed after the call: a failure undoes it (pushFailed).
-INFINIRT_INLINE void recordPush(ThreadHot &t, long depth, const Backend *b, int type, int id) {
-    const CurrentDevice pushed{type, id};
-    t.stack_prev[depth] = t.current;
-    t.stack_pushed[depth] = pushed;
-    t.stack_restore[depth] = b->pop_restore;
-    t.current = pushed;
-    t.stack_depth = depth + 1;
-}
-
-// The push through set_device_saving (cuda, hip): one plugin call saves and switches.
-INFINIRT_INLINE infiniStatus_t pushFused(const Backend *b, infinirtPluginSetDeviceSavingFn *fused, int type,
-                                         int id) {
-    ThreadHot &t = t_hot;
-    const long depth = t.stack_depth;
-    if (INFINIRT_UNLIKELY(depth >= kDeviceStackDepth)) {
-        return stackFull();
-    }
-    recordPush(t, depth, b, type, id);
-    t.flags &= kNoPluginDetailPending; // beginPluginCall
-    const infiniStatus_t st = fused(id, &t.stack_state[depth]);
-    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
-        return pushFailed("set_device_saving", st);
-    }
-    return successAsIs(st);
-}
-
-// The push of a backend without set_device_saving: a set_device where the backend has no native
-// thread state (cpu, opencl), else save then set (pushUnfused). Out of line, so that the fused
-// path keeps its registers to itself.
-__attribute__((noinline)) infiniStatus_t pushWithoutFused(Backend *b, int type, int id) {
-    ThreadHot &t = t_hot;
-    const long depth = t.stack_depth;
-    if (INFINIRT_UNLIKELY(depth >= kDeviceStackDepth)) {
-        return stackFull();
-    }
-    recordPush(t, depth, b, type, id);
-    if (b->table.thread_state_save != nullptr) {
-        return pushUnfused(b, id, &t.stack_state[depth]);
-    }
-    if (infinirtPluginSetDeviceFn *const set_device = b->table.set_device) {
-        t.flags &= kNoPluginDetailPending; // beginPluginCall
-        const infiniStatus_t st = set_device(id);
-        if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
-            return pushFailed("set_device", st);
-        }
-    }
-    return INFINI_STATUS_SUCCESS;
-}
-
 // Pops the thread's top entry: infinirt's current device back to the entry's, then the pushed
-// backend's native state, through the restore the push recorded (the backend's pop_restore:
-// thread_state_restore, which the registry pairs with thread_state_save, so where it exists the
-// state was saved; a no-op for a backend without native thread state). The entry is popped even
-// when the restore fails.
+// backend's native state, through its pop_restore (thread_state_restore, which the registry pairs
+// with thread_state_save, so where it exists the state was saved; a no-op for a backend without
+// native thread state). The entry is popped even when the restore fails.
 INFINIRT_INLINE infiniStatus_t popEntry() {
     ThreadHot &t = t_hot;
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+    bool empty; // the depth is decremented in place, its sign tested by the same instruction
+    __asm__("decq %0" : "+m"(t.stack_depth), "=@ccs"(empty));
+    if (INFINIRT_UNLIKELY(empty)) {
+        t.stack_depth = 0;
+        return stackEmpty();
+    }
+    const long top = t.stack_depth;
+#else
     const long top = t.stack_depth - 1;
     if (INFINIRT_UNLIKELY(top < 0)) {
         return stackEmpty();
     }
     t.stack_depth = top;
+#endif
     t.current = t.stack_prev[top];
     t.flags &= kNoPluginDetailPending; // beginPluginCall
-    const infiniStatus_t st = t.stack_restore[top](t.stack_pushed[top].id, t.stack_state[top]);
+    const infiniStatus_t st = t.stack_backend[top]->pop_restore(t.stack_id[top], t.stack_state[top]);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return entryCallFailed("thread_state_restore", st);
     }
@@ -154,13 +104,31 @@ __attribute__((noinline)) infiniStatus_t popReporting(infiniDevice_t *device, in
     return INFINI_STATUS_SUCCESS;
 }
 
-// The push of a valid (type, id) of the ready backend `b`.
-INFINIRT_INLINE infiniStatus_t pushOn(Backend *b, int type, int id) {
-    infinirtPluginSetDeviceSavingFn *const fused = b->table.set_device_saving;
-    if (fused == nullptr) {
-        return pushWithoutFused(b, type, id);
+// The push of a valid (type, id) of the ready backend `b`: the entry is recorded and (type, id)
+// made infinirt's current device before the plugin call, so that nothing of the push is needed
+// after it (a failure undoes it: pushFailed).
+INFINIRT_INLINE infiniStatus_t pushOn(const Backend *b, int type, int id) {
+    infinirtPluginSetDeviceSavingFn *const push_switch = b->push_switch;
+    ThreadHot &t = t_hot;
+    const long depth = t.stack_depth;
+    if (INFINIRT_UNLIKELY(depth >= kDeviceStackDepth)) {
+        return stackFull();
     }
-    return pushFused(b, fused, type, id);
+    t.stack_prev[depth] = t.current;
+    t.stack_backend[depth] = b;
+    t.stack_id[depth] = id;
+    t.current = CurrentDevice{type, id};
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__("incq %0" : "+m"(t.stack_depth)); // one instruction where GCC would form depth + 1 and store it
+#else
+    t.stack_depth = depth + 1;
+#endif
+    t.flags &= kNoPluginDetailPending; // beginPluginCall
+    const infiniStatus_t st = push_switch(id, &t.stack_state[depth]);
+    if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
+        return pushFailed(st);
+    }
+    return successAsIs(st);
 }
 
 // A push that readyBackend did not answer: the refusal, or the push once the loader is ready (out
@@ -176,6 +144,35 @@ __attribute__((noinline)) infiniStatus_t pushNotReady(int type, int id) {
 } // namespace
 
 infiniStatus_t infinirt::noThreadStateRestore(int, void *) { return INFINI_STATUS_SUCCESS; }
+
+namespace {
+// The backend of the push whose entry's state slot is `state` (ThreadHot::stack_state): the entry's
+// backend is in the parallel array stack_backend, at the same index (no thread-local access).
+INFINIRT_INLINE const Backend *pushedBackend(void **state) {
+    constexpr size_t kGap = offsetof(ThreadHot, stack_state) - offsetof(ThreadHot, stack_backend);
+    static_assert(kGap == sizeof(ThreadHot::stack_backend), "stack_backend is right before stack_state");
+    return *reinterpret_cast<const Backend *const *>(reinterpret_cast<char *>(state) - kGap);
+}
+} // namespace
+
+// The push has begun the plugin call: these make theirs directly. A failure of set_device is
+// named by pushFailed; thread_state_save's names itself.
+infiniStatus_t infinirt::pushSavingThenSetting(int id, void **state) {
+    const Backend *const b = pushedBackend(state);
+    const infiniStatus_t st = b->table.thread_state_save(id, state);
+    if (st != INFINI_STATUS_SUCCESS) {
+        t_hot.push_failed_call = "thread_state_save";
+        return st;
+    }
+    if (infinirtPluginSetDeviceFn *const set_device = b->table.set_device) {
+        return set_device(id);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t infinirt::pushSetting(int id, void **state) { return pushedBackend(state)->table.set_device(id); }
+
+infiniStatus_t infinirt::pushNothing(int, void **) { return INFINI_STATUS_SUCCESS; }
 
 extern "C" {
 

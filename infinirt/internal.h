@@ -71,6 +71,7 @@ INFINIRT_COLD infiniStatus_t pluginFailed(const char *backend, int device, const
 // none. Valid until the thread's next plugin call. Same precondition as pluginFailed.
 const char *takePluginDetail();
 struct HandleSlot;
+struct Backend;
 // The calling thread's current device.
 struct CurrentDevice {
     int type; // -1: not chosen yet on this thread (takes the process default)
@@ -100,15 +101,18 @@ struct ThreadHot {
     // device then): a failure puts it back (dispatch.h, makeCurrent).
     CurrentDevice switch_undo;
     // The thread's device stack (api_device_stack.cpp), entries [0, stack_depth), one array per
-    // field (8 bytes each: an index is an addressing mode): infinirt's current device before the
-    // push, the device pushed, and the pushed backend's native state as it was (thread_state_save's
-    // answer; meaningful where that backend has thread_state_restore).
+    // field (an index is an addressing mode): infinirt's current device before the push, the
+    // backend pushed (its pop_restore is what the pop calls) and the device id pushed, and the
+    // pushed backend's native state as it was (thread_state_save's answer; meaningful where that
+    // backend has thread_state_restore).
     long stack_depth;
     CurrentDevice stack_prev[kDeviceStackDepth];
-    CurrentDevice stack_pushed[kDeviceStackDepth];
+    const Backend *stack_backend[kDeviceStackDepth];
     void *stack_state[kDeviceStackDepth];
-    // What the pop of each entry calls: the pushed backend's pop_restore.
-    infiniStatus_t (*stack_restore[kDeviceStackDepth])(int device, void *state);
+    int stack_id[kDeviceStackDepth];
+    // thread_state_save where it failed in a push (pushSavingThenSetting), for the push's message;
+    // nullptr otherwise.
+    const char *push_failed_call;
     // The thread's answers from the allocation record (allocations.h): the copy, fill and launch
     // paths read them with the same TLS access as the fields above.
     detail::LookupCache lookups;
@@ -184,13 +188,25 @@ struct Backend {
     // Per device: 1 where its memory is ordinary host memory (traits.device_memory_is_host, or
     // where that is 2 the device's properties), asked once with the device count.
     std::vector<unsigned char> memory_is_host;
-    // What a pop calls for an entry this backend pushed (api_device_stack.cpp): the table's
-    // thread_state_restore (layers included), or noThreadStateRestore where the backend has no
-    // native thread state; set once the tables are final, never NULL then.
+    // What a push calls to make a device of this backend current, saving the thread's native
+    // state into *state (api_device_stack.cpp): the table's set_device_saving (layers included),
+    // else the loader's pushSavingThenSetting, pushSetting or pushNothing, by the entries the backend
+    // has; set once the tables are final, never NULL then.
+    infinirtPluginSetDeviceSavingFn *push_switch = nullptr;
+    // What a pop calls for an entry this backend pushed: the table's thread_state_restore (layers
+    // included), or noThreadStateRestore where the backend has no native thread state; set with
+    // push_switch, never NULL then.
     infinirtPluginThreadStateRestoreFn *pop_restore = nullptr;
 };
 // pop_restore of a backend without native thread state: does nothing, answers SUCCESS.
 infiniStatus_t noThreadStateRestore(int device, void *state);
+// push_switch of a backend without set_device_saving, called with `state` in the pushed entry:
+// thread_state_save, then set_device where the backend has it; set_device (a backend without native
+// thread state); nothing (a backend with neither). A failure of thread_state_save is named in
+// ThreadHot::push_failed_call.
+infiniStatus_t pushSavingThenSetting(int device, void **state);
+infiniStatus_t pushSetting(int device, void **state);
+infiniStatus_t pushNothing(int device, void **state);
 
 // traits.device_memory_is_host's value for "each device's get_device_properties says"
 // (infinirt_plugin.h); any other value but 0 means every device.
@@ -268,8 +284,9 @@ INFINIRT_INLINE infiniStatus_t checkDevice(int type, int id, Backend *&backend) 
 // PushDevice): from g_ready_backends, which is empty until the loader is ready and in a forked
 // child. nullptr otherwise: the entry then asks readyBackendRefused.
 INFINIRT_INLINE Backend *readyBackend(int type, int id) {
-    if (INFINIRT_LIKELY(static_cast<unsigned>(type) < static_cast<unsigned>(kTypeCount))) {
-        Backend *const backend = g_ready_backends[type].load(std::memory_order_acquire);
+    const size_t index = static_cast<unsigned>(type); // the one zero-extension: it indexes and is the type
+    if (INFINIRT_LIKELY(index < static_cast<size_t>(kTypeCount))) {
+        Backend *const backend = g_ready_backends[index].load(std::memory_order_acquire);
         if (INFINIRT_LIKELY(backend != nullptr &&
                             static_cast<unsigned>(id) < static_cast<unsigned>(backend->device_count))) {
             return backend;

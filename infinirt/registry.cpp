@@ -390,6 +390,10 @@ void loadAll() {
     installLayers(r);
     for (Backend *b : r.by_type) {
         if (b != nullptr) {
+            b->push_switch = b->table.set_device_saving != nullptr    ? b->table.set_device_saving
+                             : b->table.thread_state_save != nullptr ? pushSavingThenSetting
+                             : b->table.set_device != nullptr        ? pushSetting
+                                                                     : pushNothing;
             b->pop_restore = b->table.thread_state_restore != nullptr ? b->table.thread_state_restore
                                                                       : noThreadStateRestore;
         }
