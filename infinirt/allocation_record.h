@@ -61,6 +61,11 @@ constexpr uint64_t kAnyOwner = ~uint64_t{0};
 // are kept apart from the records (a scan reads two cache lines), and an answer is a pointer to
 // the record. No entry holds NULL (the first gap starts at 1): a fast path that finds a pointer
 // here knows it is not NULL. It lives in the thread's ThreadHot (internal.h).
+// What a cache entry holds, for a copy's kind: memory infinirt did not allocate, an allocation of
+// a host kind (pinned, mapped, ...), or device memory.
+constexpr uint8_t kGapSide = 0;
+constexpr uint8_t kHostSide = 1;
+constexpr uint8_t kDeviceSide = 2;
 constexpr unsigned kCachedRanges = 8; // a copy's two sides, a kernel's pointer arguments
 struct LookupCache {
     uint64_t generation = 0;                     // 0: empty (the record's generation starts at 1)
@@ -68,6 +73,7 @@ struct LookupCache {
     uintptr_t span[kCachedRanges] = {};          // 0: an unused entry
     uint64_t owner[kCachedRanges] = {};          // an allocation's device (ownerBits); kAnyOwner for a gap
     const Allocation *found[kCachedRanges] = {}; // nullptr: a gap; else &records[i]
+    uint8_t side[kCachedRanges] = {};            // kGapSide, kHostSide or kDeviceSide
     unsigned next = 0;                           // the entry a miss replaces
     Allocation records[kCachedRanges];
 };

@@ -62,6 +62,7 @@ const Allocation *fill(Table &t, LookupCache &c, uintptr_t p, uint64_t generatio
     uintptr_t lo = 1; // never 0: NULL misses every cache (allocations.h)
     c.found[i] = nullptr;
     c.owner[i] = detail::kAnyOwner;
+    c.side[i] = detail::kGapSide;
     if (it != t.live.begin()) {
         --it;
         const uintptr_t end = it->first + (it->second.size > 0 ? it->second.size : 1);
@@ -71,6 +72,7 @@ const Allocation *fill(Table &t, LookupCache &c, uintptr_t p, uint64_t generatio
             c.records[i] = it->second;
             c.found[i] = &c.records[i];
             c.owner[i] = detail::ownerBits(it->second.type, it->second.device);
+            c.side[i] = it->second.kind == INFINIRT_MEMORY_DEVICE ? detail::kDeviceSide : detail::kHostSide;
         } else {
             lo = end;
         }

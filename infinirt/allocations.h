@@ -86,21 +86,30 @@ inline bool cacheIsCurrent(const LookupCache &c) {
     return c.generation == g_allocation_generation.load(std::memory_order_acquire);
 }
 
-// For a fast path: the cache's entry holding `p` holds all `size` bytes from it, and is memory
-// infinirt did not allocate or an allocation of the device `owner` (ownerBits); `out` is its
-// answer (the record, or nullptr for memory infinirt did not allocate). False on a miss or
+// For a fast path: whether the cache's entry holding `p` holds all `size` bytes from it, and is
+// memory infinirt did not allocate or an allocation of the device `owner` (ownerBits): then the
+// entry's side (kGapSide, kHostSide, kDeviceSide: what a copy's kind needs), else -1, on a miss or
 // anything else: the caller's general path decides, and its lookup fills the cache. A fast path
 // answered here calls nothing before its plugin, and a NULL `p` always misses (allocation_record.h).
-// The caller has checked cacheIsCurrent.
-inline bool cachedOn(const LookupCache &c, const void *p, size_t size, uint64_t owner, const Allocation *&out) {
+// The caller has checked cacheIsCurrent. Each entry's test is written out, so that a hit is
+// decided with the entry's own fields at fixed offsets (no index carried to a shared tail).
+INFINIRT_INLINE int cachedSide(const LookupCache &c, const void *p, size_t size, uint64_t owner) {
     const uintptr_t v = reinterpret_cast<uintptr_t>(p);
-    const int i = cachedRange(c, v);
-    if (INFINIRT_UNLIKELY(i < 0)) {
-        return false;
+#define INFINIRT_CACHED_ENTRY(i)                                                                               \
+    if (const uintptr_t off = v - c.lo[i]; off < c.span[i]) {                                                  \
+        return size <= c.span[i] - off && (c.owner[i] == owner || c.owner[i] == kAnyOwner) ? c.side[i] : -1;   \
     }
-    const uint64_t o = c.owner[i];
-    out = c.found[i];
-    return size <= c.span[i] - (v - c.lo[i]) && (o == owner || o == kAnyOwner);
+    INFINIRT_CACHED_ENTRY(0)
+    INFINIRT_CACHED_ENTRY(1)
+    INFINIRT_CACHED_ENTRY(2)
+    INFINIRT_CACHED_ENTRY(3)
+    INFINIRT_CACHED_ENTRY(4)
+    INFINIRT_CACHED_ENTRY(5)
+    INFINIRT_CACHED_ENTRY(6)
+    INFINIRT_CACHED_ENTRY(7)
+#undef INFINIRT_CACHED_ENTRY
+    static_assert(kCachedRanges == 8, "one test per entry");
+    return -1;
 }
 } // namespace detail
 

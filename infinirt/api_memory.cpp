@@ -187,6 +187,16 @@ infinirtMemcpyKind_t inferKind(const Side &d, const Side &s) {
     return s.device() ? INFINIRT_MEMCPY_D2H : INFINIRT_MEMCPY_H2H;
 }
 
+// inferKind from the two sides' cache entries (cachedSide).
+INFINIRT_INLINE infinirtMemcpyKind_t kindOfSides(int d, int s) {
+    static constexpr infinirtMemcpyKind_t kKinds[3][3] = {
+        {INFINIRT_MEMCPY_DEFAULT, INFINIRT_MEMCPY_DEFAULT, INFINIRT_MEMCPY_DEFAULT}, // dst not infinirt's
+        {INFINIRT_MEMCPY_DEFAULT, INFINIRT_MEMCPY_H2H, INFINIRT_MEMCPY_D2H},         // dst host memory
+        {INFINIRT_MEMCPY_DEFAULT, INFINIRT_MEMCPY_H2D, INFINIRT_MEMCPY_D2D}};        // dst device memory
+    static_assert(detail::kGapSide == 0 && detail::kHostSide == 1 && detail::kDeviceSide == 2, "the table's order");
+    return kKinds[d][s];
+}
+
 // Both pointers are memory infinirt allocated, of two different devices.
 bool onTwoDevices(const Side &d, const Side &s) {
     return d.known() && s.known() && (d.a->type != s.a->type || d.a->device != s.a->device);
@@ -410,31 +420,62 @@ __attribute__((noinline)) infiniStatus_t memcpyAsyncGeneral(void *dst, const voi
     return INFINIRT_SUBMIT_CALL(r, r.backend, memcpy_async, r.device, dst, src, size, kind, r.native);
 }
 
+// A copy of kind DEFAULT on a stream: the entry's fast path, with the kind inferred from the two
+// sides' cache entries (kindOfSides); anything else takes memcpyAsyncGeneral.
+__attribute__((noinline)) infiniStatus_t memcpyAsyncInferred(void *dst, const void *src, size_t size,
+                                                             infinirtStream_t stream) {
+    HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
+    if (INFINIRT_LIKELY(slot != nullptr && size != 0)) {
+        ThreadHot *const hot = threadHot();
+        const detail::LookupCache &cache = hot->lookups;
+        const uint64_t owner = detail::ownerBits(slot->type, slot->device);
+        if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache))) {
+            const int d = detail::cachedSide(cache, dst, size, owner);
+            if (INFINIRT_LIKELY(d >= 0)) {
+                __asm__("" ::: "memory");
+                const int s = detail::cachedSide(cache, src, size, owner);
+                infinirtPluginMemcpyAsyncFn *const copy = slot->backend->table.memcpy_async;
+                if (INFINIRT_LIKELY(s >= 0 && copy != nullptr && markSubmitting(hot, slot))) {
+                    return submittedStatus(hot, "memcpy_async",
+                                           copy(slot->device, dst, src, size, kindOfSides(d, s), slot->native));
+                }
+            }
+        }
+    }
+    return memcpyAsyncGeneral(dst, src, size, INFINIRT_MEMCPY_DEFAULT, stream);
+}
+
 // The calls infinirtMemcpyAsync's fast path leaves (one out-of-line callee with the entry's
-// arguments, so the explicit stream's path is the same code whatever happens here): on the NULL
-// stream, its own fast path, taken when the thread's current device is ready
-// (currentReadyBackend), the kind is valid, both pointers are given, and each side is memory
-// infinirt did not allocate or a range within an allocation of the current device; everything
-// else takes memcpyAsyncGeneral. The default stream never captures (submitTo's path for no slot):
-// the plugin call is made directly.
+// arguments, so the explicit stream's path is the same code whatever happens here):
+// a copy of kind DEFAULT on a stream, memcpyAsyncInferred; on the NULL stream, its own fast path,
+// taken when the thread's current device is ready
+//   (currentReadyBackend), the kind is valid, both pointers are given, and each side is memory
+//   infinirt did not allocate or a range within an allocation of the current device. The default
+//   stream never captures (submitTo's path for no slot): the plugin call is made directly.
+// Everything else takes memcpyAsyncGeneral.
 __attribute__((noinline)) infiniStatus_t memcpyAsyncOffFastPath(void *dst, const void *src, size_t size, int kind_value,
                                                                 infinirtStream_t stream) {
-    if (stream == nullptr) {
+    if (stream != nullptr) {
+        if (kind_value == INFINIRT_MEMCPY_DEFAULT) {
+            return memcpyAsyncInferred(dst, src, size, stream);
+        }
+    } else {
         ThreadHot *const hot = threadHot();
         const CurrentDevice &current = hot->current;
         Backend *const b = currentReadyBackend(current);
         if (INFINIRT_LIKELY(b != nullptr && size != 0 &&
                             static_cast<unsigned>(kind_value) <= static_cast<unsigned>(INFINIRT_MEMCPY_DEFAULT))) {
             const detail::LookupCache &cache = hot->lookups;
-            Side d;
-            Side s;
             const uint64_t owner = detail::ownerBits(current.type, current.id);
-            if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && detail::cachedOn(cache, dst, size, owner, d.a) &&
-                                detail::cachedOn(cache, src, size, owner, s.a))) {
-                const infinirtMemcpyKind_t kind = static_cast<infinirtMemcpyKind_t>(kind_value);
-                const infinirtMemcpyKind_t k = kind == INFINIRT_MEMCPY_DEFAULT ? inferKind(d, s) : kind;
-                if (auto *const call = b->table.memcpy_async) { // else the general path's NOT_IMPLEMENTED
-                    hot->flags &= kNoPluginDetailPending;         // beginPluginCall
+            const int d = detail::cacheIsCurrent(cache) ? detail::cachedSide(cache, dst, size, owner) : -1;
+            if (INFINIRT_LIKELY(d >= 0)) {
+                __asm__("" ::: "memory");
+                const int s = detail::cachedSide(cache, src, size, owner);
+                auto *const call = b->table.memcpy_async; // else the general path's NOT_IMPLEMENTED
+                if (INFINIRT_LIKELY(s >= 0 && call != nullptr)) {
+                    const infinirtMemcpyKind_t kind = static_cast<infinirtMemcpyKind_t>(kind_value);
+                    const infinirtMemcpyKind_t k = kind == INFINIRT_MEMCPY_DEFAULT ? kindOfSides(d, s) : kind;
+                    hot->flags &= kNoPluginDetailPending; // beginPluginCall
                     const infiniStatus_t st = call(current.id, dst, src, size, k, nullptr);
                     return INFINIRT_LIKELY(st == INFINI_STATUS_SUCCESS) ? successAsIs(st)
                                                                         : currentDeviceCallFailed("memcpy_async", st);
@@ -451,23 +492,25 @@ extern "C" {
 __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
                                             infinirtStream_t stream) {
     // No INFINIRT_ENTER: the handles' paths check (dispatch.h). The fast path: a live stream that is
-    // not capturing, a valid kind, both pointers given, and each side memory infinirt did not
-    // allocate or a range within an allocation of the stream's device; everything else (the NULL
-    // stream, checks, notes, refusals, the peer path) takes memcpyAsyncOffFastPath.
+    // not capturing, a valid kind other than DEFAULT, both pointers given, and each side memory
+    // infinirt did not allocate or a range within an allocation of the stream's device; everything
+    // else (DEFAULT, the NULL stream, checks, notes, refusals, the peer path) takes
+    // memcpyAsyncOffFastPath. The barrier between the two sides'
+    // tests keeps the first side's entry out of registers (fewer registers saved).
+    if (INFINIRT_UNLIKELY(static_cast<unsigned>(enumInt(kind)) >= static_cast<unsigned>(INFINIRT_MEMCPY_DEFAULT))) {
+        return memcpyAsyncOffFastPath(dst, src, size, enumInt(kind), stream); // first: DEFAULT needs no lookup here
+    }
     HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
-    if (INFINIRT_LIKELY(slot != nullptr && size != 0 &&
-                        static_cast<unsigned>(enumInt(kind)) <= static_cast<unsigned>(INFINIRT_MEMCPY_DEFAULT))) {
+    if (INFINIRT_LIKELY(slot != nullptr && size != 0)) {
         ThreadHot *const hot = threadHot();
         const detail::LookupCache &cache = hot->lookups;
-        Side d;
-        Side s;
         const uint64_t owner = detail::ownerBits(slot->type, slot->device);
-        if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && detail::cachedOn(cache, dst, size, owner, d.a) &&
-                            detail::cachedOn(cache, src, size, owner, s.a))) {
-            const infinirtMemcpyKind_t k = kind == INFINIRT_MEMCPY_DEFAULT ? inferKind(d, s) : kind;
+        if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && detail::cachedSide(cache, dst, size, owner) >= 0)) {
+            __asm__("" ::: "memory");
             infinirtPluginMemcpyAsyncFn *const copy = slot->backend->table.memcpy_async;
-            if (INFINIRT_LIKELY(copy != nullptr && markSubmitting(hot, slot))) {
-                return submittedStatus(hot, "memcpy_async", copy(slot->device, dst, src, size, k, slot->native));
+            if (INFINIRT_LIKELY(detail::cachedSide(cache, src, size, owner) >= 0 && copy != nullptr &&
+                                markSubmitting(hot, slot))) {
+                return submittedStatus(hot, "memcpy_async", copy(slot->device, dst, src, size, kind, slot->native));
             }
         }
     }
@@ -549,9 +592,8 @@ __attribute__((noinline)) infiniStatus_t memsetAsyncOffFastPath(void *ptr, int v
         Backend *const b = currentReadyBackend(current);
         if (INFINIRT_LIKELY(b != nullptr && count != 0)) {
             const detail::LookupCache &cache = hot->lookups;
-            const Allocation *a;
             if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) &&
-                                detail::cachedOn(cache, ptr, count, detail::ownerBits(current.type, current.id), a))) {
+                                detail::cachedSide(cache, ptr, count, detail::ownerBits(current.type, current.id)) >= 0)) {
                 if (auto *const call = b->table.memset_async) { // else the general path's NOT_IMPLEMENTED
                     hot->flags &= kNoPluginDetailPending;         // beginPluginCall
                     const infiniStatus_t st = call(current.id, ptr, value, count, nullptr);
@@ -575,9 +617,8 @@ __export infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t count, 
     if (INFINIRT_LIKELY(slot != nullptr && count != 0)) {
         ThreadHot *const hot = threadHot();
         const detail::LookupCache &cache = hot->lookups;
-        const Allocation *a;
         if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) &&
-                            detail::cachedOn(cache, ptr, count, detail::ownerBits(slot->type, slot->device), a))) {
+                            detail::cachedSide(cache, ptr, count, detail::ownerBits(slot->type, slot->device)) >= 0)) {
             infinirtPluginMemsetAsyncFn *const fill = slot->backend->table.memset_async;
             if (INFINIRT_LIKELY(fill != nullptr && markSubmitting(hot, slot))) {
                 return submittedStatus(hot, "memset_async", fill(slot->device, ptr, value, count, slot->native));

@@ -122,7 +122,16 @@ extern __thread ThreadHot t_hot INFINIRT_HIDDEN;
 // both sides of a call: GCC would otherwise compute it again (a TLS descriptor call) after each
 // call, or for each atomic access, unless it is pinned in a register.
 INFINIRT_INLINE ThreadHot *threadHot() {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
+    // The descriptor call's answer, the offset, added to the thread pointer once pinned: GCC would
+    // otherwise materialise the descriptor's address in a register of its own first.
+    uintptr_t off = reinterpret_cast<uintptr_t>(&t_hot) - reinterpret_cast<uintptr_t>(__builtin_thread_pointer());
+    __asm__("" : "+r"(off));
+    ThreadHot *pinned = reinterpret_cast<ThreadHot *>(off + reinterpret_cast<uintptr_t>(__builtin_thread_pointer()));
+#else
     ThreadHot *pinned = &t_hot;
+#endif
 #if defined(__GNUC__)
     __asm__("" : "+r"(pinned));
 #endif

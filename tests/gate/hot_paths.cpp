@@ -121,6 +121,9 @@ int main(int argc, char **argv) {
         {"infinirtEventRecord", [&] { infinirtEventRecord(event, stream); }},
         {"infinirtMemsetAsync", [&] { infinirtMemsetAsync(dev, 0, 64, stream); }},
         {"infinirtMemcpyAsync", [&] { infinirtMemcpyAsync(dev, pinned, 64, INFINIRT_MEMCPY_H2D, stream); }},
+        // The kind inferred from the two allocations (the fast path's records).
+        {"infinirtMemcpyAsync (DEFAULT kind)",
+         [&] { infinirtMemcpyAsync(dev, pinned, 64, INFINIRT_MEMCPY_DEFAULT, stream); }},
         // The current device's default stream: the stream is resolved from the thread's current device.
         {"infinirtMemcpyAsync (NULL stream)",
          [&] { infinirtMemcpyAsync(dev, pinned, 64, INFINIRT_MEMCPY_H2D, nullptr); }},
