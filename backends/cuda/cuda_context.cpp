@@ -127,47 +127,23 @@ namespace {
     return INFINI_STATUS_SUCCESS;
 }
 
-/* SUCCESS as a value of its own at setDeviceSaving's return: without the barrier GCC keeps the
- * driver's status (known to be 0 there) in a saved register across the switch to return it. */
-__attribute__((always_inline)) inline infiniStatus_t successAsIs(infiniStatus_t st) {
-    __asm__("" : "+r"(st));
-    return st;
-}
-
-/* What switchToPrimary keeps across the driver call, in the frame (the driver is handed &cur, so
- * the whole object stays in memory): no register is saved. With the caller's state slot where the
- * switch saves what was current (setDeviceSaving). */
-template <bool kSaving>
-struct SwitchFrame {
+/* Makes cuda:`device`'s primary context current with one read of the current context, which goes
+ * to *was on success (setDevice, setDeviceSaving). */
+__attribute__((always_inline)) inline infiniStatus_t switchToPrimary(int device, CUcontext *was) {
     CUcontext want = nullptr;
-    CUcontext cur = nullptr;
-};
-template <>
-struct SwitchFrame<true> {
-    CUcontext want = nullptr;
-    CUcontext cur = nullptr;
-    void **state = nullptr;
-};
-
-/* Makes cuda:`device`'s primary context current with one read of the current context; with
- * kSaving, that context goes to *f.state on success (setDevice, setDeviceSaving). */
-template <bool kSaving>
-__attribute__((always_inline)) inline infiniStatus_t switchToPrimary(int device, SwitchFrame<kSaving> &f) {
-    if (infiniStatus_t status = primary(device, &f.want)) {
+    if (infiniStatus_t status = primary(device, &want)) {
         return status;
     }
-    if (CUresult rc = nativeApi().cuCtxGetCurrent(&f.cur)) {
+    CUcontext cur = nullptr;
+    if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
         return contextCallFailed("cuCtxGetCurrent", rc, "reading the thread's context to make the device current");
     }
-    if (f.cur != f.want) {
-        if (infiniStatus_t status = makeContextCurrent(f.want, "making the device's primary context current")) {
+    if (cur != want) {
+        if (infiniStatus_t status = makeContextCurrent(want, "making the device's primary context current")) {
             return status;
         }
     }
-    if constexpr (kSaving) {
-        *f.state = f.cur;
-        return successAsIs(INFINI_STATUS_SUCCESS);
-    }
+    *was = cur;
     return INFINI_STATUS_SUCCESS;
 }
 } // namespace
@@ -175,8 +151,8 @@ __attribute__((always_inline)) inline infiniStatus_t switchToPrimary(int device,
 /* Like cudaSetDevice: the primary context replaces whatever is current on top of the thread's
  * stack, so CUDA-runtime code that follows in this thread runs on the same context. */
 infiniStatus_t setDevice(int device) {
-    SwitchFrame<false> f;
-    return switchToPrimary(device, f);
+    CUcontext was = nullptr;
+    return switchToPrimary(device, &was);
 }
 
 /* The thread's current context, whatever it is (a context of the caller's, a primary context, or
@@ -192,25 +168,23 @@ infiniStatus_t threadStateSave(int, void **state) {
 
 /* threadStateSave then setDevice with one read of the current context, for infinirtPushDevice. */
 infiniStatus_t setDeviceSaving(int device, void **state) {
-    SwitchFrame<true> f;
-    f.state = state;
-    return switchToPrimary(device, f);
+    CUcontext was = nullptr;
+    if (infiniStatus_t status = switchToPrimary(device, &was)) {
+        return status;
+    }
+    *state = was;
+    return INFINI_STATUS_SUCCESS;
 }
 
 /* Makes the saved context current again, replacing the top of the thread's stack as setDevice
  * did; a NULL one leaves the thread with no context. cuCtxSetCurrent creates and retains nothing. */
 infiniStatus_t threadStateRestore(int, void *state) {
-    /* The saved context beside the one the driver reports, in the frame: nothing is kept in a
-     * register across the driver call (no register saved), as in setDevice. */
-    struct {
-        CUcontext cur;
-        CUcontext saved;
-    } contexts{nullptr, static_cast<CUcontext>(state)};
-    if (CUresult rc = nativeApi().cuCtxGetCurrent(&contexts.cur)) {
+    CUcontext cur = nullptr;
+    if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
         return contextCallFailed("cuCtxGetCurrent", rc, "reading the thread's context to restore the one saved by the push");
     }
-    if (contexts.cur != contexts.saved) {
-        return makeContextCurrent(contexts.saved, "restoring the context saved by the push");
+    if (cur != static_cast<CUcontext>(state)) {
+        return makeContextCurrent(static_cast<CUcontext>(state), "restoring the context saved by the push");
     }
     return INFINI_STATUS_SUCCESS;
 }
