@@ -52,7 +52,7 @@ INFINIRT_COLD infiniStatus_t pushFailed(infiniStatus_t st) {
 }
 
 // Pops the thread's top entry: infinirt's current device back to the entry's, then the pushed
-// backend's native state, through its pop_restore (thread_state_restore, which the registry pairs
+// backend's native state, through its pop_restore as the entry recorded it (thread_state_restore, which the registry pairs
 // with thread_state_save, so where it exists the state was saved; a no-op for a backend without
 // native thread state). The entry is popped even when the restore fails.
 INFINIRT_INLINE infiniStatus_t popEntry() {
@@ -74,7 +74,7 @@ INFINIRT_INLINE infiniStatus_t popEntry() {
 #endif
     t.current = t.stack_prev[top];
     t.flags &= kNoPluginDetailPending; // beginPluginCall
-    const infiniStatus_t st = t.stack_backend[top]->pop_restore(t.stack_id[top], t.stack_state[top]);
+    const infiniStatus_t st = t.stack_restore[top](t.stack_id[top], t.stack_state[top]);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return entryCallFailed("thread_state_restore", st);
     }
@@ -117,6 +117,7 @@ INFINIRT_INLINE infiniStatus_t pushOn(const Backend *b, int type, int id) {
     t.stack_prev[depth] = t.current;
     t.stack_backend[depth] = b;
     t.stack_id[depth] = id;
+    t.stack_restore[depth] = b->pop_restore;
     t.current = CurrentDevice{type, id};
 #if defined(__x86_64__) && defined(__GNUC__)
     __asm__("incq %0" : "+m"(t.stack_depth)); // one instruction where GCC would form depth + 1 and store it

@@ -102,14 +102,16 @@ struct ThreadHot {
     CurrentDevice switch_undo;
     // The thread's device stack (api_device_stack.cpp), entries [0, stack_depth), one array per
     // field (an index is an addressing mode): infinirt's current device before the push, the
-    // backend pushed (its pop_restore is what the pop calls) and the device id pushed, and the
-    // pushed backend's native state as it was (thread_state_save's answer; meaningful where that
-    // backend has thread_state_restore).
+    // backend pushed and the device id pushed, the pushed backend's native state as it was
+    // (thread_state_save's answer; meaningful where that backend has thread_state_restore), and
+    // what the pop calls (the backend's pop_restore, kept in the entry so that the pop's call
+    // waits for no load through the backend).
     long stack_depth;
     CurrentDevice stack_prev[kDeviceStackDepth];
     const Backend *stack_backend[kDeviceStackDepth];
     void *stack_state[kDeviceStackDepth];
     int stack_id[kDeviceStackDepth];
+    infiniStatus_t (*stack_restore[kDeviceStackDepth])(int device, void *state);
     // thread_state_save where it failed in a push (pushSavingThenSetting), for the push's message;
     // nullptr otherwise.
     const char *push_failed_call;

@@ -179,7 +179,7 @@ infiniStatus_t setDeviceSaving(int device, void **state) {
 /* Makes the saved context current again, replacing the top of the thread's stack as setDevice
  * did; a NULL one leaves the thread with no context. cuCtxSetCurrent creates and retains nothing. */
 infiniStatus_t threadStateRestore(int, void *state) {
-    CUcontext cur = nullptr;
+    CUcontext cur; /* written by the driver when it succeeds, and read only then */
     if (CUresult rc = nativeApi().cuCtxGetCurrent(&cur)) {
         return contextCallFailed("cuCtxGetCurrent", rc, "reading the thread's context to restore the one saved by the push");
     }
