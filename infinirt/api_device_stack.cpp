@@ -6,8 +6,7 @@
 // disturbing its caller, whatever the caller had made current natively (a CUDA context of its own,
 // or none). A push calls its backend's push_switch: set_device_saving, which saves and switches in
 // one plugin call, or the loader's own (internal.h), which call thread_state_save and set_device
-// where the backend has them. A pop calls the
-// pushed backend's pop_restore.
+// where the backend has them. A pop calls the pushed backend's pop_restore.
 #include "dispatch.h"
 
 using namespace infinirt;
@@ -52,9 +51,9 @@ INFINIRT_COLD infiniStatus_t pushFailed(infiniStatus_t st) {
 }
 
 // Pops the thread's top entry: infinirt's current device back to the entry's, then the pushed
-// backend's native state, through its pop_restore as the entry recorded it (thread_state_restore, which the registry pairs
-// with thread_state_save, so where it exists the state was saved; a no-op for a backend without
-// native thread state). The entry is popped even when the restore fails.
+// backend's native state, through its pop_restore as the entry recorded it (thread_state_restore,
+// which the registry pairs with thread_state_save, so where it exists the state was saved; a no-op
+// for a backend without native thread state). The entry is popped even when the restore fails.
 INFINIRT_INLINE infiniStatus_t popEntry() {
     ThreadHot &t = t_hot;
 #if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)

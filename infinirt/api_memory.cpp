@@ -420,39 +420,58 @@ __attribute__((noinline)) infiniStatus_t memcpyAsyncGeneral(void *dst, const voi
     return INFINIRT_SUBMIT_CALL(r, r.backend, memcpy_async, r.device, dst, src, size, kind, r.native);
 }
 
-// A copy of kind DEFAULT on a stream: the entry's fast path, with the kind inferred from the two
-// sides' cache entries (kindOfSides); anything else takes memcpyAsyncGeneral.
+// The explicit stream's copy fast path: a live stream that is not capturing, and each side memory
+// infinirt did not allocate or a range within an allocation of the stream's device, answered by
+// the thread's cache alone; the kind is `kind`, or with kInfer the one the two sides' cache
+// entries give (kindOfSides, no record read). False when it submitted nothing (the caller takes
+// its next path), else true with the submission's status in `st`. The barrier between the two
+// sides' tests keeps the first side's entry out of registers (fewer registers saved).
+template <bool kInfer>
+INFINIRT_INLINE bool copyOnStream(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
+                                  infinirtStream_t stream, infiniStatus_t &st) {
+    HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
+    if (INFINIRT_UNLIKELY(slot == nullptr || size == 0)) {
+        return false;
+    }
+    ThreadHot *const hot = threadHot();
+    const detail::LookupCache &cache = hot->lookups;
+    const uint64_t owner = detail::ownerBits(slot->type, slot->device);
+    if (INFINIRT_UNLIKELY(!detail::cacheIsCurrent(cache))) {
+        return false;
+    }
+    const int d = detail::cachedSide(cache, dst, size, owner);
+    if (INFINIRT_UNLIKELY(d < 0)) {
+        return false;
+    }
+    __asm__("" ::: "memory");
+    infinirtPluginMemcpyAsyncFn *const copy = slot->backend->table.memcpy_async;
+    const int s = detail::cachedSide(cache, src, size, owner);
+    if (INFINIRT_UNLIKELY(s < 0 || copy == nullptr || !markSubmitting(hot, slot))) {
+        return false;
+    }
+    st = submittedStatus(hot, "memcpy_async",
+                         copy(slot->device, dst, src, size, kInfer ? kindOfSides(d, s) : kind, slot->native));
+    return true;
+}
+
+// A copy of kind DEFAULT on a stream: copyOnStream with the kind inferred; anything else takes
+// memcpyAsyncGeneral.
 __attribute__((noinline)) infiniStatus_t memcpyAsyncInferred(void *dst, const void *src, size_t size,
                                                              infinirtStream_t stream) {
-    HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
-    if (INFINIRT_LIKELY(slot != nullptr && size != 0)) {
-        ThreadHot *const hot = threadHot();
-        const detail::LookupCache &cache = hot->lookups;
-        const uint64_t owner = detail::ownerBits(slot->type, slot->device);
-        if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache))) {
-            const int d = detail::cachedSide(cache, dst, size, owner);
-            if (INFINIRT_LIKELY(d >= 0)) {
-                __asm__("" ::: "memory");
-                const int s = detail::cachedSide(cache, src, size, owner);
-                infinirtPluginMemcpyAsyncFn *const copy = slot->backend->table.memcpy_async;
-                if (INFINIRT_LIKELY(s >= 0 && copy != nullptr && markSubmitting(hot, slot))) {
-                    return submittedStatus(hot, "memcpy_async",
-                                           copy(slot->device, dst, src, size, kindOfSides(d, s), slot->native));
-                }
-            }
-        }
+    infiniStatus_t st;
+    if (INFINIRT_LIKELY(copyOnStream<true>(dst, src, size, INFINIRT_MEMCPY_DEFAULT, stream, st))) {
+        return st;
     }
     return memcpyAsyncGeneral(dst, src, size, INFINIRT_MEMCPY_DEFAULT, stream);
 }
 
 // The calls infinirtMemcpyAsync's fast path leaves (one out-of-line callee with the entry's
-// arguments, so the explicit stream's path is the same code whatever happens here):
-// a copy of kind DEFAULT on a stream, memcpyAsyncInferred; on the NULL stream, its own fast path,
-// taken when the thread's current device is ready
-//   (currentReadyBackend), the kind is valid, both pointers are given, and each side is memory
-//   infinirt did not allocate or a range within an allocation of the current device. The default
-//   stream never captures (submitTo's path for no slot): the plugin call is made directly.
-// Everything else takes memcpyAsyncGeneral.
+// arguments, so the explicit stream's path is the same code whatever happens here): a copy of
+// kind DEFAULT on a stream goes to memcpyAsyncInferred; the NULL stream has its own fast path,
+// taken when the thread's current device is ready (currentReadyBackend), the kind is valid, both
+// pointers are given, and each side is memory infinirt did not allocate or a range within an
+// allocation of the current device. The default stream never captures (submitTo's path for no
+// slot): the plugin call is made directly. Everything else takes memcpyAsyncGeneral.
 __attribute__((noinline)) infiniStatus_t memcpyAsyncOffFastPath(void *dst, const void *src, size_t size, int kind_value,
                                                                 infinirtStream_t stream) {
     if (stream != nullptr) {
@@ -495,24 +514,13 @@ __export infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t s
     // not capturing, a valid kind other than DEFAULT, both pointers given, and each side memory
     // infinirt did not allocate or a range within an allocation of the stream's device; everything
     // else (DEFAULT, the NULL stream, checks, notes, refusals, the peer path) takes
-    // memcpyAsyncOffFastPath. The barrier between the two sides'
-    // tests keeps the first side's entry out of registers (fewer registers saved).
+    // memcpyAsyncOffFastPath (copyOnStream).
     if (INFINIRT_UNLIKELY(static_cast<unsigned>(enumInt(kind)) >= static_cast<unsigned>(INFINIRT_MEMCPY_DEFAULT))) {
         return memcpyAsyncOffFastPath(dst, src, size, enumInt(kind), stream); // first: DEFAULT needs no lookup here
     }
-    HandleSlot *const slot = handles().lookup(stream, HandleKind::Stream);
-    if (INFINIRT_LIKELY(slot != nullptr && size != 0)) {
-        ThreadHot *const hot = threadHot();
-        const detail::LookupCache &cache = hot->lookups;
-        const uint64_t owner = detail::ownerBits(slot->type, slot->device);
-        if (INFINIRT_LIKELY(detail::cacheIsCurrent(cache) && detail::cachedSide(cache, dst, size, owner) >= 0)) {
-            __asm__("" ::: "memory");
-            infinirtPluginMemcpyAsyncFn *const copy = slot->backend->table.memcpy_async;
-            if (INFINIRT_LIKELY(detail::cachedSide(cache, src, size, owner) >= 0 && copy != nullptr &&
-                                markSubmitting(hot, slot))) {
-                return submittedStatus(hot, "memcpy_async", copy(slot->device, dst, src, size, kind, slot->native));
-            }
-        }
+    infiniStatus_t st;
+    if (INFINIRT_LIKELY(copyOnStream<false>(dst, src, size, kind, stream, st))) {
+        return st;
     }
     return memcpyAsyncOffFastPath(dst, src, size, enumInt(kind), stream);
 }

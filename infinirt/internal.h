@@ -120,31 +120,13 @@ struct ThreadHot {
     detail::LookupCache lookups;
 };
 extern __thread ThreadHot t_hot INFINIRT_HIDDEN;
-// The address of the calling thread's ThreadHot, computed once, for a function that uses it on
-// both sides of a call: GCC would otherwise compute it again (a TLS descriptor call) after each
-// call, or for each atomic access, unless it is pinned in a register.
-INFINIRT_INLINE ThreadHot *threadHot() {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__)
-    // The descriptor call's answer, the offset, added to the thread pointer once pinned: GCC would
-    // otherwise materialise the descriptor's address in a register of its own first.
-    uintptr_t off = reinterpret_cast<uintptr_t>(&t_hot) - reinterpret_cast<uintptr_t>(__builtin_thread_pointer());
-    __asm__("" : "+r"(off));
-    ThreadHot *pinned = reinterpret_cast<ThreadHot *>(off + reinterpret_cast<uintptr_t>(__builtin_thread_pointer()));
-#else
-    ThreadHot *pinned = &t_hot;
-#endif
-#if defined(__GNUC__)
-    __asm__("" : "+r"(pinned));
-#endif
-    return pinned;
-}
 // Reading ThreadHot relative to the thread pointer, for an entry that reads a field or two and
 // nothing else (infinirtGetDevice): threadHotOffset() is the object's offset from the thread
 // pointer, which GCC takes straight from the TLS descriptor call, and tpLoad<R, Field>(off) reads
 // the 4-byte field at `off + Field` through %fs, widened to R, without forming the absolute
 // address (one instruction fewer than `&t_hot`). x86-64 with GCC, without sanitizers (whose
-// checks would not see these reads); elsewhere the entries read t_hot.
+// checks would not see these reads); elsewhere the entries read t_hot. threadHot() below adds
+// the same offset to the thread pointer.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
     !defined(__SANITIZE_THREAD__)
 #define INFINIRT_TP_RELATIVE 1
@@ -165,6 +147,24 @@ INFINIRT_INLINE R tpLoad(uintptr_t off) {
 #else
 #define INFINIRT_TP_RELATIVE 0
 #endif
+// The address of the calling thread's ThreadHot, computed once, for a function that uses it on
+// both sides of a call: GCC would otherwise compute it again (a TLS descriptor call) after each
+// call, or for each atomic access, unless it is pinned in a register.
+INFINIRT_INLINE ThreadHot *threadHot() {
+#if INFINIRT_TP_RELATIVE
+    // The descriptor call's answer, the offset, added to the thread pointer once pinned: GCC would
+    // otherwise materialise the descriptor's address in a register of its own first.
+    uintptr_t off = threadHotOffset();
+    __asm__("" : "+r"(off));
+    ThreadHot *pinned = reinterpret_cast<ThreadHot *>(off + reinterpret_cast<uintptr_t>(__builtin_thread_pointer()));
+#else
+    ThreadHot *pinned = &t_hot;
+#endif
+#if defined(__GNUC__)
+    __asm__("" : "+r"(pinned));
+#endif
+    return pinned;
+}
 // `st`, which the caller has just found to be SUCCESS, returned as it is: without the barrier GCC
 // sets the return register to the constant again after the test.
 INFINIRT_INLINE infiniStatus_t successAsIs(infiniStatus_t st) {
