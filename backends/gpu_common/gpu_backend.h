@@ -117,6 +117,15 @@ private:
 /* A NULL stream names the device's default stream, which the vendor resolves through the bound
  * context; an explicit handle carries its own context. */
 inline bool needsBinding(const void *stream) { return stream == nullptr || vendorTable().handle_calls_need_binding; }
+/* The hot entries (query, record, copy, fill, launch) call the native function directly when the
+ * stream needs no binding: no Binding object, no frame, no test after the call but the status's.
+ * The queries' and the record's bound form (the NULL stream, a vendor whose handle calls bind) is
+ * an out-of-line function that runs its body under boundCall; the copy and the fill bind in line. */
+template <typename Body>
+__attribute__((always_inline)) inline infiniStatus_t boundCall(int device, Body &&body) {
+    Binding bound(device);
+    return bound.ok() ? body() : bound.status();
+}
 inline void *nativeStream(void *stream) { return stream ? stream : vendorTable().default_stream; }
 
 /* ---- captures in progress (gpu_graph.cpp) ---- */

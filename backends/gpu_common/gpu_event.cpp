@@ -52,37 +52,66 @@ namespace {
 [[gnu::cold, gnu::noinline]] infiniStatus_t queryFailed(NativeStatus rc, int device) {
     return nativeFailure(vendorTable().event_query.name, rc, "querying an event of %s:%d", vendorTable().name, device);
 }
-} // namespace
 
-infiniStatus_t eventRecord(int device, void *event, void *stream) {
-    Binding bound(device, needsBinding(stream));
-    if (!bound.ok()) {
-        return bound.status();
-    }
-    auto *e = static_cast<Event *>(event);
+[[gnu::cold, gnu::noinline]] infiniStatus_t recordFailed(const char *call, NativeStatus rc, int device) {
+    return nativeFailure(call, rc, "recording an event on a stream of %s:%d", vendorTable().name, device);
+}
+
+/* Any record but the direct one: the NULL stream, a vendor that binds, a capture in progress. */
+infiniStatus_t eventRecordGeneral(int device, Event *e, void *stream) {
     const Entry<NativeStatus (*)(void *, void *)> *record = nullptr;
     if (NativeStatus rc = entryFor(stream, vendorTable().event_record, vendorTable().event_record_in_capture, &record)) {
         return nativeFailure(vendorTable().stream_is_capturing.name, rc, "recording an event on %s:%d", vendorTable().name, device);
     }
     if (NativeStatus rc = record->call(e->native, nativeStream(stream))) {
-        return nativeFailure(record->name, rc, "recording an event on a stream of %s:%d", vendorTable().name, device);
+        return recordFailed(record->name, rc, device);
     }
     e->recorded_in_capture.store(record == &vendorTable().event_record_in_capture, std::memory_order_relaxed);
     e->recorded.store(true, std::memory_order_release);
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t eventQuery(int device, void *event, infinirtEventStatus_t *status) {
-    Binding bound(device, vendorTable().handle_calls_need_binding);
-    if (!bound.ok()) {
-        return bound.status();
-    }
-    const NativeStatus rc = vendorTable().event_query.call(static_cast<Event *>(event)->native);
+inline infiniStatus_t eventQueryStatus(NativeStatus rc, int device, infinirtEventStatus_t *status) {
     if (rc == 0 || rc == vendorTable().not_ready) {
         *status = rc == 0 ? INFINIRT_EVENT_COMPLETE : INFINIRT_EVENT_NOT_READY;
         return INFINI_STATUS_SUCCESS;
     }
     return queryFailed(rc, device);
+}
+
+[[gnu::noinline]] infiniStatus_t eventRecordBound(int device, Event *e, void *stream) {
+    return boundCall(device, [&] { return eventRecordGeneral(device, e, stream); });
+}
+
+[[gnu::noinline]] infiniStatus_t eventQueryBound(int device, void *native, infinirtEventStatus_t *status) {
+    return boundCall(device, [&] { return eventQueryStatus(vendorTable().event_query.call(native), device, status); });
+}
+} // namespace
+
+/* The direct record: an explicit stream that needs no binding while no stream of this plugin
+ * captures (entryFor's answer is then the plain record without asking the driver). */
+infiniStatus_t eventRecord(int device, void *event, void *stream) {
+    auto *e = static_cast<Event *>(event);
+    if (__builtin_expect(!needsBinding(stream) && g_capturing_streams.load(std::memory_order_acquire) == 0, 1)) {
+        if (NativeStatus rc = vendorTable().event_record.call(e->native, stream)) {
+            return recordFailed(vendorTable().event_record.name, rc, device);
+        }
+        e->recorded_in_capture.store(false, std::memory_order_relaxed);
+        e->recorded.store(true, std::memory_order_release);
+        return INFINI_STATUS_SUCCESS;
+    }
+    if (!needsBinding(stream)) {
+        return eventRecordGeneral(device, e, stream);
+    }
+    return eventRecordBound(device, e, stream);
+}
+
+infiniStatus_t eventQuery(int device, void *event, infinirtEventStatus_t *status) {
+    void *native = static_cast<Event *>(event)->native;
+    if (__builtin_expect(!vendorTable().handle_calls_need_binding, 1)) {
+        return eventQueryStatus(vendorTable().event_query.call(native), device, status);
+    }
+    return eventQueryBound(device, native, status);
 }
 
 infiniStatus_t eventSynchronize(int device, void *event) {

@@ -136,9 +136,14 @@ infiniStatus_t buildParams(int device, const infinirtLaunchConfig_t &config, con
 
 /* The fast path: a plain launch (no cluster, not cooperative) of at most kFastParams VALUE and
  * POINTER arguments on an explicit stream that needs no binding, whose kernelParams are the
- * arguments' value pointers as they are; anything else (a LOCAL argument, say) is launchGeneral's. */
-infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig_t *config,
-                            const infinirtKernelArg_t *args, uint32_t num_args, void *stream) {
+ * arguments' value pointers as they are; anything else (a LOCAL argument, say) is launchGeneral's.
+ * Always inlined into its guard (entry_guard.hpp), which would otherwise call it: one call level
+ * less on every launch. GCC warns that a function not declared inline may not be inlinable; the
+ * guard in this file is the only caller that inlines it. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wattributes"
+[[gnu::always_inline]] infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig_t *config,
+                                                   const infinirtKernelArg_t *args, uint32_t num_args, void *stream) {
     const infinirtLaunchConfig_t &c = *config;
     const uint32_t extended = c.cluster[0] | c.cluster[1] | c.cluster[2] | (c.flags & INFINIRT_LAUNCH_COOPERATIVE);
     if (__builtin_expect(!needsBinding(stream) && num_args <= kFastParams && extended == 0 &&
@@ -172,6 +177,7 @@ infiniStatus_t launchKernel(int device, void *kernel, const infinirtLaunchConfig
     }
     return launchGeneral(device, kernel, config, args, num_args, stream);
 }
+#pragma GCC diagnostic pop
 
 } // namespace infinirt::gpu
 

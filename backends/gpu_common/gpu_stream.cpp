@@ -52,18 +52,25 @@ namespace {
 [[gnu::cold, gnu::noinline]] infiniStatus_t streamQueryFailed(NativeStatus rc, int device) {
     return nativeFailure(vendorTable().stream_query.name, rc, "querying a stream of %s:%d", vendorTable().name, device);
 }
+
+/* NOT_READY is a query's answer as much as SUCCESS: both are decided here, after the call. */
+inline infiniStatus_t streamQueryStatus(NativeStatus rc, int device) {
+    if (rc == 0) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    return rc == vendorTable().not_ready ? INFINI_STATUS_NOT_READY : streamQueryFailed(rc, device);
+}
+
+[[gnu::noinline]] infiniStatus_t streamQueryBound(int device, void *stream) {
+    return boundCall(device, [&] { return streamQueryStatus(vendorTable().stream_query.call(nativeStream(stream)), device); });
+}
 } // namespace
 
 infiniStatus_t streamQuery(int device, void *stream) {
-    Binding bound(device, needsBinding(stream));
-    if (!bound.ok()) {
-        return bound.status();
+    if (__builtin_expect(!needsBinding(stream), 1)) {
+        return streamQueryStatus(vendorTable().stream_query.call(stream), device);
     }
-    const NativeStatus rc = vendorTable().stream_query.call(nativeStream(stream));
-    if (rc == 0 || rc == vendorTable().not_ready) {
-        return rc == 0 ? INFINI_STATUS_SUCCESS : INFINI_STATUS_NOT_READY;
-    }
-    return streamQueryFailed(rc, device);
+    return streamQueryBound(device, stream);
 }
 
 infiniStatus_t streamWaitEvent(int device, void *stream, void *event) {
