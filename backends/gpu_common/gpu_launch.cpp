@@ -114,9 +114,7 @@ infiniStatus_t buildParams(int device, const infinirtLaunchConfig_t &config, con
     launch.cooperative = (config->flags & INFINIRT_LAUNCH_COOPERATIVE) != 0;
 
     const bool extended = clustered || launch.cooperative;
-    const Entry<NativeStatus (*)(const NativeLaunch &)> &entry =
-        extended ? vendorTable().launch_kernel_ex : vendorTable().launch_kernel;
-    if (!entry.call) {
+    if (extended && !vendorTable().launch_kernel_ex.call) {
         return common::fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s has no %s launches", vendorTable().name,
                             launch.cooperative ? "cooperative" : "cluster");
     }
@@ -126,10 +124,30 @@ infiniStatus_t buildParams(int device, const infinirtLaunchConfig_t &config, con
         return bound.status();
     }
     launch.stream = nativeStream(stream);
-    if (NativeStatus rc = entry.call(launch)) {
-        return launchFailed(entry.name, rc, device, launch, num_args);
+    if (extended) {
+        if (NativeStatus rc = vendorTable().launch_kernel_ex.call(launch)) {
+            return launchFailed(vendorTable().launch_kernel_ex.name, rc, device, launch, num_args);
+        }
+    } else if (NativeStatus rc = vendorTable().launch_kernel.call(launch.function, launch.grid, launch.block,
+                                                                 launch.shared_bytes, launch.stream, launch.params)) {
+        return launchFailed(vendorTable().launch_kernel.name, rc, device, launch, num_args);
     }
     return INFINI_STATUS_SUCCESS;
+}
+
+/* The fast path's failure: its launch described as launchFailed describes one. */
+[[gnu::cold, gnu::noinline]] infiniStatus_t plainLaunchFailed(NativeStatus rc, int device, void *kernel,
+                                                            const infinirtLaunchConfig_t &c, void *stream,
+                                                            uint32_t num_args) {
+    NativeLaunch launch{};
+    launch.function = kernel;
+    for (int d = 0; d < 3; ++d) {
+        launch.grid[d] = c.grid[d];
+        launch.block[d] = c.block[d];
+    }
+    launch.shared_bytes = static_cast<unsigned>(c.dynamic_shared_bytes);
+    launch.stream = stream;
+    return launchFailed(vendorTable().launch_kernel.name, rc, device, launch, num_args);
 }
 
 } // namespace
@@ -155,22 +173,10 @@ infiniStatus_t buildParams(int device, const infinirtLaunchConfig_t &config, con
             params[i] = const_cast<void *>(args[i].value);
         }
         if (__builtin_expect(i == num_args, 1)) {
-            NativeLaunch launch;
-            launch.function = kernel;
-            launch.grid[0] = c.grid[0];
-            launch.grid[1] = c.grid[1];
-            launch.grid[2] = c.grid[2];
-            launch.block[0] = c.block[0];
-            launch.block[1] = c.block[1];
-            launch.block[2] = c.block[2];
-            launch.shared_bytes = static_cast<unsigned>(c.dynamic_shared_bytes);
-            launch.stream = stream;
-            launch.params = num_args > 0 ? params : nullptr;
-            launch.cluster[0] = launch.cluster[1] = launch.cluster[2] = 0;
-            launch.cooperative = false;
-            const Entry<NativeStatus (*)(const NativeLaunch &)> &entry = vendorTable().launch_kernel;
-            if (NativeStatus rc = entry.call(launch)) {
-                return launchFailed(entry.name, rc, device, launch, num_args);
+            if (NativeStatus rc = vendorTable().launch_kernel.call(kernel, c.grid, c.block,
+                                                                   static_cast<unsigned>(c.dynamic_shared_bytes), stream,
+                                                                   num_args > 0 ? params : nullptr)) {
+                return plainLaunchFailed(rc, device, kernel, c, stream, num_args);
             }
             return INFINI_STATUS_SUCCESS;
         }

@@ -202,10 +202,15 @@ struct VendorApi {
     /* The most shared memory (static plus dynamic) one block may use after opting in. */
     int device_attr_max_shared_per_block;
 
-    /* Launches: `launch_kernel` for plain launches; `launch_kernel_ex` (optional: NULL answers
-     * NOT_IMPLEMENTED) for cluster and cooperative ones. Over the stream's context (the bound
-     * one for the default stream); they copy the parameter bytes before returning. */
-    Entry<NativeStatus (*)(const NativeLaunch &launch)> launch_kernel;
+    /* Launches: `launch_kernel` for plain launches, given the pieces of a NativeLaunch without
+     * cluster or cooperation (`grid` and `block` point at three components each, as
+     * infinirtLaunchConfig_t holds them, so that the fast path passes the config's own);
+     * `launch_kernel_ex` (optional: NULL answers NOT_IMPLEMENTED) for cluster and cooperative
+     * ones. Over the stream's context (the bound one for the default stream); they copy the
+     * parameter bytes before returning. */
+    Entry<NativeStatus (*)(void *function, const uint32_t *grid, const uint32_t *block, unsigned shared_bytes,
+                           void *stream, void **params)>
+        launch_kernel;
     Entry<NativeStatus (*)(const NativeLaunch &launch)> launch_kernel_ex;
 
     /* ---- peers (optional: with can_access_peer.call NULL the plugin has no peer entries and the

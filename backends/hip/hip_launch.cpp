@@ -7,9 +7,10 @@
 
 namespace infinirt::hip {
 
-NativeStatus nativeLaunchKernel(const gpu::NativeLaunch &l) {
-    return nativeApi().hipModuleLaunchKernel(functionOf(l.function), l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-                                       l.block[2], l.shared_bytes, streamOf(l.stream), l.params, nullptr);
+NativeStatus nativeLaunchKernel(void *function, const uint32_t *grid, const uint32_t *block, unsigned shared_bytes,
+                                void *stream, void **params) {
+    return nativeApi().hipModuleLaunchKernel(functionOf(function), grid[0], grid[1], grid[2], block[0], block[1],
+                                             block[2], shared_bytes, streamOf(stream), params, nullptr);
 }
 
 } // namespace infinirt::hip

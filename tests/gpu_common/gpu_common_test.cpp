@@ -263,9 +263,19 @@ infinirt::gpu::VendorApi MakeVendor() {
             fake.param_words.push_back(firstWord(p)); // now: LOCAL offsets live only during the launch
         }
     };
-    v.launch_kernel = {[](const infinirt::gpu::NativeLaunch &l) {
+    v.launch_kernel = {[](void *function, const uint32_t *grid, const uint32_t *block, unsigned shared_bytes,
+                          void *stream, void **params) {
+                           infinirt::gpu::NativeLaunch l{};
+                           l.function = function;
+                           for (int d = 0; d < 3; ++d) {
+                               l.grid[d] = grid[d];
+                               l.block[d] = block[d];
+                           }
+                           l.shared_bytes = shared_bytes;
+                           l.stream = stream;
+                           l.params = params;
                            record_launch(l);
-                           return answer("launch_kernel", l.stream);
+                           return answer("launch_kernel", stream);
                        },
                        "fakeLaunchKernel"};
     v.launch_kernel_ex = {[](const infinirt::gpu::NativeLaunch &l) {
@@ -508,6 +518,92 @@ TEST(GpuCommonTable, WithdrawnMemorySharingLeavesNoRegistrationMappingOrIpcEntri
     EXPECT_EQ(table.ipc_open_event_handle, nullptr);
     EXPECT_NE(table.malloc_device, nullptr);
     infinirt::gpu::pluginTable(kVendor);
+}
+
+/* The hot entries (query, record, copy, fill) call the native function directly on an explicit
+ * stream; on the NULL stream they bind and name the default stream. */
+TEST_F(GpuCommon, HotEntriesOnTheNullStreamBindAndUseTheDefaultStream) {
+    void *event = nullptr;
+    ASSERT_EQ(t->event_create(0, 0, &event), INFINI_STATUS_SUCCESS);
+    fake = Fake{};
+    char buf[4] = {};
+    EXPECT_EQ(t->stream_query(0, nullptr), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(t->event_record(0, event, nullptr), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(t->memset_async(0, buf, 0, 4, nullptr), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(fake.calls, (std::vector<std::string>{"stream_query", "record", "memset"}));
+    EXPECT_EQ(fake.streams, (std::vector<void *>(3, kDefaultStream)));
+    EXPECT_EQ(fake.binds, 3);
+    EXPECT_EQ(fake.unbinds, 3);
+    fake.next = kNotReady;
+    EXPECT_EQ(t->stream_query(0, nullptr), INFINI_STATUS_NOT_READY) << "NOT_READY through the bound form too";
+    EXPECT_EQ(fake.unbinds, 4);
+    EXPECT_EQ(t->event_destroy(0, event), INFINI_STATUS_SUCCESS);
+}
+
+TEST_F(GpuCommon, AVendorWhoseHandleCallsBindBindsEveryHotEntry) {
+    static infinirt::gpu::VendorApi binding = MakeVendor();
+    binding.handle_calls_need_binding = true;
+    const infinirtPluginTable_t *bt = nullptr;
+    uint32_t version = 0;
+    ASSERT_EQ(infinirt::common::negotiate(7, &kHost, &version, &bt, infinirt::gpu::pluginTable(binding)),
+              INFINI_STATUS_SUCCESS);
+    void *event = nullptr;
+    ASSERT_EQ(bt->event_create(0, 0, &event), INFINI_STATUS_SUCCESS);
+    fake = Fake{};
+    char buf[4] = {};
+    infinirtEventStatus_t status = INFINIRT_EVENT_NOT_READY;
+    const infinirtLaunchConfig_t config = Config(32);
+    EXPECT_EQ(bt->stream_query(0, kStream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(bt->event_record(0, event, kStream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(bt->event_query(0, event, &status), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(status, INFINIRT_EVENT_COMPLETE);
+    EXPECT_EQ(bt->memcpy_async(0, buf, buf, 4, INFINIRT_MEMCPY_D2D, kStream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(bt->memset_async(0, buf, 0, 4, kStream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(bt->launch_kernel(0, kFunction, &config, nullptr, 0, kStream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(fake.calls, (std::vector<std::string>{"stream_query", "record", "event_query", "copy", "memset",
+                                                    "launch_kernel"}));
+    EXPECT_EQ(fake.binds, 6);
+    EXPECT_EQ(fake.unbinds, 6);
+    EXPECT_EQ(bt->event_destroy(0, event), INFINI_STATUS_SUCCESS);
+}
+
+TEST_F(GpuCommon, AFailedBindingStopsAHotCallOnTheNullStream) {
+    void *event = nullptr;
+    ASSERT_EQ(t->event_create(0, 0, &event), INFINI_STATUS_SUCCESS);
+    fake = Fake{};
+    fake.bind_status = INFINI_STATUS_DEVICE_NOT_INITIALIZED;
+    char buf[4] = {};
+    EXPECT_EQ(t->stream_query(0, nullptr), INFINI_STATUS_DEVICE_NOT_INITIALIZED);
+    EXPECT_EQ(t->event_record(0, event, nullptr), INFINI_STATUS_DEVICE_NOT_INITIALIZED);
+    EXPECT_EQ(t->memcpy_async(0, buf, buf, 4, INFINIRT_MEMCPY_H2H, nullptr), INFINI_STATUS_DEVICE_NOT_INITIALIZED);
+    EXPECT_EQ(t->memset_async(0, buf, 0, 4, nullptr), INFINI_STATUS_DEVICE_NOT_INITIALIZED);
+    EXPECT_TRUE(fake.calls.empty());
+    EXPECT_EQ(fake.unbinds, 0);
+    fake.bind_status = INFINI_STATUS_SUCCESS;
+    EXPECT_EQ(t->event_destroy(0, event), INFINI_STATUS_SUCCESS);
+}
+
+TEST_F(GpuCommon, FailuresOfTheDirectCallsNameTheCallAndTheDevice) {
+    void *event = nullptr;
+    ASSERT_EQ(t->event_create(0, 0, &event), INFINI_STATUS_SUCCESS);
+    char buf[4] = {};
+    infinirtEventStatus_t status = INFINIRT_EVENT_NOT_READY;
+    fake.next = 7;
+    EXPECT_EQ(t->stream_query(0, kStream), INFINI_STATUS_DRIVER_ERROR);
+    EXPECT_EQ(fake.detail, "fakeStreamQuery failed: FAKE_ERROR (7) while querying a stream of fake:0");
+    fake.next = 7;
+    EXPECT_EQ(t->event_record(0, event, kStream), INFINI_STATUS_DRIVER_ERROR);
+    EXPECT_EQ(fake.detail, "fakeRecord failed: FAKE_ERROR (7) while recording an event on a stream of fake:0");
+    fake.next = 7;
+    EXPECT_EQ(t->event_query(0, event, &status), INFINI_STATUS_DRIVER_ERROR);
+    EXPECT_EQ(status, INFINIRT_EVENT_NOT_READY) << "no output on failure";
+    fake.next = 7;
+    EXPECT_EQ(t->memcpy_async(0, buf, buf, 4, INFINIRT_MEMCPY_D2D, kStream), INFINI_STATUS_DRIVER_ERROR);
+    EXPECT_NE(fake.detail.find("while copying 4 B (kind 3) on fake:0"), std::string::npos) << fake.detail;
+    fake.next = 7;
+    EXPECT_EQ(t->memset_async(0, buf, 0, 4, kStream), INFINI_STATUS_DRIVER_ERROR);
+    EXPECT_NE(fake.detail.find("while setting 4 B on fake:0"), std::string::npos) << fake.detail;
+    EXPECT_EQ(t->event_destroy(0, event), INFINI_STATUS_SUCCESS);
 }
 
 TEST_F(GpuCommon, ValueAndPointerArgumentsArePassedByTheirValuePointers) {
