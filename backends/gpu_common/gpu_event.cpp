@@ -57,18 +57,25 @@ namespace {
     return nativeFailure(call, rc, "recording an event on a stream of %s:%d", vendorTable().name, device);
 }
 
+/* Records `e` with `record` on `native_stream` (never NULL), then notes the record as the
+ * contract's state needs it; `in_capture`: `record` is the capture's (a node of that graph). */
+inline infiniStatus_t recordWith(int device, Event *e, const Entry<NativeStatus (*)(void *, void *)> &record,
+                                 bool in_capture, void *native_stream) {
+    if (NativeStatus rc = record.call(e->native, native_stream)) {
+        return recordFailed(record.name, rc, device);
+    }
+    e->recorded_in_capture.store(in_capture, std::memory_order_relaxed);
+    e->recorded.store(true, std::memory_order_release);
+    return INFINI_STATUS_SUCCESS;
+}
+
 /* Any record but the direct one: the NULL stream, a vendor that binds, a capture in progress. */
 infiniStatus_t eventRecordGeneral(int device, Event *e, void *stream) {
     const Entry<NativeStatus (*)(void *, void *)> *record = nullptr;
     if (NativeStatus rc = entryFor(stream, vendorTable().event_record, vendorTable().event_record_in_capture, &record)) {
         return nativeFailure(vendorTable().stream_is_capturing.name, rc, "recording an event on %s:%d", vendorTable().name, device);
     }
-    if (NativeStatus rc = record->call(e->native, nativeStream(stream))) {
-        return recordFailed(record->name, rc, device);
-    }
-    e->recorded_in_capture.store(record == &vendorTable().event_record_in_capture, std::memory_order_relaxed);
-    e->recorded.store(true, std::memory_order_release);
-    return INFINI_STATUS_SUCCESS;
+    return recordWith(device, e, *record, record == &vendorTable().event_record_in_capture, nativeStream(stream));
 }
 
 inline infiniStatus_t eventQueryStatus(NativeStatus rc, int device, infinirtEventStatus_t *status) {
@@ -92,18 +99,13 @@ inline infiniStatus_t eventQueryStatus(NativeStatus rc, int device, infinirtEven
  * captures (entryFor's answer is then the plain record without asking the driver). */
 infiniStatus_t eventRecord(int device, void *event, void *stream) {
     auto *e = static_cast<Event *>(event);
-    if (__builtin_expect(!needsBinding(stream) && g_capturing_streams.load(std::memory_order_acquire) == 0, 1)) {
-        if (NativeStatus rc = vendorTable().event_record.call(e->native, stream)) {
-            return recordFailed(vendorTable().event_record.name, rc, device);
-        }
-        e->recorded_in_capture.store(false, std::memory_order_relaxed);
-        e->recorded.store(true, std::memory_order_release);
-        return INFINI_STATUS_SUCCESS;
+    if (__builtin_expect(needsBinding(stream), 0)) {
+        return eventRecordBound(device, e, stream);
     }
-    if (!needsBinding(stream)) {
-        return eventRecordGeneral(device, e, stream);
+    if (__builtin_expect(g_capturing_streams.load(std::memory_order_acquire) == 0, 1)) {
+        return recordWith(device, e, vendorTable().event_record, false, stream);
     }
-    return eventRecordBound(device, e, stream);
+    return eventRecordGeneral(device, e, stream);
 }
 
 infiniStatus_t eventQuery(int device, void *event, infinirtEventStatus_t *status) {

@@ -85,21 +85,30 @@ namespace {
     return nativeFailure(vendorTable().memset_async.name, rc, "setting %s on %s:%d", common::formatBytes(count).c_str(),
                          vendorTable().name, device);
 }
+
+/* The native copy and fill on `native_stream` (never NULL), with their failures' reports. */
+inline infiniStatus_t copyOn(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
+                             void *native_stream) {
+    const NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, native_stream);
+    return rc == 0 ? INFINI_STATUS_SUCCESS : copyFailed(rc, device, size, kind);
+}
+inline infiniStatus_t fillOn(int device, void *ptr, int value, size_t count, void *native_stream) {
+    const NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, native_stream);
+    return rc == 0 ? INFINI_STATUS_SUCCESS : fillFailed(rc, device, count);
+}
 } // namespace
 
 infiniStatus_t memcpyAsync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
                            void *stream) {
     if (__builtin_expect(!needsBinding(stream), 1)) {
-        const NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, stream);
-        return rc == 0 ? INFINI_STATUS_SUCCESS : copyFailed(rc, device, size, kind);
+        return copyOn(device, dst, src, size, kind, stream);
     }
     /* The NULL stream binds in line (an out-of-line bound copy measured slower on that row). */
     Binding bound(device);
     if (!bound.ok()) {
         return bound.status();
     }
-    const NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, nativeStream(stream));
-    return rc == 0 ? INFINI_STATUS_SUCCESS : copyFailed(rc, device, size, kind);
+    return copyOn(device, dst, src, size, kind, nativeStream(stream));
 }
 
 /* Synchronous copies go through the default stream, so that they are ordered after the work
@@ -111,8 +120,8 @@ infiniStatus_t memcpySync(int device, void *dst, const void *src, size_t size, i
         return bound.status();
     }
     void *stream = vendorTable().default_stream;
-    if (NativeStatus rc = vendorTable().memcpy_async.call(dst, src, size, kind, stream)) {
-        return copyFailed(rc, device, size, kind);
+    if (infiniStatus_t status = copyOn(device, dst, src, size, kind, stream)) {
+        return status;
     }
     if (NativeStatus rc = vendorTable().stream_synchronize.call(stream)) {
         return nativeFailure(vendorTable().stream_synchronize.name, rc, "waiting for a copy on %s:%d", vendorTable().name, device);
@@ -122,15 +131,13 @@ infiniStatus_t memcpySync(int device, void *dst, const void *src, size_t size, i
 
 infiniStatus_t memsetAsync(int device, void *ptr, int value, size_t count, void *stream) {
     if (__builtin_expect(!needsBinding(stream), 1)) {
-        const NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, stream);
-        return rc == 0 ? INFINI_STATUS_SUCCESS : fillFailed(rc, device, count);
+        return fillOn(device, ptr, value, count, stream);
     }
     Binding bound(device);
     if (!bound.ok()) {
         return bound.status();
     }
-    const NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, nativeStream(stream));
-    return rc == 0 ? INFINI_STATUS_SUCCESS : fillFailed(rc, device, count);
+    return fillOn(device, ptr, value, count, nativeStream(stream));
 }
 
 /* As memcpySync: the native memset may return before device memory is written. */
@@ -140,8 +147,8 @@ infiniStatus_t memsetSync(int device, void *ptr, int value, size_t count) {
         return bound.status();
     }
     void *stream = vendorTable().default_stream;
-    if (NativeStatus rc = vendorTable().memset_async.call(ptr, value, count, stream)) {
-        return fillFailed(rc, device, count);
+    if (infiniStatus_t status = fillOn(device, ptr, value, count, stream)) {
+        return status;
     }
     if (NativeStatus rc = vendorTable().stream_synchronize.call(stream)) {
         return nativeFailure(vendorTable().stream_synchronize.name, rc, "waiting for a memset on %s:%d", vendorTable().name, device);
