@@ -171,7 +171,7 @@ size_t DeviceCachingAllocator::threadCachedBytes() const {
 void DeviceCachingAllocator::drainThreadCaches() noexcept {
     std::lock_guard<std::mutex> lock(registry_mutex_);
     for (ThreadCache *cache : caches_) {
-        returnToPool(cache->drain());
+        returnToPool(cache->drainFromAnyThread());
     }
 }
 

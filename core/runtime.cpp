@@ -16,14 +16,14 @@ infinirtStream_t makeStream(Device device) {
 }
 
 // A Memory that frees its block with `Free` (called once with data(), must not throw) instead of
-// a Memory::Deleter: the shared_ptr's control block destroys the object as this type, so the free
+// a Memory::Deleter (it is built with none, in line): the shared_ptr's control block destroys the object as this type, so the free
 // runs when the last owner lets go, as a deleter's would, without a std::function to build, move,
 // call and destroy.
 template <typename Free>
 class FreeingMemory final : public Memory {
 public:
     FreeingMemory(void *ptr, size_t size, Device device, Free free, bool pinned)
-        : Memory(static_cast<std::byte *>(ptr), size, device, Deleter(), pinned), free_(std::move(free)) {}
+        : Memory(FreedBySubclass(), static_cast<std::byte *>(ptr), size, device, pinned), free_(std::move(free)) {}
     ~FreeingMemory() { free_(data()); }
 
 private:

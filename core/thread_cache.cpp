@@ -8,11 +8,31 @@ ThreadCache::ThreadCache(size_t capacity, size_t depth) : capacity_(capacity), d
 
 ThreadCache::~ThreadCache() = default;
 
-void ThreadCache::lockContended() {
-    for (int spins = 0; locked_.exchange(true, std::memory_order_acquire); ++spins) {
-        if (spins > 64) {
-            std::this_thread::yield();
+namespace {
+void backOff(int &spins) {
+    if (++spins > 64) {
+        std::this_thread::yield();
+    }
+}
+} // namespace
+
+void ThreadCache::enterContended() {
+    int spins = 0;
+    do {
+        while (foreign_in_.load(std::memory_order_relaxed)) {
+            backOff(spins);
         }
+    } while (!tryEnter());
+}
+
+void ThreadCache::enterForeign() {
+    int spins = 0;
+    while (foreign_in_.exchange(true, std::memory_order_seq_cst)) {
+        backOff(spins);
+    }
+    heavyFence();
+    while (owner_in_.load(std::memory_order_seq_cst)) {
+        backOff(spins);
     }
 }
 
@@ -67,12 +87,12 @@ CachingBlock *ThreadCache::popLarge(StreamBins &bins, size_t rounded) {
 }
 
 CachingBlock *ThreadCache::pop(infinirtStream_t stream, size_t rounded) {
-    lock();
+    enter();
     CachingBlock *found = nullptr;
     if (StreamBins *bins = findBins(stream)) {
         found = rounded <= kSmallSize ? takeHead(bins->small[rounded / kMinBlockSize]) : popLarge(*bins, rounded);
     }
-    unlock();
+    leave();
     return found;
 }
 
@@ -81,12 +101,12 @@ CachingBlock *ThreadCache::push(CachingBlock *block) {
         block->class_next = nullptr;
         return block;
     }
-    lock();
+    enter();
     ClassList &list = listFor(*binsOf(block->stream), block);
     link(list, block);
     bytes_ += block->size;
     CachingBlock *evicted = evictBeyondBounds(list);
-    unlock();
+    leave();
     return evicted;
 }
 
@@ -109,15 +129,27 @@ CachingBlock *ThreadCache::evictBeyondBounds(ClassList &list) {
     return evicted;
 }
 
-CachingBlock *ThreadCache::drain() {
-    lock();
+CachingBlock *ThreadCache::takeAll() {
     CachingBlock *chain = nullptr;
     // Unlinked one by one: cheaper than resetting every size class when few blocks are cached.
     while (lru_tail_ != nullptr) {
         chain = evict(lru_tail_, chain);
     }
     cached_bytes_.store(0, std::memory_order_relaxed);
-    unlock();
+    return chain;
+}
+
+CachingBlock *ThreadCache::drain() {
+    enter();
+    CachingBlock *chain = takeAll();
+    leave();
+    return chain;
+}
+
+CachingBlock *ThreadCache::drainFromAnyThread() {
+    enterForeign();
+    CachingBlock *chain = takeAll();
+    leaveForeign();
     return chain;
 }
 

@@ -6,10 +6,13 @@
 // until popped, evicted, or drained. The allocator drains a thread's cache whenever that thread
 // misses it, so blocks stay only while the thread keeps asking for the same sizes.
 //
-// Thread safety: pop() and push() are called by the owning thread only; drain() by any thread
-// (trim, out-of-memory, thread exit). They serialise on a per-cache spin lock, which the owner
-// finds free unless a drain is running: the fast path takes no lock that other threads contend
-// for. The counters are written by the owner only and read by anyone.
+// Thread safety: pop(), popRecent(), push(), tryPush() and drain() are called by the owning thread
+// only (or, for a cache shared by threads, under a lock of the caller's); drainFromAnyThread() by
+// any thread (trim, out-of-memory). They exclude each other with a Dekker pair of flags: the owner
+// raises `owner_in_` and checks `foreign_in_`, another thread raises `foreign_in_` and waits for
+// `owner_in_` to fall. The owner's side uses no locked instruction where the process has
+// asymmetric fences (asymmetric_fence.hpp); the other side pays for both. The counters are written
+// by the owner only and read by anyone.
 //
 // Bounds: at most `depth` blocks per (stream, size class) and `capacity` bytes in all; pushing
 // beyond evicts the oldest blocks (least recently freed), which push() returns to its caller for
@@ -17,6 +20,7 @@
 #ifndef INFINICORE_CORE_THREAD_CACHE_HPP
 #define INFINICORE_CORE_THREAD_CACHE_HPP
 
+#include "asymmetric_fence.hpp"
 #include "caching_block.hpp"
 #include "thread_counters.hpp"
 
@@ -42,7 +46,7 @@ public:
     // (pop() then finds the block, if any), and while another thread drains the cache. Calls
     // nothing.
     CachingBlock *popRecent(infinirtStream_t stream, size_t rounded) {
-        if (!tryLock()) {
+        if (!tryEnter()) {
             return nullptr;
         }
         CachingBlock *found = nullptr;
@@ -56,7 +60,7 @@ public:
                 found = takeHead(bins->large);
             }
         }
-        unlock();
+        leave();
         return found;
     }
     // Caches `block`. Returns the blocks (chained through class_next) that must go back to the
@@ -66,7 +70,7 @@ public:
     // pop, and no other thread is draining the cache; else does nothing and returns false (push()
     // then caches it). Calls nothing.
     bool tryPush(CachingBlock *block) {
-        if (!tryLock()) {
+        if (!tryEnter()) {
             return false;
         }
         StreamBins *bins = last_bins_;
@@ -76,15 +80,17 @@ public:
             if (list.count < depth_ && bytes <= capacity_) {
                 link(list, block);
                 setBytes(bytes);
-                unlock();
+                leave();
                 return true;
             }
         }
-        unlock();
+        leave();
         return false;
     }
-    // Takes every block out, chained through class_next.
+    // Takes every block out, chained through class_next: drain() by the owner, drainFromAnyThread()
+    // by any thread (it waits for the owner to leave the cache; a heavy fence each call).
     CachingBlock *drain();
+    CachingBlock *drainFromAnyThread();
 
     size_t cachedBytes() const { return cached_bytes_.load(std::memory_order_relaxed); }
 
@@ -110,15 +116,33 @@ private:
         ClassList small[kSmallSize / kMinBlockSize + 1];
     };
 
-    void lock() {
-        // Contended only while another thread drains this cache, which is short and rare.
-        if (locked_.exchange(true, std::memory_order_acquire)) {
-            lockContended();
+    // The owner's side: in the cache unless another thread is (tryEnter() then returns false;
+    // enter() waits for it, which is short and rare).
+    bool tryEnter() {
+        if (asymmetricFences()) {
+            owner_in_.store(true, std::memory_order_relaxed);
+            lightFence();
+        } else {
+            owner_in_.store(true, std::memory_order_seq_cst);
+        }
+        if (__builtin_expect(foreign_in_.load(std::memory_order_seq_cst), false)) {
+            leave();
+            return false;
+        }
+        return true;
+    }
+    void enter() {
+        if (!tryEnter()) {
+            enterContended();
         }
     }
-    void lockContended();
-    bool tryLock() { return !locked_.exchange(true, std::memory_order_acquire); }
-    void unlock() { locked_.store(false, std::memory_order_release); }
+    void enterContended();
+    void leave() { owner_in_.store(false, std::memory_order_release); }
+    // Another thread's side: waits for other such threads and for the owner to leave.
+    void enterForeign();
+    void leaveForeign() { foreign_in_.store(false, std::memory_order_release); }
+    // drain()'s body, in the cache.
+    CachingBlock *takeAll();
     void setBytes(size_t bytes) {
         bytes_ = bytes;
         cached_bytes_.store(bytes, std::memory_order_relaxed);
@@ -170,7 +194,8 @@ private:
     // returned, chained.
     CachingBlock *evictBeyondBounds(ClassList &list);
 
-    std::atomic<bool> locked_{false};
+    std::atomic<bool> owner_in_{false};   // written by the owner only
+    std::atomic<bool> foreign_in_{false}; // held by one other thread at a time
     const size_t capacity_;
     const size_t depth_;
     size_t bytes_ = 0;

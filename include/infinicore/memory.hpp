@@ -34,6 +34,12 @@ public:
     // The name before the C++ layer settled on lowerCamelCase; it forwards to the new one.
     [[deprecated("use isPinned")]] bool is_pinned() const { return isPinned(); }
 
+protected:
+    // For a subclass that hands the block back in its own destructor: no deleter.
+    struct FreedBySubclass {};
+    Memory(FreedBySubclass, std::byte *data, size_t size, Device device, bool pin_memory) noexcept
+        : data_(data), size_(size), device_(device), is_pinned_(pin_memory) {}
+
 private:
     std::byte *data_;
     size_t size_;
