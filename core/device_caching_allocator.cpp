@@ -61,6 +61,18 @@ uintptr_t address(const void *ptr) { return reinterpret_cast<uintptr_t>(ptr); }
 
 size_t roundUp(size_t n, size_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
+// A thread publishes its share of the allocated bytes when it moves by 1/512 of the device's memory
+// (at least 1 MiB): the peak's bound with several threads (memory_stats.hpp), and what keeps the
+// cache-hit allocate and free of a block smaller than that free of shared writes.
+int64_t sharedByteThreshold(RawDevice &device) {
+    constexpr int64_t kFloor = int64_t(1) << 20;
+    size_t free_bytes = 0, total_bytes = 0;
+    if (device.memInfo(&free_bytes, &total_bytes) != INFINI_STATUS_SUCCESS) {
+        return kFloor;
+    }
+    return std::max(kFloor, static_cast<int64_t>(std::min<size_t>(total_bytes / 512, size_t(1) << 40)));
+}
+
 // Once per process, whichever allocator finds it first.
 void warnNoVirtualMemory(const Device &device, const std::string &why) {
     static std::atomic<bool> warned{false};
@@ -76,7 +88,7 @@ void warnNoVirtualMemory(const Device &device, const std::string &why) {
 
 DeviceCachingAllocator::DeviceCachingAllocator(std::shared_ptr<RawDevice> device, AllocatorConfig config)
     : id_(g_next_id.fetch_add(1)), device_(std::move(device)), config_(config),
-      expandable_(config.expandable_segments) {
+      allocated_bytes_(sharedByteThreshold(*device_)), expandable_(config.expandable_segments) {
     LiveAllocators &live = liveAllocators();
     std::lock_guard<std::mutex> lock(live.mutex);
     live.by_id.emplace(id_, this);

@@ -235,7 +235,8 @@ private:
     uint64_t retired_pool_hits_ = 0;
     uint64_t retired_device_allocs_ = 0;
     uint64_t retired_frees_ = 0;
-    SharedPeak<int64_t(1) << 20> allocated_bytes_;
+    // Thresholds: 1/512 of the device's memory, at least 1 MiB (memory_stats.hpp); 64 blocks.
+    SharedPeak<> allocated_bytes_;
     SharedPeak<64> allocated_blocks_;
     std::mutex orphan_mutex_;
     ThreadCache orphan_{0, 0};

@@ -21,13 +21,17 @@ private:
 };
 
 // A process-wide quantity (e.g. allocated bytes) whose changes threads accumulate privately and
-// publish only when their private share reaches `Threshold` either way. current = published + the
-// sum of every thread's unpublished share (exact when read); peak is maintained by each writer as
-// published + its own share, so it is exact for one thread and off by at most `Threshold` per
-// other concurrently active thread.
-template <int64_t Threshold>
+// publish only when their private share reaches the threshold either way. current = published +
+// the sum of every thread's unpublished share (exact when read); peak is maintained by each writer
+// as published + its own share, so it is exact for one thread and off by at most the threshold per
+// other concurrently active thread. The threshold is `Threshold`, or when that is 0 the one given
+// to the constructor.
+template <int64_t Threshold = 0>
 class SharedPeak {
 public:
+    SharedPeak() : SharedPeak(Threshold) {}
+    explicit SharedPeak(int64_t threshold) : bias_(static_cast<uint64_t>(threshold - 1)), span_(2 * bias_) {}
+
     // Called by the thread owning `unpublished` only; delta >= 0.
     void increase(OwnedCounter &unpublished, int64_t delta) {
         const int64_t mine = unpublished.get() + delta;
@@ -65,11 +69,13 @@ public:
     void resetPeak(int64_t current) { peak_.store(current, std::memory_order_relaxed); }
 
 private:
-    static_assert(Threshold > 0);
-    // -Threshold < share < Threshold, in one unsigned comparison.
-    static bool withinThreshold(int64_t share) {
-        return static_cast<uint64_t>(share) + static_cast<uint64_t>(Threshold - 1) <=
-               static_cast<uint64_t>(2 * Threshold - 2);
+    // -threshold < share < threshold, in one unsigned comparison.
+    bool withinThreshold(int64_t share) const {
+        if constexpr (Threshold > 0) {
+            return static_cast<uint64_t>(share) + static_cast<uint64_t>(Threshold - 1) <=
+                   static_cast<uint64_t>(2 * Threshold - 2);
+        }
+        return static_cast<uint64_t>(share) + bias_ <= span_;
     }
     // Moves the thread's whole share `mine` into published_; the published value it made.
     int64_t publishShare(OwnedCounter &unpublished, int64_t mine) {
@@ -79,6 +85,8 @@ private:
 
     // Separate lines: published_ is written only when a thread publishes, peak_ only on a new
     // peak; keeping them apart keeps the readers of one from being invalidated by the other.
+    const uint64_t bias_; // threshold - 1 (threshold >= 1), when Threshold is 0
+    const uint64_t span_; // 2 * (threshold - 1)
     alignas(64) std::atomic<int64_t> published_{0};
     alignas(64) std::atomic<int64_t> peak_{0};
 };

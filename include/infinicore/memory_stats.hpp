@@ -19,8 +19,9 @@ struct MemoryStat {
 struct MemoryStats {
     // Bytes of blocks held by callers (block sizes: requests rounded up to the allocator's
     // granularity). With several threads allocating at once the peak may be off by at most
-    // 1 MiB per such thread: threads publish their share only when it moves by that much, which
-    // is what keeps the hot path free of shared writes. `current` is always exact.
+    // 1/512 of the device's memory (at least 1 MiB) per such thread: threads publish their share
+    // only when it moves by that much, which is what keeps the hot path free of shared writes.
+    // `current` is always exact.
     MemoryStat allocated_bytes;
     // Bytes obtained from the device (segments), whether used or cached.
     MemoryStat reserved_bytes;
