@@ -1,5 +1,7 @@
 #include "thread_cache.hpp"
 
+#include "process_barrier.h"
+
 #include <thread>
 
 namespace infinicore::detail {
@@ -30,7 +32,7 @@ void ThreadCache::enterForeign() {
     while (foreign_in_.exchange(true, std::memory_order_seq_cst)) {
         backOff(spins);
     }
-    heavyFence();
+    infinirt::common::processWideBarrier();
     while (owner_in_.load(std::memory_order_seq_cst)) {
         backOff(spins);
     }

@@ -10,8 +10,9 @@
 // only (or, for a cache shared by threads, under a lock of the caller's); drainFromAnyThread() by
 // any thread (trim, out-of-memory). They exclude each other with a Dekker pair of flags: the owner
 // raises `owner_in_` and checks `foreign_in_`, another thread raises `foreign_in_` and waits for
-// `owner_in_` to fall. The owner's side uses no locked instruction where the process has
-// asymmetric fences (asymmetric_fence.hpp); the other side pays for both. The counters are written
+// `owner_in_` to fall. The fence between the owner's store and load is asymmetric
+// (common/process_barrier.h): a compiler barrier on the owner's side, so that its side runs no
+// locked instruction, and a process-wide barrier on the other thread's. The counters are written
 // by the owner only and read by anyone.
 //
 // Bounds: at most `depth` blocks per (stream, size class) and `capacity` bytes in all; pushing
@@ -20,7 +21,6 @@
 #ifndef INFINICORE_CORE_THREAD_CACHE_HPP
 #define INFINICORE_CORE_THREAD_CACHE_HPP
 
-#include "asymmetric_fence.hpp"
 #include "caching_block.hpp"
 #include "thread_counters.hpp"
 
@@ -119,12 +119,8 @@ private:
     // The owner's side: in the cache unless another thread is (tryEnter() then returns false;
     // enter() waits for it, which is short and rare).
     bool tryEnter() {
-        if (asymmetricFences()) {
-            owner_in_.store(true, std::memory_order_relaxed);
-            lightFence();
-        } else {
-            owner_in_.store(true, std::memory_order_seq_cst);
-        }
+        owner_in_.store(true, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst); // the light side: enterForeign's barrier
         if (__builtin_expect(foreign_in_.load(std::memory_order_seq_cst), false)) {
             leave();
             return false;
