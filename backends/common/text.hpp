@@ -1,4 +1,5 @@
-// text.hpp - bounded string copies and human-readable sizes for messages and properties. Part of
+// text.hpp - bounded string copies, human-readable sizes for messages and properties, and counts
+// read from the environment. Part of
 // the header-only plugin-support layer (backends/common/, namespace infinirt::common).
 #ifndef INFINIRT_COMMON_TEXT_HPP
 #define INFINIRT_COMMON_TEXT_HPP
@@ -6,12 +7,30 @@
 #include "common/module_formats.hpp" // moduleFormatName, for messages
 #include "infinirt.h"
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace infinirt::common {
+
+// A positive decimal integer filling the whole string (an environment variable's value), else
+// false with *value unchanged.
+inline bool parseCount(const char *text, unsigned long long *value) noexcept {
+    if (text == nullptr || *text < '0' || *text > '9') {
+        return false;
+    }
+    errno = 0;
+    char *end = nullptr;
+    const unsigned long long parsed = std::strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || parsed == 0) {
+        return false;
+    }
+    *value = parsed;
+    return true;
+}
 
 // Copies `src` into `dst` (capacity `capacity` bytes, NUL included), truncating; always
 // terminates when capacity > 0; NULL `src` copies "". Returns dst.

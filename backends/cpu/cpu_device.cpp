@@ -57,20 +57,7 @@ std::string cpuinfoField(const std::string &text, const char *key) {
     return std::string();
 }
 
-// A positive decimal integer filling the whole string, else false.
-bool parseCount(const char *text, unsigned long long *value) {
-    if (text == nullptr || *text < '0' || *text > '9') {
-        return false;
-    }
-    errno = 0;
-    char *end = nullptr;
-    unsigned long long parsed = std::strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0' || parsed == 0) {
-        return false;
-    }
-    *value = parsed;
-    return true;
-}
+using common::parseCount;
 
 void readEnvironment(Config &cfg) {
     const char *count = std::getenv("INFINIRT_CPU_DEVICE_COUNT");

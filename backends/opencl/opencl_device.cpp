@@ -10,6 +10,7 @@
 
 #include <CL/cl_ext.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstdio>
@@ -84,6 +85,27 @@ void fillIdentity(Device &dev, const std::string &extensions) {
 }
 
 // CL_DEVICE_TYPE as infinirt's kind: a device listing GPU among its types is a GPU.
+// INFINIRT_OPENCL_MEMORY_LIMIT: the bytes each opencl device may hold, when less than it reports
+// (to test out-of-memory paths without filling a large device): its total memory as infinirt
+// reports it and the bound its allocations are checked against (svmAlloc).
+void applyMemoryLimit(Device &dev) {
+    const char *limit = std::getenv("INFINIRT_OPENCL_MEMORY_LIMIT");
+    if (limit == nullptr) {
+        return;
+    }
+    unsigned long long value = 0;
+    if (!common::parseCount(limit, &value) || value > SIZE_MAX) {
+        common::logMessage(INFINIRT_LOG_WARN,
+                           "INFINIRT_OPENCL_MEMORY_LIMIT=\"%s\" ignored: expected a positive number of bytes", limit);
+        return;
+    }
+    if (static_cast<size_t>(value) < dev.global_mem) {
+        dev.global_mem = static_cast<size_t>(value);
+        dev.memory_source = "INFINIRT_OPENCL_MEMORY_LIMIT";
+    }
+    dev.max_alloc = std::min(dev.max_alloc, dev.global_mem);
+}
+
 infinirtDeviceKind_t kindOf(cl_device_type type) {
     if (type & CL_DEVICE_TYPE_GPU) {
         return INFINIRT_DEVICE_KIND_GPU;
@@ -159,6 +181,7 @@ bool makeDevice(cl_platform_id platform, cl_device_id id, const std::string &pla
     deviceValue(id, CL_DEVICE_MAX_COMPUTE_UNITS, &units);
     dev.global_mem = static_cast<size_t>(global_mem);
     dev.max_alloc = static_cast<size_t>(max_alloc);
+    applyMemoryLimit(dev);
     dev.compute_units = static_cast<int>(units);
     fillIdentity(dev, deviceString(id, CL_DEVICE_EXTENSIONS));
     cl_device_type type = 0;

@@ -57,8 +57,9 @@ struct Device {
     unsigned char uuid[16] = {};
     bool has_uuid = false;
     int cc_major = -1, cc_minor = -1; // NVIDIA compute capability (cl_nv_device_attribute_query)
-    size_t global_mem = 0;
-    size_t max_alloc = 0; // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest single clSVMAlloc
+    size_t global_mem = 0; // CL_DEVICE_GLOBAL_MEM_SIZE, or INFINIRT_OPENCL_MEMORY_LIMIT when less
+    size_t max_alloc = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE (at most global_mem): the largest single clSVMAlloc
+    const char *memory_source = "CL_DEVICE_GLOBAL_MEM_SIZE"; // what global_mem is, for messages
     int compute_units = 0;
     bool amd_free_memory = false; // CL_DEVICE_GLOBAL_FREE_MEMORY_AMD is available
     bool priority_hints = false;  // cl_khr_priority_hints: queues take CL_QUEUE_PRIORITY_KHR

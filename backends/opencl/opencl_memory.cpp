@@ -174,11 +174,12 @@ infiniStatus_t svmAlloc(int device, void **ptr, size_t size) {
     if (size > dev.max_alloc || size > dev.global_mem || held > dev.global_mem - size) {
         dev.allocated.fetch_sub(size, std::memory_order_relaxed);
         return common::fail(INFINI_STATUS_OUT_OF_MEMORY,
-                            "cannot allocate %s on opencl:%d (\"%s\"): the device reports %s of memory "
-                            "(CL_DEVICE_GLOBAL_MEM_SIZE), largest single allocation %s (CL_DEVICE_MAX_MEM_ALLOC_SIZE), "
+                            "cannot allocate %s on opencl:%d (\"%s\"): the device has %s of memory "
+                            "(%s), largest single allocation %s (CL_DEVICE_MAX_MEM_ALLOC_SIZE), "
                             "and infinirt holds %s of it",
                             common::formatBytes(size).c_str(), device, dev.name.c_str(),
-                            common::formatBytes(dev.global_mem).c_str(), common::formatBytes(dev.max_alloc).c_str(),
+                            common::formatBytes(dev.global_mem).c_str(), dev.memory_source,
+                            common::formatBytes(dev.max_alloc).c_str(),
                             common::formatBytes(held).c_str());
     }
     void *p = svmAllocLocked(dev, size);

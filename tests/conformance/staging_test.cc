@@ -7,7 +7,9 @@
 // A device whose memory is the host's RAM (cpu, or an OpenCL CPU device such as PoCL) is filled
 // only where it reports at most kHostBackedCap (INFINIRT_CPU_MEMORY_LIMIT, POCL_MEMORY_LIMIT: the
 // conformance.staging entry sets both); with more, filling it could exhaust the machine, and the
-// test skips saying so.
+// test skips saying so. The conformance.staging entry also bounds every opencl device to 2 GiB
+// (INFINIRT_OPENCL_MEMORY_LIMIT): an OpenCL GPU is then full, for infinirt, at 2 GiB, which is
+// what a copy that allocated its staging would meet.
 #include "device_test.h"
 #include "resources.h"
 

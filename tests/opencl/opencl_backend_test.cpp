@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -195,6 +196,38 @@ TEST_P(OpenclBackend, AllocationFailureNamesTheCallAndTheFigures) {
     EXPECT_NE(message.find("CL_DEVICE_GLOBAL_MEM_SIZE"), std::string::npos) << message;
     EXPECT_NE(message.find("largest single allocation"), std::string::npos) << message;
     EXPECT_NE(message.find("1.0 PiB"), std::string::npos) << message;
+}
+
+// Registered as opencl.memory_limit with INFINIRT_OPENCL_MEMORY_LIMIT=64 MiB (tests/opencl/CMakeLists.txt).
+TEST_P(OpenclBackend, MemoryLimitBoundsTheDeviceAndItsAllocations) {
+    const char *limit_text = std::getenv("INFINIRT_OPENCL_MEMORY_LIMIT");
+    if (limit_text == nullptr) {
+        GTEST_SKIP() << "needs INFINIRT_OPENCL_MEMORY_LIMIT (set by the opencl.memory_limit entry)";
+    }
+    const size_t limit = std::strtoull(limit_text, nullptr, 10);
+    infinirtDeviceProperties_t props{};
+    props.struct_size = sizeof props;
+    ASSERT_EQ(infinirtGetDeviceProperties(INFINI_DEVICE_OPENCL, GetParam(), &props), INFINI_STATUS_SUCCESS);
+    ASSERT_LE(props.total_memory, limit);
+    size_t free_bytes = 0, total_bytes = 0;
+    ASSERT_EQ(infinirtGetMemInfo(INFINI_DEVICE_OPENCL, GetParam(), &free_bytes, &total_bytes), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(total_bytes, props.total_memory);
+    std::vector<void *> held;
+    void *ptr = nullptr;
+    size_t allocated = 0;
+    while (infinirtMalloc(&ptr, props.total_memory / 4) == INFINI_STATUS_SUCCESS) {
+        held.push_back(ptr);
+        allocated += props.total_memory / 4;
+        ASSERT_LE(allocated, props.total_memory);
+    }
+    const std::string message = infinirtGetLastErrorMessage();
+    EXPECT_GE(held.size(), 3u) << message; // staging reserved at first use may take part of a quarter
+    if (props.total_memory == limit) {
+        EXPECT_NE(message.find("INFINIRT_OPENCL_MEMORY_LIMIT"), std::string::npos) << message;
+    }
+    for (void *p : held) {
+        EXPECT_EQ(infinirtFree(p), INFINI_STATUS_SUCCESS);
+    }
 }
 
 TEST_P(OpenclBackend, FreeAsyncWaitsForTheWorkQueuedBeforeIt) {
