@@ -16,9 +16,9 @@ infinirtStream_t makeStream(Device device) {
 }
 
 // A Memory that frees its block with `Free` (called once with data(), must not throw) instead of
-// a Memory::Deleter (it is built with none, in line): the shared_ptr's control block destroys the object as this type, so the free
-// runs when the last owner lets go, as a deleter's would, without a std::function to build, move,
-// call and destroy.
+// a Memory::Deleter (it is built with none, in line): the shared_ptr's control block destroys the
+// object as this type, so the free runs when the last owner lets go, as a deleter's would, without
+// a std::function to build, move, call and destroy.
 template <typename Free>
 class FreeingMemory final : public Memory {
 public:

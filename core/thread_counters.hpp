@@ -29,7 +29,7 @@ private:
 template <int64_t Threshold = 0>
 class SharedPeak {
 public:
-    SharedPeak() : SharedPeak(Threshold) {}
+    SharedPeak() : SharedPeak(Threshold) { static_assert(Threshold > 0, "SharedPeak<0> takes its threshold"); }
     explicit SharedPeak(int64_t threshold) : bias_(static_cast<uint64_t>(threshold - 1)), span_(2 * bias_) {}
 
     // Called by the thread owning `unpublished` only; delta >= 0.

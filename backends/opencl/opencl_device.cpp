@@ -84,7 +84,6 @@ void fillIdentity(Device &dev, const std::string &extensions) {
     dev.priority_hints = hasExtension(extensions, "cl_khr_priority_hints");
 }
 
-// CL_DEVICE_TYPE as infinirt's kind: a device listing GPU among its types is a GPU.
 // INFINIRT_OPENCL_MEMORY_LIMIT: the bytes each opencl device may hold, when less than it reports
 // (to test out-of-memory paths without filling a large device): its total memory as infinirt
 // reports it and the bound its allocations are checked against (svmAlloc).
@@ -106,6 +105,7 @@ void applyMemoryLimit(Device &dev) {
     dev.max_alloc = std::min(dev.max_alloc, dev.global_mem);
 }
 
+// CL_DEVICE_TYPE as infinirt's kind: a device listing GPU among its types is a GPU.
 infinirtDeviceKind_t kindOf(cl_device_type type) {
     if (type & CL_DEVICE_TYPE_GPU) {
         return INFINIRT_DEVICE_KIND_GPU;

@@ -1,7 +1,7 @@
 // infinicore::Memory: one block of memory owned through a deleter.
 //
 // Ownership: the Memory owns [data(), data() + size()) and hands it back to whoever allocated it
-// (through the deleter) when destroyed. Not copyable or movable: share it with shared_ptr, as the
+// (through the deleter, or the destructor of a subclass built without one) when destroyed. Not copyable or movable: share it with shared_ptr, as the
 // context does. Thread safety: the accessors are const and safe from any thread; destruction may
 // happen on any thread.
 #ifndef INFINICORE_MEMORY_HPP
@@ -35,7 +35,8 @@ public:
     [[deprecated("use isPinned")]] bool is_pinned() const { return isPinned(); }
 
 protected:
-    // For a subclass that hands the block back in its own destructor: no deleter.
+    // For a subclass that hands the block back in its own destructor (which must not throw):
+    // no deleter is kept or called. Waits for nothing; the block is not checked.
     struct FreedBySubclass {};
     Memory(FreedBySubclass, std::byte *data, size_t size, Device device, bool pin_memory) noexcept
         : data_(data), size_(size), device_(device), is_pinned_(pin_memory) {}
