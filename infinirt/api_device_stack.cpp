@@ -13,6 +13,13 @@ using namespace infinirt;
 
 namespace {
 
+constexpr long kEntryBytes = sizeof(DeviceStackEntry);
+
+// The entry at byte offset `top` of the thread's stack (ThreadHot::stack_top).
+INFINIRT_INLINE DeviceStackEntry &entryAt(ThreadHot &t, long top) {
+    return *reinterpret_cast<DeviceStackEntry *>(reinterpret_cast<char *>(t.stack) + top);
+}
+
 INFINIRT_COLD infiniStatus_t stackFull() {
     return fail(INFINI_STATUS_BAD_PARAM,
                 "infinirtPushDevice: the thread's device stack is full (%ld entries); pop first", kDeviceStackDepth);
@@ -27,11 +34,12 @@ INFINIRT_COLD infiniStatus_t stackEmpty() {
     return fail(INFINI_STATUS_BAD_PARAM, "infinirtPopDevice: the thread's device stack is empty");
 }
 
-// The failure of plugin call `call` for the entry at index stack_depth: the push just undone, or
-// the one just popped (its entry still intact).
+// The failure of plugin call `call` for the entry at stack_top: the push just undone, or the one
+// just popped (its entry still intact).
 INFINIRT_COLD infiniStatus_t entryCallFailed(const char *call, infiniStatus_t st) {
-    const ThreadHot &t = t_hot;
-    return pluginFailed(t.stack_backend[t.stack_depth]->name.c_str(), t.stack_id[t.stack_depth], call, st);
+    ThreadHot &t = t_hot;
+    const DeviceStackEntry &e = entryAt(t, t.stack_top);
+    return pluginFailed(e.backend->name.c_str(), e.id, call, st);
 }
 
 // A push whose push_switch failed: the push is undone (the entry off the stack, infinirt's current
@@ -39,12 +47,12 @@ INFINIRT_COLD infiniStatus_t entryCallFailed(const char *call, infiniStatus_t st
 // thread_state_save (pushSavingThenSetting names it) or set_device.
 INFINIRT_COLD infiniStatus_t pushFailed(infiniStatus_t st) {
     ThreadHot &t = t_hot;
-    --t.stack_depth;
-    t.current = t.stack_prev[t.stack_depth];
+    t.stack_top -= kEntryBytes;
+    t.current = entryAt(t, t.stack_top).prev;
     const char *call = t.push_failed_call;
     t.push_failed_call = nullptr;
     if (call == nullptr) {
-        const Backend *const b = t.stack_backend[t.stack_depth];
+        const Backend *const b = entryAt(t, t.stack_top).backend;
         call = b->push_switch == b->table.set_device_saving ? "set_device_saving" : "set_device";
     }
     return entryCallFailed(call, st);
@@ -57,23 +65,24 @@ INFINIRT_COLD infiniStatus_t pushFailed(infiniStatus_t st) {
 INFINIRT_INLINE infiniStatus_t popEntry() {
     ThreadHot &t = t_hot;
 #if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
-    bool empty; // the depth is decremented in place, its sign tested by the same instruction
-    __asm__("decq %0" : "+m"(t.stack_depth), "=@ccs"(empty));
+    bool empty; // the top is lowered in place, its sign tested by the same instruction
+    __asm__("subq %2, %0" : "+m"(t.stack_top), "=@ccs"(empty) : "i"(kEntryBytes));
     if (INFINIRT_UNLIKELY(empty)) {
-        t.stack_depth = 0;
+        t.stack_top = 0;
         return stackEmpty();
     }
-    const long top = t.stack_depth;
+    const long top = t.stack_top;
 #else
-    const long top = t.stack_depth - 1;
+    const long top = t.stack_top - kEntryBytes;
     if (INFINIRT_UNLIKELY(top < 0)) {
         return stackEmpty();
     }
-    t.stack_depth = top;
+    t.stack_top = top;
 #endif
-    t.current = t.stack_prev[top];
+    const DeviceStackEntry &e = entryAt(t, top);
+    t.current = e.prev;
     t.flags &= kNoPluginDetailPending; // beginPluginCall
-    const infiniStatus_t st = t.stack_restore[top](t.stack_id[top], t.stack_state[top]);
+    const infiniStatus_t st = e.restore(e.id, e.state);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return entryCallFailed("thread_state_restore", st);
     }
@@ -109,22 +118,23 @@ __attribute__((noinline)) infiniStatus_t popReporting(infiniDevice_t *device, in
 INFINIRT_INLINE infiniStatus_t pushOn(const Backend *b, int type, int id) {
     infinirtPluginSetDeviceSavingFn *const push_switch = b->push_switch;
     ThreadHot &t = t_hot;
-    const long depth = t.stack_depth;
-    if (INFINIRT_UNLIKELY(depth >= kDeviceStackDepth)) {
+    const long top = t.stack_top;
+    if (INFINIRT_UNLIKELY(top >= kDeviceStackDepth * kEntryBytes)) {
         return stackFull();
     }
-    t.stack_prev[depth] = t.current;
-    t.stack_backend[depth] = b;
-    t.stack_id[depth] = id;
-    t.stack_restore[depth] = b->pop_restore;
+    DeviceStackEntry &e = entryAt(t, top);
+    e.prev = t.current;
+    e.backend = b;
+    e.id = id;
+    e.restore = b->pop_restore;
     t.current = CurrentDevice{type, id};
 #if defined(__x86_64__) && defined(__GNUC__)
-    __asm__("incq %0" : "+m"(t.stack_depth)); // one instruction where GCC would form depth + 1 and store it
+    __asm__("addq %1, %0" : "+m"(t.stack_top) : "i"(kEntryBytes)); // where GCC would form top + size and store it
 #else
-    t.stack_depth = depth + 1;
+    t.stack_top = top + kEntryBytes;
 #endif
     t.flags &= kNoPluginDetailPending; // beginPluginCall
-    const infiniStatus_t st = push_switch(id, &t.stack_state[depth]);
+    const infiniStatus_t st = push_switch(id, &e.state);
     if (INFINIRT_UNLIKELY(st != INFINI_STATUS_SUCCESS)) {
         return pushFailed(st);
     }
@@ -146,11 +156,10 @@ __attribute__((noinline)) infiniStatus_t pushNotReady(int type, int id) {
 infiniStatus_t infinirt::noThreadStateRestore(int, void *) { return INFINI_STATUS_SUCCESS; }
 
 namespace {
-// The backend of the push whose entry's state slot is `state` (ThreadHot::stack_state): the entry's
-// backend is in the parallel array stack_backend, at the same index (no thread-local access).
+// The backend of the push whose entry's state slot is `state` (DeviceStackEntry::state): the
+// entry's backend, read beside it (no thread-local access).
 INFINIRT_INLINE const Backend *pushedBackend(void **state) {
-    constexpr size_t kGap = offsetof(ThreadHot, stack_state) - offsetof(ThreadHot, stack_backend);
-    static_assert(kGap == sizeof(ThreadHot::stack_backend), "stack_backend is right before stack_state");
+    constexpr size_t kGap = offsetof(DeviceStackEntry, state) - offsetof(DeviceStackEntry, backend);
     return *reinterpret_cast<const Backend *const *>(reinterpret_cast<char *>(state) - kGap);
 }
 } // namespace

@@ -50,7 +50,7 @@ const infinirtPluginHost_t kHost = {sizeof(infinirtPluginHost_t), INFINIRT_PLUGI
 
 } // namespace
 
-__thread ThreadHot t_hot = {0, {nullptr}, {-1, 0}, {-1, 0}, 0, {}, {}, {}, {}, {}, nullptr, {}};
+__thread ThreadHot t_hot = {0, {nullptr}, {-1, 0}, {-1, 0}, 0, {}, nullptr, {}};
 
 const char *takePluginDetail() {
     if ((t_hot.flags & kPluginDetailPending) == 0) {

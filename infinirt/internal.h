@@ -78,6 +78,19 @@ struct CurrentDevice {
     int id;
 };
 constexpr long kDeviceStackDepth = 64;
+// One entry of a thread's device stack, in one cache line (a push writes, and its pop reads, one
+// line besides the thread's current device): infinirt's current device before the
+// push, the backend and device id pushed, the pushed backend's native state as it was
+// (thread_state_save's answer; meaningful where that backend has thread_state_restore), and what
+// the pop calls (the backend's pop_restore, kept in the entry so that the pop's call waits for no
+// load through the backend).
+struct alignas(64) DeviceStackEntry {
+    CurrentDevice prev;
+    const Backend *backend;
+    void *state;
+    infiniStatus_t (*restore)(int device, void *state);
+    int id;
+};
 // The thread's per-thread state that the hot entries touch, in one thread-local object, so that a
 // call computes its address once (one TLS descriptor call). Plain __thread of a trivial type with
 // a constant initialiser (errors.cpp): other translation units read it without a TLS wrapper
@@ -100,18 +113,12 @@ struct ThreadHot {
     // What was current while infinirtSetDevice's set_device runs (`current` is already the new
     // device then): a failure puts it back (dispatch.h, makeCurrent).
     CurrentDevice switch_undo;
-    // The thread's device stack (api_device_stack.cpp), entries [0, stack_depth), one array per
-    // field (an index is an addressing mode): infinirt's current device before the push, the
-    // backend pushed and the device id pushed, the pushed backend's native state as it was
-    // (thread_state_save's answer; meaningful where that backend has thread_state_restore), and
-    // what the pop calls (the backend's pop_restore, kept in the entry so that the pop's call
-    // waits for no load through the backend).
-    long stack_depth;
-    CurrentDevice stack_prev[kDeviceStackDepth];
-    const Backend *stack_backend[kDeviceStackDepth];
-    void *stack_state[kDeviceStackDepth];
-    int stack_id[kDeviceStackDepth];
-    infiniStatus_t (*stack_restore[kDeviceStackDepth])(int device, void *state);
+    // The thread's device stack (api_device_stack.cpp): stack_top is the byte offset of its first
+    // free entry in `stack` (the depth times sizeof(DeviceStackEntry)), so that a push adds and a
+    // pop subtracts the entry's size in place, the pop testing the sign with the same instruction,
+    // and neither scales an index to find its entry.
+    long stack_top;
+    DeviceStackEntry stack[kDeviceStackDepth];
     // thread_state_save where it failed in a push (pushSavingThenSetting), for the push's message;
     // nullptr otherwise.
     const char *push_failed_call;

@@ -330,7 +330,7 @@ void onForkChild() {
         // The forking thread is the child's only one: its current device is forgotten, so that
         // infinirtGetDevice's fast path (which reads only this) goes to the refusal too.
         t_hot.current.type = -1;
-        t_hot.stack_depth = 0; // the parent's pushes are not the child's to pop
+        t_hot.stack_top = 0; // the parent's pushes are not the child's to pop
         g_handles.forgetInForkedChild();
         for (std::atomic<Backend *> &ready : g_ready_backends) {
             ready.store(nullptr, std::memory_order_relaxed);

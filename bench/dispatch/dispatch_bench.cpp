@@ -162,6 +162,24 @@ void BM_PushPopDevice(benchmark::State &s) {
         kNothing);
 }
 
+// The plugin's half of a push and its pop beside its half of two SetDevice calls, on the plugin's
+// table (registered where the backend saves and switches in one call: set_device_saving): what
+// the push and the pop add that the loader does not.
+void BM_PushPopPlugin(benchmark::State &s) {
+    pairBenchmark(
+        s,
+        [] {
+            void *state = nullptr;
+            const infiniStatus_t st = g.table->set_device_saving(0, &state);
+            return st != INFINI_STATUS_SUCCESS ? st : g.table->thread_state_restore(0, state);
+        },
+        [] {
+            const infiniStatus_t st = g.table->set_device(0);
+            return st != INFINI_STATUS_SUCCESS ? st : g.table->set_device(0);
+        },
+        kNothing);
+}
+
 } // namespace
 
 BENCHMARK(BM_EventQuery);
@@ -176,6 +194,9 @@ int main(int argc, char **argv) {
     const auto console = infinirt_bench::consoleOptions(argc, argv);
     benchmark::Initialize(&argc, argv);
     setUp();
+    if (g.table->set_device_saving != nullptr && g.table->thread_state_restore != nullptr && g.table->set_device != nullptr) {
+        benchmark::RegisterBenchmark("BM_PushPopPlugin", BM_PushPopPlugin);
+    }
     infinirt_bench::PairReporter reporter(console);
     benchmark::RunSpecifiedBenchmarks(&reporter);
     const int over = reporter.print("Dispatch overhead, backend " + g.name + " (target: under 10 ns added per call)",
