@@ -157,10 +157,10 @@ infiniStatus_t infinirt::noThreadStateRestore(int, void *) { return INFINI_STATU
 
 namespace {
 // The backend of the push whose entry's state slot is `state` (DeviceStackEntry::state): the
-// entry's backend, read beside it (no thread-local access).
+// entry's, found from the slot's address (no thread-local access).
 INFINIRT_INLINE const Backend *pushedBackend(void **state) {
-    constexpr size_t kGap = offsetof(DeviceStackEntry, state) - offsetof(DeviceStackEntry, backend);
-    return *reinterpret_cast<const Backend *const *>(reinterpret_cast<char *>(state) - kGap);
+    const char *const entry = reinterpret_cast<const char *>(state) - offsetof(DeviceStackEntry, state);
+    return reinterpret_cast<const DeviceStackEntry *>(entry)->backend;
 }
 } // namespace
 

@@ -91,6 +91,7 @@ struct alignas(64) DeviceStackEntry {
     infiniStatus_t (*restore)(int device, void *state);
     int id;
 };
+static_assert(sizeof(DeviceStackEntry) == 64, "a device stack entry is one cache line");
 // The thread's per-thread state that the hot entries touch, in one thread-local object, so that a
 // call computes its address once (one TLS descriptor call). Plain __thread of a trivial type with
 // a constant initialiser (errors.cpp): other translation units read it without a TLS wrapper
