@@ -40,4 +40,12 @@ function(infinirt_add_plugin name)
   if(NOT ARG_NO_INSTALL)
     install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/infinirt)
   endif()
+  # In the infinirt tree: infinirt-plugins builds every plugin of the build tree's plugin
+  # directory and nothing else (scripts/test.sh's ThreadSanitizer stage).
+  if(TARGET infinirt_plugin_support AND NOT ARG_OUTPUT_DIRECTORY)
+    if(NOT TARGET infinirt-plugins)
+      add_custom_target(infinirt-plugins)
+    endif()
+    add_dependencies(infinirt-plugins ${target})
+  endif()
 endfunction()

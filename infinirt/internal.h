@@ -79,11 +79,11 @@ struct CurrentDevice {
 };
 constexpr long kDeviceStackDepth = 64;
 // One entry of a thread's device stack, in one cache line (a push writes, and its pop reads, one
-// line besides the thread's current device): infinirt's current device before the
-// push, the backend and device id pushed, the pushed backend's native state as it was
-// (thread_state_save's answer; meaningful where that backend has thread_state_restore), and what
-// the pop calls (the backend's pop_restore, kept in the entry so that the pop's call waits for no
-// load through the backend).
+// line besides the thread's current device): infinirt's current device before the push, the
+// backend and device id pushed, the pushed backend's native state as it was (thread_state_save's
+// answer; meaningful where that backend has thread_state_restore), and what the pop calls (the
+// backend's pop_restore, kept in the entry so that the pop's call waits for no load through the
+// backend).
 struct alignas(64) DeviceStackEntry {
     CurrentDevice prev;
     const Backend *backend;

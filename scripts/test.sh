@@ -4,7 +4,8 @@
 # under clang; 5 min), the ABI check against abi/ (scripts/abi-check.sh; 1 min), a bounded libFuzzer
 # run (its own clang build, then 90 s; 5 min), the whole suite under AddressSanitizer +
 # UndefinedBehaviorSanitizer (7 min), then the multi-thread stress test under ThreadSanitizer
-# (its program and the plugins only; 3 min). A failing stage names itself; a test executable that cannot list its tests fails it.
+# (its program and the plugins only; 3 min). A failing stage names itself; a test executable that
+# cannot list its tests fails it.
 # INFINIRT_TEST_SANITIZERS=0 skips the two sanitizer builds; INFINIRT_TEST_FUZZ_SECONDS=0 the
 # bounded libFuzzer run (default 90 s, after its own clang build of the loader and plugins).
 # Every configure sets the options this script needs (a build/ left by quickstart.sh has the tests
@@ -84,16 +85,9 @@ if [ "${INFINIRT_TEST_SANITIZERS:-1}" != "0" ]; then
 
   step "ThreadSanitizer (stress)"
   cmake -S . -B build-tsan $flags $test_flags -DINFINIRT_SANITIZE=thread -DINFINIRT_BUILD_BENCHMARKS=OFF
-  # Only what the stress tests run: their program and every runtime plugin this build has (the
-  # tests use every device found).
-  tsan_targets=(infinirt_stress)
-  known_targets=$(cmake --build build-tsan --target help)
-  for backend in cpu opencl cuda hip; do
-    if grep -qE "^(\.\.\. )?infinirt-$backend(:|\$)" <<< "$known_targets"; then
-      tsan_targets+=("infinirt-$backend")
-    fi
-  done
-  cmake --build build-tsan --parallel "$jobs" --target "${tsan_targets[@]}"
+  # Only what the stress tests run: their program and every plugin of the build (the tests use
+  # every device found).
+  cmake --build build-tsan --parallel "$jobs" --target infinirt_stress infinirt-plugins
   # tsan.supp: the cpu backend's copies of the user's data (unordered streams race in user data).
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp \
     run_ctest --test-dir build-tsan --no-tests=error --output-on-failure --timeout 300 -L stress

@@ -1,9 +1,9 @@
 // infinicore::Memory: one block of memory owned through a deleter.
 //
 // Ownership: the Memory owns [data(), data() + size()) and hands it back to whoever allocated it
-// (through the deleter, or the destructor of a subclass built without one) when destroyed. Not copyable or movable: share it with shared_ptr, as the
-// context does. Thread safety: the accessors are const and safe from any thread; destruction may
-// happen on any thread.
+// (through the deleter, or the destructor of a subclass built without one) when destroyed. Not
+// copyable or movable: share it with shared_ptr, as the context does. Thread safety: the accessors
+// are const and safe from any thread; destruction may happen on any thread.
 #ifndef INFINICORE_MEMORY_HPP
 #define INFINICORE_MEMORY_HPP
 
