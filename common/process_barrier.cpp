@@ -29,7 +29,8 @@ void processWideBarrier() {
     // Full barriers on this thread around the change: a sequentially consistent read-modify-write
     // (ThreadSanitizer builds refuse std::atomic_thread_fence; this is one it understands).
     static std::atomic<unsigned> fence_word{0};
-    static std::mutex *mutex = new std::mutex();
+    static std::mutex mutex_storage; // constant-initialised, trivially destroyed: usable during exit
+    std::mutex *const mutex = &mutex_storage;
     static void *page = [] {
         void *p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p != MAP_FAILED) {

@@ -134,17 +134,26 @@ __export infiniStatus_t infinirtInit(void);
 /* The device types the published InfiniCore header knows (INFINI_DEVICE_CPU .. INFINI_DEVICE_ALI):
  * the array size a program built against it passes to infinirtGetAllDeviceCount. */
 #define INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT 11
-/* Writes count_array[t] for the INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT (11) types of the published
- * InfiniCore header only, so that a program built against it, whose array has that many ints, is
- * never overrun; the infinirt extension types (AMD, OPENCL) are not written: use
- * infinirtGetAllDeviceCountSized for every type. Types without a loaded backend, or whose backend
- * found no device, get 0. NULL -> NULL_POINTER. Never fails because a driver is missing. Never
- * blocks; thread-safe. */
+/* The symbol infinirtGetAllDeviceCount writes count_array[t] for the
+ * INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT (11) types of the published InfiniCore header only, so that
+ * a program built against that header, whose array has that many ints, is never overrun.
+ * A program built against THIS header calls it through the macro below, which passes its
+ * array's size, INFINI_DEVICE_TYPE_COUNT as this header has it, to infinirtGetAllDeviceCountSized:
+ * `int counts[INFINI_DEVICE_TYPE_COUNT]; infinirtGetAllDeviceCount(counts);` gets every type of
+ * this header written, and never more, whatever types a newer library knows. Taking the
+ * function's address, `(infinirtGetAllDeviceCount)(counts)`, or defining
+ * INFINIRT_PUBLISHED_DEVICE_COUNT_CALL before including this header reaches the 11-type symbol.
+ * Types without a loaded backend, or whose backend found no device, get 0. NULL -> NULL_POINTER.
+ * Never fails because a driver is missing. Never blocks; thread-safe. */
 __export infiniStatus_t infinirtGetAllDeviceCount(int *count_array);
-/* Writes count_array[t] for every type t < min(array_size, INFINI_DEVICE_TYPE_COUNT) and nothing
- * past array_size (pass INFINI_DEVICE_TYPE_COUNT for every type of this header). NULL ->
- * NULL_POINTER; array_size < 1 -> BAD_PARAM (nothing written). Never blocks; thread-safe. */
+/* Writes count_array[t] for every type t < min(array_size, INFINI_DEVICE_TYPE_COUNT of the
+ * library) and nothing past array_size (pass INFINI_DEVICE_TYPE_COUNT for every type of this
+ * header). NULL -> NULL_POINTER; array_size < 1 -> BAD_PARAM (nothing written). Never blocks;
+ * thread-safe. */
 __export infiniStatus_t infinirtGetAllDeviceCountSized(int *count_array, int array_size);
+#if !defined(INFINIRT_PUBLISHED_DEVICE_COUNT_CALL)
+#define infinirtGetAllDeviceCount(count_array) infinirtGetAllDeviceCountSized((count_array), INFINI_DEVICE_TYPE_COUNT)
+#endif
 /* *count: the devices of that type; 0 (SUCCESS) when its backend is missing, failed or found
  * none. NULL count -> NULL_POINTER (checked first); a type out of range ->
  * DEVICE_TYPE_NOT_SUPPORTED. Never fails because a driver is missing. */

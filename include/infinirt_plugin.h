@@ -40,6 +40,11 @@ extern "C" {
 /* Version 2 appended the module and kernel entries; version-1 plugins keep loading (their
  * missing entries are NULL: NOT_IMPLEMENTED). */
 #define INFINIRT_PLUGIN_INTERFACE_VERSION 2u
+
+/* The most devices of one type the loader serves: a plugin whose get_device_count reports more
+ * is refused whole (FAILED, with the count in its reason), so that no plugin's answer sizes the
+ * loader's per-device state. */
+#define INFINIRT_MAX_DEVICES_PER_TYPE 1024
 /* The one symbol a plugin exports. */
 #define INFINIRT_PLUGIN_ENTRY infinirtPluginQuery
 #define INFINIRT_PLUGIN_ENTRY_NAME "infinirtPluginQuery"
@@ -113,7 +118,9 @@ typedef struct infinirtPluginTraits {
  *   set_error). A missing vendor library is NOT a failure: init succeeds and get_device_count
  *   reports 0 with the reason.
  * get_device_count: never fails for a missing driver: *count = 0 and `reason` (size
- *   reason_size) says why; `reason` is "" when devices were found.
+ *   reason_size) says why; `reason` is "" when devices were found. A count above
+ *   INFINIRT_MAX_DEVICES_PER_TYPE (or below 0) is refused: the plugin is FAILED, and its reason
+ *   (infinirt-info, infinirtGetBackendInfo) gives the count and the limit.
  * get_device_properties: props->struct_size is sizeof(infinirtDeviceProperties_t) of this
  *   header; the loader pre-fills unknown fields (-1 / 0 / ""). Set device_kind: the loader reads
  *   it to choose the process default device (a CPU-kind device never wins over cpu:0);

@@ -16,7 +16,14 @@ enum class Origin : uint8_t {
     Registered, // infinirtHostRegister: infinirtHostUnregister
     Mapped,     // infinirtMemMap: infinirtMemUnmap (one record per contiguous mapped range)
     Opened,     // infinirtIpcOpenMemHandle: infinirtIpcCloseMemHandle (another process's memory)
+    // Reserved address range with nothing mapped (infinirtMemAddressReserve's, or what
+    // infinirtMemUnmap left): never usable memory. Its record has type kUnmappedType, which no
+    // device has, so every check that compares a pointer's device with another refuses it.
+    Unmapped,
 };
+
+// The type of an Origin::Unmapped record: no device's.
+constexpr int kUnmappedType = INFINI_DEVICE_TYPE_COUNT;
 
 struct Allocation {
     void *base = nullptr;

@@ -1,4 +1,5 @@
 #include "allocations.h"
+#include "never_destroyed.h"
 
 #include <algorithm>
 #include <atomic>
@@ -18,7 +19,8 @@ struct Table {
     std::atomic<uint64_t> &generation = g_allocation_generation;
 };
 Table &table() {
-    static Table *t = new Table(); // never destroyed: frees may come during exit
+    static NeverDestroyed<Table> t_storage; // never destroyed: frees may come during exit
+    Table *const t = &t_storage.get();
     return *t;
 }
 // Caller holds the exclusive lock and has changed `live`.
@@ -108,9 +110,58 @@ bool recordIfFree(const Allocation &a, Allocation &found) {
     return true;
 }
 
+namespace {
+// Removes [lo, hi) from the records of origin `origin` it overlaps (the parts outside it stay).
+// Caller holds the lock.
+void carve(Table &t, uintptr_t lo, uintptr_t hi, Origin origin) {
+    auto it = t.live.lower_bound(lo);
+    if (it != t.live.begin() && std::prev(it)->first + std::prev(it)->second.size > lo) {
+        --it;
+    }
+    while (it != t.live.end() && it->first < hi) {
+        const Allocation a = it->second;
+        if (a.origin != origin) {
+            ++it;
+            continue;
+        }
+        it = t.live.erase(it);
+        const uintptr_t a_lo = reinterpret_cast<uintptr_t>(a.base);
+        if (a_lo < lo) {
+            Allocation head = a;
+            head.size = lo - a_lo;
+            t.live[a_lo] = head;
+        }
+        if (a_lo + a.size > hi) {
+            Allocation tail = a;
+            tail.base = reinterpret_cast<void *>(hi);
+            tail.size = a_lo + a.size - hi;
+            t.live[hi] = tail;
+        }
+        it = t.live.upper_bound(a_lo);
+    }
+}
+} // namespace
+
+void recordUnmapped(void *base, size_t size, int device) {
+    Table &t = table();
+    std::unique_lock<std::shared_mutex> lock(t.mutex);
+    Allocation a{base, size, kUnmappedType, device, INFINIRT_MEMORY_DEVICE, Origin::Unmapped};
+    t.live[reinterpret_cast<uintptr_t>(base)] = a;
+    changed(t);
+}
+
+void removeUnmapped(void *base, size_t size) {
+    Table &t = table();
+    std::unique_lock<std::shared_mutex> lock(t.mutex);
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(base);
+    carve(t, lo, lo + size, Origin::Unmapped);
+    changed(t);
+}
+
 void recordMapped(void *base, size_t size, int type, int device, uintptr_t lo, uintptr_t hi) {
     Table &t = table();
     std::unique_lock<std::shared_mutex> lock(t.mutex);
+    carve(t, reinterpret_cast<uintptr_t>(base), reinterpret_cast<uintptr_t>(base) + size, Origin::Unmapped);
     Allocation a{base, size, type, device, INFINIRT_MEMORY_DEVICE, Origin::Mapped};
     const uintptr_t b = reinterpret_cast<uintptr_t>(base);
     auto joins = [&](const Allocation &n) {
@@ -146,32 +197,14 @@ void removeMapped(void *base, size_t size) {
     Table &t = table();
     std::unique_lock<std::shared_mutex> lock(t.mutex);
     const uintptr_t lo = reinterpret_cast<uintptr_t>(base);
-    const uintptr_t hi = lo + size;
-    auto it = t.live.lower_bound(lo);
-    if (it != t.live.begin() && std::prev(it)->first + std::prev(it)->second.size > lo) {
-        --it;
+    // The range's device, from the mapping it starts in (a range of whole mappings of one device).
+    auto first = t.live.upper_bound(lo);
+    int device = 0;
+    if (first != t.live.begin() && std::prev(first)->second.origin == Origin::Mapped) {
+        device = std::prev(first)->second.device;
     }
-    while (it != t.live.end() && it->first < hi) {
-        const Allocation a = it->second;
-        if (a.origin != Origin::Mapped) {
-            ++it;
-            continue;
-        }
-        it = t.live.erase(it);
-        const uintptr_t a_lo = reinterpret_cast<uintptr_t>(a.base);
-        if (a_lo < lo) {
-            Allocation head = a;
-            head.size = lo - a_lo;
-            t.live[a_lo] = head;
-        }
-        if (a_lo + a.size > hi) {
-            Allocation tail = a;
-            tail.base = reinterpret_cast<void *>(hi);
-            tail.size = a_lo + a.size - hi;
-            t.live[hi] = tail;
-        }
-        it = t.live.upper_bound(a_lo);
-    }
+    carve(t, lo, lo + size, Origin::Mapped);
+    t.live[lo] = Allocation{base, size, kUnmappedType, device, INFINIRT_MEMORY_DEVICE, Origin::Unmapped};
     changed(t);
 }
 
@@ -227,6 +260,7 @@ const char *originText(Origin o) {
     case Origin::Registered: return "registered host memory";
     case Origin::Mapped: return "mapped memory";
     case Origin::Opened: return "memory opened from another process";
+    case Origin::Unmapped: return "a reserved address range with nothing mapped";
     case Origin::Malloc: break;
     }
     return "an allocation";
@@ -237,6 +271,7 @@ const char *originRelease(Origin o) {
     case Origin::Registered: return "infinirtHostUnregister";
     case Origin::Mapped: return "infinirtMemUnmap";
     case Origin::Opened: return "infinirtIpcCloseMemHandle";
+    case Origin::Unmapped: return "infinirtMemAddressFree";
     case Origin::Malloc: break;
     }
     return "infinirtFree";
@@ -247,7 +282,7 @@ std::vector<Allocation> allocationsOn(int type, int device) {
     std::shared_lock<std::shared_mutex> lock(t.mutex);
     std::vector<Allocation> out;
     for (const auto &entry : t.live) {
-        if (entry.second.type == type && entry.second.device == device) {
+        if (entry.second.type == type && entry.second.device == device) { // never an unmapped range's
             out.push_back(entry.second);
         }
     }

@@ -41,6 +41,12 @@ void recordMapped(void *base, size_t size, int type, int device, uintptr_t lo, u
 // [base, base + size), which lies in mapped records, leaves them (the parts outside it stay, each
 // keeping the users noted on it).
 void removeMapped(void *base, size_t size);
+// A reserved range [base, base + size) with nothing mapped: recorded (Origin::Unmapped) so that
+// no lookup takes it for memory infinirt did not allocate; recordMapped carves mappings out of it
+// and removeMapped puts them back. removeUnmapped drops every unmapped record inside the range
+// (the reservation is freed).
+void recordUnmapped(void *base, size_t size, int device);
+void removeUnmapped(void *base, size_t size);
 // The mapped records inside [base, base + size) merged into one description of their users
 // (foreign_users of all); false if none.
 bool mappedUsers(void *base, size_t size, Allocation &users);

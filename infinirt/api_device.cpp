@@ -25,6 +25,8 @@ void writeCounts(int *count_array, int n) {
 }
 } // namespace
 
+// The symbol itself (infinirt.h's macro of that name reaches the sized call).
+#undef infinirtGetAllDeviceCount
 __export infiniStatus_t infinirtGetAllDeviceCount(int *count_array) {
     INFINIRT_ENTER();
     if (count_array == nullptr) {

@@ -6,6 +6,7 @@
 // before their physical memory. The backend's context is never reset: memory other libraries
 // hold in it stays.
 #include "allocations.h"
+#include "never_destroyed.h"
 #include "capture.h"
 #include "handles.h"
 #include "host_pins.h"
@@ -27,7 +28,8 @@ struct ResetRecord {
     std::vector<std::pair<infinirtDeviceResetCallback_t, void *>> callbacks;
 };
 ResetRecord &resetRecord() {
-    static ResetRecord *record = new ResetRecord(); // never destroyed: usable during exit
+    static NeverDestroyed<ResetRecord> record_storage; // never destroyed: usable during exit
+    ResetRecord *const record = &record_storage.get();
     return *record;
 }
 
@@ -55,6 +57,8 @@ infiniStatus_t releaseAllocation(const Allocation &a) {
         return infinirtMemUnmap(a.base, a.size);
     case Origin::Opened:
         return infinirtIpcCloseMemHandle(a.base);
+    case Origin::Unmapped: // no device's (allocationsOn never lists it)
+        break;
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -76,6 +80,7 @@ __export infiniStatus_t infinirtDeviceReset(infiniDevice_t device, int device_id
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
+    INFINIRT_GUARD_BEGIN // the lists of what to release are made as it runs
     infiniStatus_t first = INFINI_STATUS_SUCCESS;
     destroyAll(first, HandleKind::Exec, type, device_id, [](void *h) { return infinirtGraphExecDestroy(h); });
     destroyAll(first, HandleKind::Graph, type, device_id, [](void *h) { return infinirtGraphDestroy(h); });
@@ -99,6 +104,7 @@ __export infiniStatus_t infinirtDeviceReset(infiniDevice_t device, int device_id
         c.first(device, device_id, c.second);
     }
     return first;
+    INFINIRT_GUARD_END(fn)
 }
 
 __export infiniStatus_t infinirtDeviceGetResetCount(infiniDevice_t device, int device_id, uint64_t *count) {

@@ -5,6 +5,7 @@
 // record of origin Opened, so that opened memory is infinirt memory) and closes it at the last.
 // Cold paths: one mutex for the opened ranges.
 #include "allocations.h"
+#include "never_destroyed.h"
 #include "capture.h"
 #include "dispatch.h"
 #include "virtual_memory.h"
@@ -97,7 +98,8 @@ struct State {
 };
 
 State &state() {
-    static State *s = new State(); // never destroyed: calls may come during exit
+    static NeverDestroyed<State> s_storage; // never destroyed: calls may come during exit
+    State *const s = &s_storage.get();
     return *s;
 }
 
@@ -138,7 +140,7 @@ __export infiniStatus_t infinirtIpcGetMemHandle(infinirtIpcMemHandle_t *handle, 
         return nullArgument(fn, "ptr");
     }
     Allocation a;
-    if (!findAllocation(ptr, a)) {
+    if (!findAllocation(ptr, a) || a.origin == Origin::Unmapped) {
         return fail(INFINI_STATUS_BAD_PARAM, "%s: %p is not memory infinirt allocated or mapped", fn, ptr);
     }
     if (a.kind != INFINIRT_MEMORY_DEVICE) {

@@ -90,6 +90,9 @@ infiniStatus_t badLaunch(const KernelRecord *k, const char *fmt, ...) {
 // A POINTER argument holding device memory of (type, device), another device type than the kernel's.
 INFINIRT_COLD infiniStatus_t otherTypesDeviceMemory(const KernelRecord *k, const HandleSlot *ks, uint32_t index,
                                                     const void *ptr, int type, int device) {
+    if (type == kUnmappedType) {
+        return badLaunch(k, "argument %u (%p) lies in a reserved address range with nothing mapped there", index, ptr);
+    }
     return badLaunch(k, "argument %u (%p) is device memory of %s:%d; the kernel runs on %s:%d", index, ptr,
                      typeName(type), device, typeName(ks->type), ks->device);
 }

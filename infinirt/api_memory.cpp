@@ -109,6 +109,12 @@ INFINIRT_INLINE void sidesOf(const void *dst, Side &d, const void *src, Side &s)
 
 INFINIRT_COLD infiniStatus_t overrun(const char *function, const char *what, const void *p, size_t size,
                                      const Allocation &a) {
+    if (a.origin == Origin::Unmapped) {
+        return fail(INFINI_STATUS_BAD_PARAM,
+                    "%s: %s %p lies in a reserved address range with nothing mapped there (never mapped, or unmapped "
+                    "by infinirtMemUnmap): it is no memory",
+                    function, what, p);
+    }
     const size_t offset = static_cast<size_t>(static_cast<const char *>(p) - static_cast<const char *>(a.base));
     return fail(INFINI_STATUS_BAD_PARAM,
                 "%s: %s range %p + %zu bytes overruns the %s at %p on %s:%d (%zu bytes; %zu left from %p)", function,
@@ -120,7 +126,7 @@ INFINIRT_COLD infiniStatus_t overrun(const char *function, const char *what, con
 // or fill (a SIZE_MAX memset reached cuda's driver and poisoned the context). Memory infinirt
 // did not allocate is the backend's to check.
 inline infiniStatus_t checkRange(const char *function, const char *what, const Side &s, const void *p, size_t size) {
-    if (!s.known() || INFINIRT_LIKELY(s.holds(p, size))) {
+    if (!s.known() || INFINIRT_LIKELY(s.holds(p, size) && s.a->origin != Origin::Unmapped)) {
         return INFINI_STATUS_SUCCESS;
     }
     return overrun(function, what, p, size, *s.a);
@@ -266,6 +272,7 @@ infiniStatus_t release(const char *function, infinirtMemoryKind_t kind, void *pt
     if (st != INFINI_STATUS_SUCCESS) {
         return st;
     }
+    INFINIRT_GUARD_BEGIN // putting the record back after a failure may itself run out of memory
     if (INFINIRT_UNLIKELY(a.usedByOtherDevices())) {
         st = waitForOtherUsers(function, a);
         if (st != INFINI_STATUS_SUCCESS) {
@@ -295,6 +302,7 @@ infiniStatus_t release(const char *function, infinirtMemoryKind_t kind, void *pt
         recordAllocation(a);
     }
     return st;
+    INFINIRT_GUARD_END(function)
 }
 
 } // namespace
@@ -734,7 +742,10 @@ __export infiniStatus_t infinirtPointerGetAttributes(infinirtPointerAttributes_t
     out.kind = INFINIRT_MEMORY_UNKNOWN;
     out.device_type = INFINI_DEVICE_CPU;
     Allocation a;
-    if (ptr != nullptr && findAllocation(ptr, a)) {
+    const bool known = ptr != nullptr && findAllocation(ptr, a);
+    if (known && a.origin == Origin::Unmapped) {
+        // No memory: reported as unknown, and no plugin is asked (its range is no device's now).
+    } else if (known) {
         out.device_type = static_cast<infiniDevice_t>(a.type);
         out.device_id = a.device;
         out.kind = a.kind;

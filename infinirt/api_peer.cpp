@@ -47,6 +47,10 @@ infiniStatus_t checkRange(const char *function, const char *which, const void *p
     if (!known) {
         return INFINI_STATUS_SUCCESS;
     }
+    if (a.origin == Origin::Unmapped) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: %s %p lies in a reserved address range with nothing mapped there", function,
+                    which, p);
+    }
     if (a.type != e.type || a.device != e.id) {
         return fail(INFINI_STATUS_BAD_PARAM, "%s: %s %p is memory of %s:%d, not of %s:%d as named", function, which, p,
                     typeName(a.type), a.device, typeName(e.type), e.id);

@@ -4,6 +4,7 @@
 // infinirt memory (allocations.h, origin Mapped), so that copies, memsets, kernels and
 // attributes treat it as they treat infinirtMalloc memory. Cold paths: one mutex for all of it.
 #include "allocations.h"
+#include "never_destroyed.h"
 #include "capture.h"
 #include "dispatch.h"
 #include "virtual_memory.h"
@@ -46,7 +47,8 @@ struct State {
 };
 
 State &state() {
-    static State *s = new State(); // never destroyed: calls may come during exit
+    static NeverDestroyed<State> s_storage; // never destroyed: calls may come during exit
+    State *const s = &s_storage.get();
     return *s;
 }
 
@@ -215,7 +217,19 @@ __export infiniStatus_t infinirtMemAddressReserve(void **ptr, infiniDevice_t dev
     r.size = size;
     r.type = type;
     r.device = device_id;
-    s.reservations[reinterpret_cast<uintptr_t>(p)] = std::move(r);
+    // The whole range is unmapped memory for every lookup until a mapping carves it.
+    try {
+        recordUnmapped(p, size, device_id);
+        try {
+            s.reservations[reinterpret_cast<uintptr_t>(p)] = std::move(r);
+        } catch (...) {
+            removeUnmapped(p, size);
+            throw;
+        }
+    } catch (...) {
+        b->table.mem_address_free(device_id, p, size); // cleanup: the exhaustion is what is reported
+        throw;
+    }
     *ptr = p;
     return INFINI_STATUS_SUCCESS;
     INFINIRT_GUARD_END(fn)
@@ -247,6 +261,7 @@ __export infiniStatus_t infinirtMemAddressFree(void *ptr, size_t size) {
     const infiniStatus_t st = INFINIRT_DEVICE_CALL(b, mem_address_free, r.device, ptr, size);
     if (st == INFINI_STATUS_SUCCESS) {
         s.reservations.erase(it);
+        removeUnmapped(ptr, size); // erases only: never allocates
     }
     return st;
 }
@@ -397,6 +412,7 @@ __export infiniStatus_t infinirtMemUnmap(void *ptr, size_t size) {
         return nullArgument(fn, "ptr");
     }
     State &s = state();
+    INFINIRT_GUARD_BEGIN
     std::lock_guard<std::mutex> lock(s.mutex);
     const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
     Reservation *r = nullptr;
@@ -433,6 +449,7 @@ __export infiniStatus_t infinirtMemUnmap(void *ptr, size_t size) {
         }
     }
     return INFINI_STATUS_SUCCESS;
+    INFINIRT_GUARD_END(fn)
 }
 
 __export infiniStatus_t infinirtMemSetAccess(void *ptr, size_t size, infiniDevice_t device, int device_id,

@@ -1,5 +1,7 @@
 #include "capture.h"
+#include "never_destroyed.h"
 #include "modules.h"
+#include "per_device.h"
 #include "process_barrier.h"
 
 #include <mutex>
@@ -36,7 +38,8 @@ private:
 // a natively capturing stream, exclusively while a capture is taken off its stream. Never
 // destroyed: calls may come during exit.
 WriterFirstLock &captureLock() {
-    static WriterFirstLock *m = new WriterFirstLock();
+    static NeverDestroyed<WriterFirstLock> m_storage;
+    WriterFirstLock *const m = &m_storage.get();
     return *m;
 }
 } // namespace
@@ -51,7 +54,8 @@ struct Marks {
     std::vector<std::atomic<const HandleSlot *> *> live;
 };
 Marks &marks() {
-    static Marks *m = new Marks();
+    static NeverDestroyed<Marks> m_storage;
+    Marks *const m = &m_storage.get();
     return *m;
 }
 // Unregisters the thread's mark when the thread ends.
@@ -150,24 +154,20 @@ ModuleRefs *NativeCaptureExclusive::take(HandleSlot *stream) {
 }
 
 namespace detail {
-DeviceCaptures &deviceCaptures(int type, int id) {
-    // One array per device type, made on first use and never freed (calls may come during exit).
-    static std::atomic<DeviceCaptures *> arrays[kTypeCount] = {};
-    DeviceCaptures *a = arrays[type].load(std::memory_order_acquire);
-    if (a == nullptr) {
-        DeviceCaptures *fresh = new DeviceCaptures[g_registry.device_count[type] > 0 ? g_registry.device_count[type] : 1];
-        if (arrays[type].compare_exchange_strong(a, fresh, std::memory_order_acq_rel)) {
-            a = fresh;
-        } else {
-            delete[] fresh;
-        }
-    }
-    return a[id];
+namespace {
+PerDevice<DeviceCaptures> g_device_captures; // made on a device's first capture or device-wide wait
+} // namespace
+
+DeviceCaptures *deviceCaptures(int type, int id) { return g_device_captures.get(type, id); }
+
+infiniStatus_t deviceCapturesExhausted(const char *function, int type, int id) {
+    return fail(INFINI_STATUS_OUT_OF_MEMORY, "%s: host memory exhausted (the capture record of %s:%d)", function,
+                typeName(type), id);
 }
 } // namespace detail
 
 void captureEndedOn(int type, int id) {
-    detail::DeviceCaptures &d = detail::deviceCaptures(type, id);
+    detail::DeviceCaptures &d = *detail::deviceCaptures(type, id); // made when the capture began
     std::lock_guard<std::mutex> lock(d.mutex);
     --d.active;
 }

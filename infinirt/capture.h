@@ -236,14 +236,21 @@ struct DeviceCaptures {
     std::mutex mutex;
     int active = 0;
 };
-DeviceCaptures &deviceCaptures(int type, int id);
+// The record of (type, id), made on first use; nullptr when host memory ran out.
+DeviceCaptures *deviceCaptures(int type, int id);
+// The OUT_OF_MEMORY failure of `function` when deviceCaptures gave nullptr.
+infiniStatus_t deviceCapturesExhausted(const char *function, int type, int id);
 // The refusal of a device-wide wait while `active` streams of (type, id) capture.
 infiniStatus_t refuseDeviceWait(const char *function, const char *refusal, int active, int type, int id);
 } // namespace detail
 
 template <typename Wait>
 infiniStatus_t deviceWaitUnlessCapturing(const char *function, const char *refusal, int type, int id, Wait wait) {
-    detail::DeviceCaptures &d = detail::deviceCaptures(type, id);
+    detail::DeviceCaptures *const record = detail::deviceCaptures(type, id);
+    if (record == nullptr) {
+        return detail::deviceCapturesExhausted(function, type, id);
+    }
+    detail::DeviceCaptures &d = *record;
     std::lock_guard<std::mutex> lock(d.mutex);
     if (d.active > 0) {
         return detail::refuseDeviceWait(function, refusal, d.active, type, id);
@@ -252,7 +259,11 @@ infiniStatus_t deviceWaitUnlessCapturing(const char *function, const char *refus
 }
 
 template <typename Begin> infiniStatus_t captureBeginOn(int type, int id, Begin begin) {
-    detail::DeviceCaptures &d = detail::deviceCaptures(type, id);
+    detail::DeviceCaptures *const record = detail::deviceCaptures(type, id);
+    if (record == nullptr) {
+        return detail::deviceCapturesExhausted("infinirtStreamBeginCapture", type, id);
+    }
+    detail::DeviceCaptures &d = *record;
     std::lock_guard<std::mutex> lock(d.mutex);
     const infiniStatus_t st = begin();
     if (st == INFINI_STATUS_SUCCESS) {

@@ -1,4 +1,8 @@
 #include "handles.h"
+#include "never_destroyed.h"
+
+#include <algorithm>
+#include <array>
 
 #include <cstdlib>
 #include <mutex>
@@ -17,7 +21,8 @@ struct FreeList {
 };
 // One per kind (each kind has its own slots).
 FreeList &freeList(HandleKind k) {
-    static FreeList *lists = new FreeList[kHandleKinds]; // never destroyed: handles may be used during exit
+    static NeverDestroyed<std::array<FreeList, kHandleKinds>> storage; // never destroyed: handles may be used during exit
+    FreeList *const lists = storage.get().data();
     return lists[static_cast<int>(k)];
 }
 uint64_t valueOf(const void *h) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h)); }
@@ -171,6 +176,15 @@ void *HandleTable::create(HandleKind k, int type, int device, void *native, uint
         if (idx >= committed_[kind] && !commit(kind, committed_[kind] + kChunkSlots)) {
             return nullptr;
         }
+        // Room for every slot ever made on the free list, so that release never allocates (a
+        // destroy cannot fail for want of memory); nullptr when even that is not to be had.
+        if (fl.free.capacity() < idx) {
+            try {
+                fl.free.reserve(std::max<size_t>(idx, 2 * fl.free.capacity()));
+            } catch (const std::bad_alloc &) {
+                return nullptr;
+            }
+        }
         ++fl.next;
     }
     HandleSlot *slot = &regions_[kind][idx];
@@ -214,7 +228,7 @@ void HandleTable::release(const void *h) {
     const HandleKind k = static_cast<HandleKind>(valueOf(h) & 0x07);
     FreeList &fl = freeList(k);
     std::lock_guard<std::mutex> lock(fl.mutex);
-    fl.free.push_back(indexOf(h));
+    fl.free.push_back(indexOf(h)); // within the capacity create reserved: never allocates
 }
 
 std::vector<void *> HandleTable::live(HandleKind k, int type, int device) const {

@@ -1,5 +1,6 @@
 // The loader's registrations of host-device memory for host-direct copies (host_pins.h).
 #include "host_pins.h"
+#include "never_destroyed.h"
 
 #include "allocations.h"
 
@@ -34,7 +35,8 @@ struct Pins {
     std::atomic<size_t> count{0};                          // by_base_type.size(), read without the lock
 };
 Pins &pins() {
-    static Pins *p = new Pins(); // never destroyed: frees may come during exit
+    static NeverDestroyed<Pins> p_storage; // never destroyed: frees may come during exit
+    Pins *const p = &p_storage.get();
     return *p;
 }
 

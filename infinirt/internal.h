@@ -248,7 +248,8 @@ struct Registry {
     int default_id = 0;
 };
 
-enum class LoaderState : int { Uninitialised = 0, Ready = 1, ForkedChild = 2 };
+// LoadFailed: host memory ran out while the plugins were loading; every call fails OUT_OF_MEMORY.
+enum class LoaderState : int { Uninitialised = 0, Ready = 1, ForkedChild = 2, LoadFailed = 3 };
 extern std::atomic<int> g_state;
 extern Registry g_registry;
 // g_registry.by_type as the calls may use it: published (release) once the loader is Ready, and

@@ -6,6 +6,7 @@
 // recorded around it on its stream and placed on the host clock through one anchor event per
 // device; spans are resolved after the synchronising calls that complete them.
 #include "layers.h"
+#include "never_destroyed.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -67,7 +68,8 @@ struct File {
 };
 
 File &file() {
-    static File *f = new File(); // never destroyed: threads may trace during exit
+    static NeverDestroyed<File> f_storage; // never destroyed: threads may trace during exit
+    File *const f = &f_storage.get();
     return *f;
 }
 

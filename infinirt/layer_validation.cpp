@@ -7,6 +7,7 @@
 // works but is likely a mistake; prints the leak report at exit. One mutex: this layer is for
 // finding bugs, not for speed.
 #include "layers.h"
+#include "never_destroyed.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -76,7 +77,8 @@ struct State {
 };
 
 State &state() {
-    static State *s = new State(); // never destroyed: the exit report and late calls use it
+    static NeverDestroyed<State> s_storage; // never destroyed: the exit report and late calls use it
+    State *const s = &s_storage.get();
     return *s;
 }
 

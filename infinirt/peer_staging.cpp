@@ -16,6 +16,7 @@
 // that cannot allocate one waits for a pair to come back. A reset of the device frees them (as it
 // frees the device's pinned host memory); otherwise they are never freed (like default streams).
 #include "peer.h"
+#include "per_device.h"
 
 #include <condition_variable>
 #include <mutex>
@@ -42,18 +43,9 @@ struct DevicePool {
     std::atomic<bool> reserved{false};
 };
 
-// One pool per device of every type with devices, made on the first call (the registry is loaded
-// by then) and never freed: copies and resets may come during exit.
-DevicePool &poolOf(int type, int id) {
-    static DevicePool *const *const pools = [] {
-        auto **made = new DevicePool *[kTypeCount];
-        for (int t = 0; t < kTypeCount; ++t) {
-            made[t] = g_registry.device_count[t] > 0 ? new DevicePool[g_registry.device_count[t]] : nullptr;
-        }
-        return made;
-    }();
-    return pools[type][id];
-}
+// Each device's pool, made when the device first stages (or reserves staging) and never freed:
+// copies and resets may come during exit.
+PerDevice<DevicePool> g_pools;
 
 // Which end's backend lends the bounce buffers: the higher host_staging_rank, the source on a tie.
 const PeerEnd &stagingHost(const PeerEnd &d, const PeerEnd &s) {
@@ -129,7 +121,12 @@ void adopt(DevicePool &p, std::unique_lock<std::mutex> &lock, const PeerEnd &hos
 // reserved: used through infinirt only by this copy since it was loaded or reset) and none can be
 // allocated.
 infiniStatus_t takeBounce(const PeerEnd &host, BouncePair &pair) {
-    DevicePool &p = poolOf(host.type, host.id);
+    DevicePool *const pool = g_pools.get(host.type, host.id);
+    if (pool == nullptr) {
+        return fail(INFINI_STATUS_OUT_OF_MEMORY, "infinirtMemcpyPeer: host memory exhausted (the staging pool of %s:%d)",
+                    typeName(host.type), host.id);
+    }
+    DevicePool &p = *pool;
     std::unique_lock<std::mutex> lock(p.mutex);
     for (;;) {
         if (!p.idle.empty()) {
@@ -155,7 +152,7 @@ infiniStatus_t takeBounce(const PeerEnd &host, BouncePair &pair) {
 }
 
 void giveBackBounce(const PeerEnd &host, const BouncePair &pair) {
-    DevicePool &p = poolOf(host.type, host.id);
+    DevicePool &p = *g_pools.find(host.type, host.id); // takeBounce made it
     {
         std::lock_guard<std::mutex> lock(p.mutex);
         if (pair.generation == p.generation) {
@@ -194,10 +191,15 @@ struct EventPair {
 } // namespace
 
 infiniStatus_t reserveStaging(const char *function, Backend *b, int type, int id) {
-    DevicePool &p = poolOf(type, id);
-    if (INFINIRT_LIKELY(p.reserved.load(std::memory_order_acquire))) {
+    DevicePool *const pool = g_pools.get(type, id);
+    if (INFINIRT_LIKELY(pool != nullptr && pool->reserved.load(std::memory_order_acquire))) {
         return INFINI_STATUS_SUCCESS;
     }
+    if (pool == nullptr) {
+        return fail(INFINI_STATUS_OUT_OF_MEMORY, "%s: host memory exhausted (the staging pool of %s:%d)", function,
+                    typeName(type), id);
+    }
+    DevicePool &p = *pool;
     INFINIRT_GUARD_BEGIN
     std::unique_lock<std::mutex> lock(p.mutex);
     if (p.owned == 0 && mayHostStaging(b)) {
@@ -220,7 +222,11 @@ infiniStatus_t reserveStaging(const char *function, Backend *b, int type, int id
 }
 
 infiniStatus_t releaseStaging(Backend *b, int type, int id) {
-    DevicePool &p = poolOf(type, id);
+    DevicePool *const pool = g_pools.find(type, id);
+    if (pool == nullptr) {
+        return INFINI_STATUS_SUCCESS; // the device never staged: nothing to release
+    }
+    DevicePool &p = *pool;
     std::vector<BouncePair> idle;
     {
         std::lock_guard<std::mutex> lock(p.mutex);

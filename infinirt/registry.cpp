@@ -208,6 +208,12 @@ void loadPlugin(Backend &b, const std::string &path) {
         b.reason = "device count failed: the plugin reported " + std::to_string(count) + " devices";
         return;
     }
+    if (count > INFINIRT_MAX_DEVICES_PER_TYPE) {
+        b.reason = "device count refused: the plugin reported " + std::to_string(count) +
+                   " devices; infinirt serves at most " + std::to_string(INFINIRT_MAX_DEVICES_PER_TYPE) +
+                   " devices of one type (INFINIRT_MAX_DEVICES_PER_TYPE)";
+        return;
+    }
     b.device_count = count;
     recordDeviceMemory(b);
     b.state = count > 0 ? INFINIRT_BACKEND_LOADED : INFINIRT_BACKEND_UNAVAILABLE;
@@ -359,7 +365,18 @@ void loadAll() {
     r.backend_count = static_cast<int>(files.size());
     for (size_t i = 0; i < files.size(); ++i) {
         Backend &b = r.backends[i];
-        loadPlugin(b, files[i]);
+        try {
+            loadPlugin(b, files[i]);
+        } catch (const std::bad_alloc &) {
+            // Host memory ran out in the loader's own bookkeeping of this plugin: it is not served.
+            b.state = INFINIRT_BACKEND_FAILED;
+            b.reason.clear();
+            b.reason.shrink_to_fit();
+            try {
+                b.reason = "host memory exhausted while loading the plugin";
+            } catch (const std::bad_alloc &) {
+            }
+        }
         if (b.state == INFINIRT_BACKEND_FAILED) {
             logf(INFINIRT_LOG_WARN, "plugin %s skipped: %s", files[i].c_str(), b.reason.c_str());
             continue;
@@ -409,15 +426,27 @@ infiniStatus_t initSlow() {
     if (g_state.load(std::memory_order_acquire) != static_cast<int>(LoaderState::ForkedChild)) {
         g_loading_started.store(true, std::memory_order_seq_cst);
         std::call_once(once, [] {
-            loadAll();
+            try {
+                loadAll();
+            } catch (const std::bad_alloc &) {
+                // No C++ exception crosses the C ABI: the process cannot use infinirt, and every
+                // call says so (OUT_OF_MEMORY) instead of finding a half-loaded registry.
+                g_state.store(static_cast<int>(LoaderState::LoadFailed), std::memory_order_release);
+                return;
+            }
             for (int t = 0; t < kTypeCount; ++t) {
                 g_ready_backends[t].store(g_registry.by_type[t], std::memory_order_release);
             }
             g_state.store(static_cast<int>(LoaderState::Ready), std::memory_order_release);
         });
     }
-    if (g_state.load(std::memory_order_acquire) == static_cast<int>(LoaderState::Ready)) {
+    const int state = g_state.load(std::memory_order_acquire);
+    if (state == static_cast<int>(LoaderState::Ready)) {
         return INFINI_STATUS_SUCCESS;
+    }
+    if (state == static_cast<int>(LoaderState::LoadFailed)) {
+        return fail(INFINI_STATUS_OUT_OF_MEMORY,
+                    "infinirt: host memory ran out while loading the plugins; infinirt cannot be used in this process");
     }
     return fail(INFINI_STATUS_DEVICE_NOT_INITIALIZED,
                 "infinirt was initialised in the parent process; it cannot be used in a forked child "

@@ -33,6 +33,7 @@ TEST_P(BadInput, NullOutputPointers) {
     int i;
     size_t bytes;
     EXPECT_STATUS(INFINI_STATUS_NULL_POINTER, infinirtGetAllDeviceCount(nullptr));
+    EXPECT_STATUS(INFINI_STATUS_NULL_POINTER, (infinirtGetAllDeviceCount)(nullptr));
     EXPECT_STATUS(INFINI_STATUS_NULL_POINTER, infinirtGetDeviceCount(type(), nullptr));
     EXPECT_STATUS(INFINI_STATUS_NULL_POINTER, infinirtGetDevice(nullptr, &i));
     EXPECT_STATUS(INFINI_STATUS_NULL_POINTER, infinirtGetDevice(&t, nullptr));

@@ -30,13 +30,14 @@ TEST_P(Device, CountsAreConsistent) {
     EXPECT_GT(count, id());
 }
 
-// infinirtGetAllDeviceCount writes only the published header's types, so an array sized with that
-// header's count (11) is never overrun; the sized variant writes every type that fits, no more.
+// The symbol infinirtGetAllDeviceCount (reached by its address: the header's macro of that name
+// passes this header's count) writes only the published header's types, so an array sized with
+// that header's count (11) is never overrun; the sized variant writes every type that fits, no more.
 TEST(DeviceCounts, PublishedNameWritesOnlyThePublishedTypes) {
     constexpr int kPoison = -7;
     int old_array[INFINI_DEVICE_TYPE_COUNT + 2];
     std::fill(std::begin(old_array), std::end(old_array), kPoison);
-    ASSERT_OK(infinirtGetAllDeviceCount(old_array));
+    ASSERT_OK((infinirtGetAllDeviceCount)(old_array));
     int all[INFINI_DEVICE_TYPE_COUNT + 2];
     std::fill(std::begin(all), std::end(all), kPoison);
     ASSERT_OK(infinirtGetAllDeviceCountSized(all, INFINI_DEVICE_TYPE_COUNT));
