@@ -684,7 +684,9 @@ __export infiniStatus_t infinirtHostUnregister(void *ptr);
  * past the end of the physical allocation or outside a reservation of the physical allocation's
  * device; unmapping a range that is not made of whole mappings; freeing a reservation that still
  * has mappings, or one unknown or already freed. A released handle is INVALID_HANDLE; NULL
- * pointers are NULL_POINTER. */
+ * pointers are NULL_POINTER. A part of a reservation with nothing mapped (never mapped, or
+ * unmapped) is no memory on any backend: a copy, memset, kernel argument or free that touches it
+ * is BAD_PARAM, nothing written, and infinirtPointerGetAttributes reports it as UNKNOWN. */
 typedef void *infinirtPhysicalMem_t; /* a loader handle, like streams */
 #define INFINIRT_MEM_CREATE_SHAREABLE 0x1u /* may be exported with infinirtIpcGetMemHandle */
 typedef enum { INFINIRT_MEM_GRANULARITY_MINIMUM = 0, INFINIRT_MEM_GRANULARITY_RECOMMENDED = 1 } infinirtMemGranularity_t;

@@ -50,6 +50,15 @@ cmake --build build --parallel "$jobs"
 INFINIRT_EXPECT_BACKENDS=cpu,opencl \
   run_ctest --test-dir build --no-tests=error --output-on-failure --parallel "$jobs" --timeout 300
 
+# The suite's outcome does not depend on the caller's shell (tests/CMakeLists.txt: each entry sets
+# or unsets the variables it relies on): the same suite again under a hostile environment, the
+# log at its loudest and a default device, plugin list and backend filter that no test expects.
+step "the suite again under a hostile environment"
+INFINIRT_LOG=debug INFINICORE_DEFAULT_DEVICE=cambricon:7 INFINIRT_BACKENDS=no-such-backend \
+  INFINIRT_PLUGINS=/nonexistent/libinfinirt-ghost.so INFINIRT_CPU_DEVICE_COUNT=3 INFINICCL_LOG=debug \
+  INFINIRT_EXPECT_BACKENDS=cpu,opencl \
+  run_ctest --test-dir build --no-tests=error --output-on-failure --parallel "$jobs" --timeout 300 -LE 'bench|soak'
+
 step "ABI check (abi/README.md)"
 scripts/abi-check.sh build
 

@@ -100,6 +100,45 @@ TEST_P(VirtualMemory, CopiesAndMemsetsAcrossTheSeam) {
     EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtFree(At(0))) << "mapped memory is given back by unmapping";
 }
 
+// After MemUnmap, the range is no device address on any backend (infinirt.h): every copy, fill
+// and attribute query treats it as unknown memory and refuses it, never writes it (cpu wrote the
+// unmapped pages and crashed). A reserved granule never mapped is refused the same way.
+TEST_P(VirtualMemory, UnmappedRangeIsNoMemory) {
+    GRANULARITY_OR_SKIP(g_);
+    ASSERT_OK(infinirtMemAddressReserve(&base_, type(), id(), 8 * g_, 0));
+    ASSERT_OK(infinirtMemCreate(&first_, type(), id(), g_, 0));
+    ASSERT_OK(infinirtMemCreate(&second_, type(), id(), 2 * g_, 0));
+    ASSERT_OK(infinirtMemMap(At(0), g_, first_, 0));
+    ASSERT_OK(infinirtMemMap(At(1), 2 * g_, second_, 0));
+    ASSERT_OK(infinirtMemset(At(0), 1, 3 * g_));
+    ASSERT_OK(infinirtMemUnmap(At(0), g_));
+    ASSERT_OK(infinirtMemUnmap(At(1), 2 * g_));
+    unsigned char host[64] = {};
+    ScopedStream s;
+    ASSERT_OK(s.Create());
+    for (unsigned char *p : {At(0), At(0) + 8, At(2) + 5, At(7)}) {
+        SCOPED_TRACE(testing::Message() << "granule offset " << (p - At(0)));
+        EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemset(p, 0, 16));
+        EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemsetAsync(p, 0, 16, s));
+        EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemcpy(p, host, sizeof host, INFINIRT_MEMCPY_H2D));
+        EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemcpy(host, p, sizeof host, INFINIRT_MEMCPY_D2H));
+        EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemcpyAsync(host, p, sizeof host, INFINIRT_MEMCPY_DEFAULT, s));
+        EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtFree(p));
+        infinirtPointerAttributes_t a{};
+        a.struct_size = sizeof a;
+        ASSERT_OK(infinirtPointerGetAttributes(&a, p));
+        EXPECT_EQ(a.kind, INFINIRT_MEMORY_UNKNOWN);
+    }
+    ASSERT_OK(infinirtStreamSynchronize(s));
+    // Mapped again, it is memory again.
+    ASSERT_OK(infinirtMemMap(At(1), 2 * g_, second_, 0));
+    EXPECT_OK(infinirtMemset(At(2) + 5, 0, 16));
+    EXPECT_STATUS(INFINI_STATUS_BAD_PARAM, infinirtMemset(At(0), 0, 16));
+    ASSERT_OK(infinirtMemUnmap(At(1), 2 * g_));
+    ASSERT_OK(infinirtMemAddressFree(base_, 8 * g_));
+    base_ = nullptr;
+}
+
 TEST_P(VirtualMemory, KernelAcrossTheSeam) {
     GRANULARITY_OR_SKIP(g_);
     MapThree();

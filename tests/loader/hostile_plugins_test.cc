@@ -4,11 +4,15 @@
 //                      -1 (hygon), device type 99, a struct_size cutting malloc_device in half (ali, 1 device), a
 //                      moore plugin with 0 devices before one with 1, and iluvatar with 1 device
 //                      and no entries but init and get_device_count;
+//  HugeDeviceCount     INFINIRT_PLUGINS: cpu, a plugin reporting 2^31 - 1 devices (cambricon) and
+//                      one reporting exactly INFINIRT_MAX_DEVICES_PER_TYPE (qy);
 //  EmptyPluginsVar     INFINIRT_PLUGINS="" (unset: the default search);
 //  RelativePluginPath  INFINIRT_PLUGIN_PATH=. run in a directory holding a plugin claiming cpu;
 //  BadDefaultIndex     INFINICORE_DEFAULT_DEVICE=cpu:1junk or cpu:4294967297 with two cpu devices.
 #include "loader_test_util.h"
 #include "status_assertions.h"
+
+#include <infinirt_plugin.h>
 
 #include <cstring>
 #include <string>
@@ -44,6 +48,44 @@ TEST(HostilePlugins, NegativeDeviceCountFailsWithTheCount) {
     int count = -1;
     ASSERT_OK(infinirtGetDeviceCount(INFINI_DEVICE_HYGON, &count));
     EXPECT_EQ(count, 0);
+}
+
+// No per-device state is sized by a plugin's count ahead of use, and a count past the loader's
+// most is refused whole, with the count and the limit in the reason; the other backends serve as
+// before (the first Malloc on cpu allocated staging pools sized by every backend's count).
+TEST(HugeDeviceCount, IsRefusedWithTheCountAndTheLimit) {
+    ASSERT_OK(infinirtInit());
+    const infinirtBackendInfo_t b = Listed(STUB_HUGE_PATH);
+    EXPECT_EQ(b.state, INFINIRT_BACKEND_FAILED);
+    EXPECT_NE(std::strstr(b.reason, "2147483647"), nullptr) << b.reason;
+    EXPECT_NE(std::strstr(b.reason, std::to_string(INFINIRT_MAX_DEVICES_PER_TYPE).c_str()), nullptr) << b.reason;
+    int counts[INFINI_DEVICE_TYPE_COUNT];
+    ASSERT_OK(infinirtGetAllDeviceCount(counts));
+    EXPECT_EQ(counts[INFINI_DEVICE_CAMBRICON], 0);
+    EXPECT_EQ(counts[INFINI_DEVICE_QY], INFINIRT_MAX_DEVICES_PER_TYPE);
+    EXPECT_STATUS(INFINI_STATUS_DEVICE_NOT_FOUND, infinirtSetDevice(INFINI_DEVICE_CAMBRICON, 0));
+}
+
+TEST(HugeDeviceCount, CpuServesAsBefore) {
+    ASSERT_OK(infinirtSetDevice(INFINI_DEVICE_CPU, 0));
+    void *p = nullptr;
+    ASSERT_OK(infinirtMalloc(&p, 4096));
+    ASSERT_OK(infinirtMemset(p, 1, 4096));
+    ASSERT_OK(infinirtFree(p));
+}
+
+TEST(HugeDeviceCount, TheMostDevicesAreServedToTheLast) {
+    const infinirtBackendInfo_t b = Listed(STUB_MOST_PATH);
+    ASSERT_EQ(b.state, INFINIRT_BACKEND_LOADED) << b.reason;
+    EXPECT_EQ(b.device_count, INFINIRT_MAX_DEVICES_PER_TYPE);
+    ASSERT_OK(infinirtSetDevice(INFINI_DEVICE_QY, INFINIRT_MAX_DEVICES_PER_TYPE - 1));
+    EXPECT_STATUS(INFINI_STATUS_DEVICE_NOT_FOUND, infinirtSetDevice(INFINI_DEVICE_QY, INFINIRT_MAX_DEVICES_PER_TYPE));
+    infiniDevice_t type = INFINI_DEVICE_CPU;
+    int id = -1;
+    ASSERT_OK(infinirtGetDevice(&type, &id));
+    EXPECT_EQ(type, INFINI_DEVICE_QY);
+    EXPECT_EQ(id, INFINIRT_MAX_DEVICES_PER_TYPE - 1);
+    ASSERT_OK(infinirtSetDevice(INFINI_DEVICE_CPU, 0));
 }
 
 TEST(HostilePlugins, UnknownDeviceTypeIsRefused) {

@@ -6,7 +6,8 @@
  *    called: the loader copies whole entries only);
  *  - STUB_SLOW_INIT: init waits until the test sets stub_release_init, after raising
  *    stub_init_entered, so that a test can fork while another thread is loading the plugins;
- *  - STUB_BAD_TYPE: one device, of device type 99 (STUB_DEVICE_TYPE), which the loader refuses.
+ *  - STUB_BAD_TYPE: one device, of device type 99 (STUB_DEVICE_TYPE), which the loader refuses;
+ *  - STUB_COUNT: get_device_count reports STUB_COUNT devices (2^31 - 1, or the loader's most).
  */
 #include <infinirt_plugin.h>
 
@@ -19,6 +20,7 @@
 #define STUB_HALF_ENTRY 3
 #define STUB_SLOW_INIT 4
 #define STUB_BAD_TYPE 5
+#define STUB_HUGE_COUNT 6
 
 #if !defined(STUB_MODE) || !defined(STUB_NAME) || !defined(STUB_DEVICE_TYPE)
 #error "define STUB_MODE, STUB_NAME and STUB_DEVICE_TYPE"
@@ -45,6 +47,10 @@ static infiniStatus_t stubGetDeviceCount(int *count, char *reason, size_t reason
     (void)reason_size;
     reason[0] = '\0';
     *count = -1;
+#elif STUB_MODE == STUB_HUGE_COUNT
+    (void)reason_size;
+    reason[0] = '\0';
+    *count = STUB_COUNT;
 #else
     (void)reason_size;
     reason[0] = '\0';
