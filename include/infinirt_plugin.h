@@ -113,7 +113,10 @@ typedef struct infinirtPluginTraits {
  *   set_error). A missing vendor library is NOT a failure: init succeeds and get_device_count
  *   reports 0 with the reason.
  * get_device_count: never fails for a missing driver: *count = 0 and `reason` (size
- *   reason_size) says why; `reason` is "" when devices were found.
+ *   reason_size) says why; `reason` is "" when devices were found. A reason that says "failed"
+ *   ("cuInit failed: ...") marks a driver that is installed but did not work: when the process
+ *   then falls back to cpu:0, the loader logs it as a warning; any other reason (the driver or
+ *   the device is absent: "libcuda.so.1 not found: ...") is logged at info only.
  * get_device_properties: props->struct_size is sizeof(infinirtDeviceProperties_t) of this
  *   header; the loader pre-fills unknown fields (-1 / 0 / ""). Set device_kind: the loader reads
  *   it to choose the process default device (a CPU-kind device never wins over cpu:0);
