@@ -1,6 +1,7 @@
-"""What a newcomer meets first: `import infinirt` from the repository's root (the C++ folder
-infinirt/ would shadow the package) gives a clear ImportError; DeviceNotFoundError carries the
-backend's own reason."""
+"""What a newcomer meets first: `import infinirt` from the repository's root, where the C++ folder
+infinirt/ comes first on sys.path, loads the installed package if there is one and otherwise fails
+saying why (never an empty namespace package); DeviceNotFoundError carries the backend's own
+reason."""
 import os
 import subprocess
 import sys
@@ -13,22 +14,33 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.path.dirname(os.path.dirname(HERE))
 
 
-def _import_in(folder):
-    return subprocess.run([sys.executable, "-c", "import infinirt; print(len(infinirt.devices()))"], cwd=folder,
-                          capture_output=True, text=True, timeout=120)
+def _import_in(folder, *flags, env=None):
+    code = "import infinirt; print(infinirt.__file__); print(len(infinirt.devices()))"
+    return subprocess.run([sys.executable, *flags, "-c", code], cwd=folder, env=env, capture_output=True, text=True,
+                          timeout=120)
 
 
-def test_import_from_the_repository_root_says_why():
-    done = _import_in(SOURCE_DIR)
+def test_import_from_the_repository_root_without_a_package_says_why():
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = _import_in(SOURCE_DIR, "-S", env=env)  # -S: no site-packages, so no installed package either
     assert done.returncode != 0
     assert "ImportError" in done.stderr and "C++ folder infinirt/" in done.stderr, done.stderr
     assert "AttributeError" not in done.stderr
 
 
+def test_import_from_the_repository_root_finds_the_installed_package():
+    done = _import_in(SOURCE_DIR)  # PYTHONPATH names python/, as a venv's site-packages would hold it
+    assert done.returncode == 0, done.stderr
+    path, count = done.stdout.split()
+    assert path == os.path.realpath(infinirt.__file__) or path == infinirt.__file__
+    assert not path.startswith(os.path.join(SOURCE_DIR, "infinirt") + os.sep)
+    assert int(count) >= 1
+
+
 def test_import_elsewhere_finds_the_package(tmp_path):
     done = _import_in(str(tmp_path))
     assert done.returncode == 0, done.stderr
-    assert int(done.stdout.strip()) >= 1
+    assert int(done.stdout.split()[1]) >= 1
 
 
 def test_device_not_found_names_a_type_without_plugin():
