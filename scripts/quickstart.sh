@@ -44,7 +44,7 @@ step "configuring build/" configure
 step "building" cmake --build build --parallel "$(nproc)"
 step "infinirt-info" ./build/bin/infinirt-info
 default_device=""
-step "infinirt-info --json" note_unavailable
+step "reading infinirt-info --json" note_unavailable
 step "infinirt-quickstart" ./build/bin/infinirt-quickstart
 step "infinirt-saxpy" ./build/bin/infinirt-saxpy
 
