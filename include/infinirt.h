@@ -568,6 +568,13 @@ __export infiniStatus_t infinirtGetBackendCount(int *count);
  * struct_size as the caller set it; strings are NUL-terminated, cut to their fields. */
 __export infiniStatus_t infinirtGetBackendInfo(int index, infinirtBackendInfo_t *info);
 
+/* The device type's name, as infinirt-info, INFINICORE_DEFAULT_DEVICE and the Python package
+ * spell it: "cpu", "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar", "kunlun",
+ * "hygon", "qy", "ali", "amd", "opencl", ...; "unknown" for a value outside
+ * [0, INFINI_DEVICE_TYPE_COUNT). Never NULL and never fails; static storage, valid for the life
+ * of the process. Thread-safe; loads no plugin and never touches the last error. */
+__export const char *infinirtGetDeviceTypeName(infiniDevice_t type);
+
 /* What a device is, whatever backend serves it (infinirtDeviceProperties_t.device_kind). */
 typedef enum {
     INFINIRT_DEVICE_KIND_UNKNOWN = 0,    /* the backend does not say (a plugin built before the field) */
@@ -928,8 +935,10 @@ __export infiniStatus_t infinirtDeviceCanAccessPeer(int *can_access, infiniDevic
                                                     infiniDevice_t peer_type, int peer_id);
 /* ACCESS_SUPPORTED: as infinirtDeviceCanAccessPeer; NATIVE_ATOMICS_SUPPORTED: atomics on peer
  * memory are atomic across both devices; COPY_WITHOUT_STAGING: infinirtMemcpyPeer between the two
- * moves data without a bounce through host memory (1 for cpu pairs and cuda pairs with access
- * supported; 0 between backends and for opencl pairs); PERFORMANCE_RANK: the link's rank as the
+ * moves data without a bounce through host memory (1 for cpu pairs, cuda pairs with access
+ * supported, and two backends' devices where one's memory is host memory (memory_is_host: a cpu
+ * device, PoCL's), which the other backend copies to and from directly; 0 for other pairs of two
+ * backends and for opencl pairs); PERFORMANCE_RANK: the link's rank as the
  * driver gives it. NULL value -> NULL_POINTER; attr out of range -> BAD_PARAM (both before the
  * devices); a device paired with itself -> BAD_PARAM. Does not block. */
 __export infiniStatus_t infinirtDeviceGetPeerAttribute(int *value, infinirtPeerAttribute_t attr, infiniDevice_t type, int id,

@@ -120,7 +120,10 @@ typedef struct infinirtPluginTraits {
  * get_device_count: never fails for a missing driver: *count = 0 and `reason` (size
  *   reason_size) says why; `reason` is "" when devices were found. A count above
  *   INFINIRT_MAX_DEVICES_PER_TYPE (or below 0) is refused: the plugin is FAILED, and its reason
- *   (infinirt-info, infinirtGetBackendInfo) gives the count and the limit.
+ *   (infinirt-info, infinirtGetBackendInfo) gives the count and the limit. A reason that says "failed"
+ *   ("cuInit failed: ...") marks a driver that is installed but did not work: when the process
+ *   then falls back to cpu:0, the loader logs it as a warning; any other reason (the driver or
+ *   the device is absent: "libcuda.so.1 not found: ...") is logged at info only.
  * get_device_properties: props->struct_size is sizeof(infinirtDeviceProperties_t) of this
  *   header; the loader pre-fills unknown fields (-1 / 0 / ""). Set device_kind: the loader reads
  *   it to choose the process default device (a CPU-kind device never wins over cpu:0);

@@ -138,7 +138,11 @@ __export infiniStatus_t infinirtDeviceGetPeerAttribute(int *value, infinirtPeerA
             out = a.backend->table.memcpy_peer_async != nullptr ? 1 : 0;
         }
     }
-    // Between two backends: no access, no atomics, staged copies, rank unknown: all 0.
+    // Between two backends: no access, no atomics, rank unknown: 0; copies are staged unless one
+    // device's memory is host memory, which the other backend copies to and from directly.
+    if (a.type != b.type && attr == INFINIRT_PEER_ATTR_COPY_WITHOUT_STAGING) {
+        out = peerCopyIsHostDirect(a, b) ? 1 : 0;
+    }
     if (st == INFINI_STATUS_SUCCESS) {
         *value = out;
     }

@@ -25,8 +25,14 @@ std::atomic<Backend *> g_ready_backends[kTypeCount] = {};
 
 namespace {
 
-const char *const kTypeNames[kTypeCount] = {"cpu",    "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
-                                            "kunlun", "hygon",  "qy",        "ali",    "amd",   "opencl"};
+// Why the default device is cpu:0 when no GPU or accelerator serves (chooseDefaultDevice).
+const char *const kNoGpuDevice = "no GPU or accelerator device";
+
+// Each infiniDevice_t's name (infinirtGetDeviceTypeName), by value. A name past the header's
+// INFINI_DEVICE_TYPE_COUNT is never used: a type is named here as soon as its value is fixed.
+const char *const kTypeNames[] = {"cpu",   "nvidia", "cambricon", "ascend", "metax",  "moore",  "iluvatar",
+                                  "kunlun", "hygon", "qy",        "ali",    "amd",    "opencl", "vulkan"};
+static_assert(sizeof kTypeNames / sizeof kTypeNames[0] >= kTypeCount, "every infiniDevice_t needs a name");
 
 // The longest plugin name read from a table (the plugin's string need not be terminated within it).
 constexpr size_t kMaxPluginName = 64;
@@ -277,13 +283,15 @@ bool servesDefault(const Backend &b) {
            t.device_synchronize != nullptr;
 }
 
-void chooseDefaultDevice(Registry &r) {
+// Chooses the process default device; `why` says why it was chosen (logDefaultDevice).
+void chooseDefaultDevice(Registry &r, std::string &why) {
     int type = 0;
     int id = 0;
     if (parseDefaultDevice(type, id)) {
         if (id >= 0 && id < r.device_count[type]) {
             r.default_type = type;
             r.default_id = id;
+            why = "INFINICORE_DEFAULT_DEVICE names it";
             return;
         }
         logf(INFINIRT_LOG_WARN, "INFINICORE_DEFAULT_DEVICE names %s:%d, which does not exist; ignored",
@@ -295,9 +303,11 @@ void chooseDefaultDevice(Registry &r) {
     // the kind existed.
     for (int t = 1; t < kTypeCount; ++t) {
         for (int id = 0; id < r.device_count[t] && servesDefault(*r.by_type[t]); ++id) {
-            if (deviceKind(*r.by_type[t], id) != INFINIRT_DEVICE_KIND_CPU) {
+            const infinirtDeviceKind_t kind = deviceKind(*r.by_type[t], id);
+            if (kind != INFINIRT_DEVICE_KIND_CPU) {
                 r.default_type = t;
                 r.default_id = id;
+                why = kind == INFINIRT_DEVICE_KIND_GPU ? "the first GPU found" : "the first accelerator found";
                 return;
             }
         }
@@ -305,6 +315,7 @@ void chooseDefaultDevice(Registry &r) {
     if (r.device_count[INFINI_DEVICE_CPU] > 0) {
         r.default_type = INFINI_DEVICE_CPU;
         r.default_id = 0;
+        why = kNoGpuDevice;
         return;
     }
     // No cpu backend: the first device there is, whatever its kind (a backend that serves the
@@ -313,6 +324,7 @@ void chooseDefaultDevice(Registry &r) {
         if (r.device_count[t] > 0 && servesDefault(*r.by_type[t])) {
             r.default_type = t;
             r.default_id = 0;
+            why = "no GPU or accelerator device and no cpu backend: the first device found";
             return;
         }
     }
@@ -320,9 +332,45 @@ void chooseDefaultDevice(Registry &r) {
         if (r.device_count[t] > 0) {
             r.default_type = t;
             r.default_id = 0;
+            why = "the only backend with devices (it lacks entries a default device needs)";
             return;
         }
     }
+}
+
+// Logs the default device and `why` once, at info. When the process falls back to cpu:0 while a
+// GPU backend's plugin is there but broken, that is a warning instead, with each one's reason: a
+// plugin of another device type that could not be loaded (FAILED, other than excluded by
+// INFINIRT_BACKENDS), or one whose driver is installed but did not work (no device, and its reason
+// says "failed", as a native call's failure does: "cuInit failed: ..."). A backend whose driver
+// or device is simply absent ("libcuda.so.1 not found", "no AMD GPU found") is named at info
+// only: that is a machine without that GPU, not a fault.
+void logDefaultDevice(const Registry &r, const std::string &why) {
+    if (r.default_type == kTypeCount) {
+        logf(INFINIRT_LOG_INFO, "no default device: no backend plugin reported a device");
+        return;
+    }
+    std::string absent;
+    std::string broken;
+    if (r.default_type == INFINI_DEVICE_CPU && why == kNoGpuDevice) {
+        for (int i = 0; i < r.backend_count; ++i) {
+            const Backend &b = r.backends[i];
+            const bool cpu = b.type == INFINI_DEVICE_CPU || (b.type == kTypeCount && b.name == "cpu");
+            if (cpu || b.device_count > 0 || b.state == INFINIRT_BACKEND_SHADOWED ||
+                b.reason == "excluded by INFINIRT_BACKENDS") {
+                continue;
+            }
+            const bool failed = b.state == INFINIRT_BACKEND_FAILED || b.reason.find("failed") != std::string::npos;
+            (failed ? broken : absent) += "; " + b.name + ": " + (b.reason.empty() ? "no devices found" : b.reason);
+        }
+    }
+    if (!broken.empty()) {
+        logf(INFINIRT_LOG_WARN, "default device %s:%d: every GPU backend failed, running on the cpu (%s%s)",
+             kTypeNames[r.default_type], r.default_id, broken.c_str() + 2, absent.c_str());
+        return;
+    }
+    logf(INFINIRT_LOG_INFO, "default device %s:%d: %s%s%s%s", kTypeNames[r.default_type], r.default_id, why.c_str(),
+         absent.empty() ? "" : " (", absent.empty() ? "" : absent.c_str() + 2, absent.empty() ? "" : ")");
 }
 
 // Set (before std::call_once is entered) by the first thread that starts loading the plugins.
@@ -402,7 +450,9 @@ void loadAll() {
         logf(INFINIRT_LOG_INFO, "plugin %s (%s): %d device(s)%s%s", b.name.c_str(), b.path.c_str(), b.device_count,
              b.reason.empty() ? "" : ": ", b.reason.c_str());
     }
-    chooseDefaultDevice(r);
+    std::string why;
+    chooseDefaultDevice(r, why);
+    logDefaultDevice(r, why);
     // Last: the layers wrap the tables the calls will use (nothing when no layer is enabled).
     installLayers(r);
     for (Backend *b : r.by_type) {
@@ -420,6 +470,12 @@ void loadAll() {
 } // namespace
 
 const char *typeName(int type) { return type >= 0 && type < kTypeCount ? kTypeNames[type] : "unknown"; }
+
+} // namespace infinirt
+
+__export const char *infinirtGetDeviceTypeName(infiniDevice_t type) { return infinirt::typeName(infinirt::enumInt(type)); }
+
+namespace infinirt {
 
 infiniStatus_t initSlow() {
     static std::once_flag once;

@@ -130,6 +130,17 @@ fi
 note build passed "$(( $(date +%s) - t0 )) s"
 "$build/bin/infinirt-info" > "$out/info.txt" 2>&1
 "$build/bin/infinirt-quickstart" >> "$out/info.txt" 2>&1
+# ---- first use (issue 49): on a GPU machine the default device is the GPU, logged once at info with
+# why, and the quick start's example names it; no fallback warning.
+first_use=$(INFINIRT_LOG=info INFINICORE_DEFAULT_DEVICE= "$build/bin/infinirt-quickstart" 2>&1)
+echo "$first_use" > "$out/first-use.txt"
+if [ "$(grep -c 'default device ' <<< "$first_use")" -eq 1 ] &&
+   grep -q '^infinirt \[info\] default device nvidia:0: the first GPU found' <<< "$first_use" &&
+   ! grep -q 'every GPU backend failed' <<< "$first_use" && grep -q '^nvidia:0 (.*data verified' <<< "$first_use"; then
+  note "first use: default device" passed "nvidia:0, logged once with why (first-use.txt)"
+else
+  note "first use: default device" FAILED "expected one info line 'default device nvidia:0: the first GPU found' (first-use.txt)"
+fi
 
 nv_ocl=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')
 [ -n "$nv_ocl" ] || nv_ocl=$(find / -xdev -name 'libnvidia-opencl.so.1*' 2>/dev/null | head -n 1)

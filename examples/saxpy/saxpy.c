@@ -39,6 +39,33 @@ static int compareFloats(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Which image of the module file the loader chose, in words, from its log line
+ * "...: chose entry N (<backend> <FORMAT> <arch>, <size> bytes) of M ...": "its cpu shared object
+ * (x86_64)", "its PTX (sm_90)", ...; "the module file" when the log does not say. */
+static void chosenImage(const char *log, char *out, size_t size) {
+    static const char *const formats[][2] = {
+        {" HOST_SO ", "cpu shared object"}, {" PTX ", "PTX"}, {" CUBIN ", "cubin"}, {" FATBIN ", "fatbin"},
+        {" HSACO ", "HIP code object"}, {" OPENCL_C ", "OpenCL C source"}, {" SPIRV ", "SPIR-V"},
+        {" DEVICE_BINARY ", "OpenCL device binary"}};
+    const char *chosen = strstr(log, ": chose entry ");
+    const char *end = chosen != NULL ? strstr(chosen, " of ") : NULL;
+    size_t f;
+    snprintf(out, size, "the module file");
+    for (f = 0; end != NULL && f < sizeof formats / sizeof formats[0]; ++f) {
+        const char *at = strstr(chosen, formats[f][0]);
+        if (at != NULL && at < end) {
+            const char *arch = at + strlen(formats[f][0]);
+            const char *comma = strchr(arch, ',');
+            if (comma != NULL && comma < end && strncmp(arch, "any,", 4) != 0) { /* OpenCL C: any device */
+                snprintf(out, size, "its %s (%.*s)", formats[f][1], (int)(comma - arch), arch);
+            } else {
+                snprintf(out, size, "its %s", formats[f][1]);
+            }
+            return;
+        }
+    }
+}
+
 /* <directory of this program>/../share/infinirt/saxpy.irtm, or "" when /proc/self/exe is not there. */
 static void defaultModulePath(char *out, size_t size) {
     char exe[PATH_MAX];
@@ -65,8 +92,7 @@ int main(int argc, char **argv) {
     unsigned i, bad = 0;
     float *x, *y, *dev_x, *dev_y;
     float ms = 0.0f, times[ROUNDS];
-    char path[PATH_MAX + 64], log[4096];
-    const char *chosen, *end;
+    char path[PATH_MAX + 64], log[4096], image[96];
     infinirtModule_t module;
     infinirtKernel_t saxpy;
     infinirtStream_t stream;
@@ -74,9 +100,6 @@ int main(int argc, char **argv) {
     infinirtDeviceProperties_t props;
     infinirtLaunchConfig_t cfg;
     infinirtKernelArg_t args[4];
-    static const char *const type_names[INFINI_DEVICE_TYPE_COUNT] = {
-        "cpu", "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
-        "kunlun", "hygon", "qy", "ali", "amd", "opencl"};
 
     if (argc > 2) {
         fprintf(stderr, "usage: %s [MODULE_FILE]\n", argv[0]);
@@ -152,19 +175,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "saxpy: %u of %u results wrong\n", bad, n);
         return 1;
     }
-    /* The log's first line says which entry was chosen: "...: chose entry N (...) of M for ..." */
-    chosen = strstr(log, "chose ");
-    end = chosen != NULL ? strstr(chosen, " of ") : NULL;
-    if (chosen == NULL || end == NULL) {
-        chosen = "the module file";
-        end = chosen + strlen(chosen);
-    } else {
-        chosen += 6;
-    }
-    printf("%s:%d (%s): saxpy, %.*s: 2^24 floats, median of %d launches after %d warm-up: %.3f ms "
-           "(min %.3f, max %.3f), %.2f GB/s (3 x 64 MiB moved); result verified\n",
-           type_names[type], id, props.name, (int)(end - chosen), chosen, ROUNDS, WARMUP, ms, times[0],
-           times[ROUNDS - 1], ms > 0.0f ? 3.0 * (double)bytes / (ms * 1e6) : 0.0);
+    chosenImage(log, image, sizeof image);
+    printf("%s:%d (%s): saxpy kernel from %s, y = 2x + y over 2^24 floats: %.3f ms per launch, %.2f GB/s "
+           "(3 x 64 MiB read or written; median of %d launches, noisy on shared machines); result verified\n",
+           infinirtGetDeviceTypeName(type), id, props.name, image, ms,
+           ms > 0.0f ? 3.0 * (double)bytes / (ms * 1e6) : 0.0, ROUNDS);
 
     CHECK(infinirtEventDestroy(start));
     CHECK(infinirtEventDestroy(stop));

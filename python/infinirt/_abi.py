@@ -398,6 +398,7 @@ FUNCTIONS = {
     "infinirtGraphLuanch": (_st, [_vp, _vp]),
     "infinirtGetErrorName": (c_char_p, [c_enum]),
     "infinirtGetErrorString": (c_char_p, [c_enum]),
+    "infinirtGetDeviceTypeName": (c_char_p, [c_enum]),
     "infinirtGetLastErrorMessage": (c_char_p, []),
     "infinirtSetLastErrorMessage": (_st, [c_enum, c_char_p]),
     "infinirtGetBackendCount": (_st, [_p(c_int)]),

@@ -35,7 +35,9 @@ class InvalidHandleError(Error):
 
 
 class DeviceNotFoundError(Error):
-    pass
+    """No such device. Raised by Device(): .reason is the backend's own account ("libcuda.so.1
+    not found: ...", "" when it has devices, just fewer), also in str()."""
+    reason = ""
 
 
 class DeviceTypeNotSupportedError(DeviceNotFoundError):

@@ -91,9 +91,14 @@ class Device:
         count = ctypes.c_int()
         call("infinirtGetDeviceCount", int(t), ctypes.byref(count))
         if not 0 <= i < count.value:
-            raise DeviceNotFoundError(
+            name = t.name.lower()
+            reason = _backend_reason(name)
+            err = DeviceNotFoundError(
                 Status.DEVICE_NOT_FOUND,
-                "%s:%d: no such device (%s has %d)" % (t.name.lower(), i, t.name.lower(), count.value), "Device")
+                "%s:%d: no such device (%s has %d%s)" % (name, i, name, count.value, ": " + reason if reason else ""),
+                "Device")
+            err.reason = reason
+            raise err
         self._type = t
         self.index = i
 
@@ -258,6 +263,15 @@ def devices():
     counts = (ctypes.c_int * DeviceType.TYPE_COUNT)()
     call("infinirtGetAllDeviceCountSized", counts, DeviceType.TYPE_COUNT)
     return [Device(t, i) for t in range(DeviceType.TYPE_COUNT) for i in range(counts[t])]
+
+
+def _backend_reason(type_name):
+    """Why the backend serving `type_name` has no (such) device, as it says: its reason
+    ("libcuda.so.1 not found: ..."), or that no plugin serves that type."""
+    serving = [b for b in backends() if b["device_type"] == type_name and b["state"] in ("loaded", "unavailable")]
+    if not serving:
+        return "no backend plugin serves %s" % type_name
+    return serving[0]["reason"]
 
 
 def backends():

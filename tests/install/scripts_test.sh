@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the README's scripts for what issue 13 found: quickstart.sh installs no test-only package
+# Checks the README's scripts for what issues 13 and 49 found: quickstart.sh installs no test-only package
 # and builds no tests; test.sh turns the tests on in every build folder it configures (quickstart
 # leaves build/ with them off) and every ctest run in it fails when it finds no test.
 # Usage: scripts_test.sh <source dir>
@@ -16,8 +16,13 @@ for p in libgtest-dev libgmock-dev libbenchmark-dev; do
     [ "$p" != "$b" ] || fail "the build packages (quickstart) include the test-only package $p"
   done
 done
-grep -Eq '^infinirt_install_deps build$' "$src/scripts/quickstart.sh" ||
+grep -Eq '(^|\s)infinirt_install_deps build$' "$src/scripts/quickstart.sh" ||
   fail "quickstart.sh does not install the build packages only (infinirt_install_deps build)"
+# quickstart.sh ends with its verdict line (issue 49), and reports a failed step as one.
+grep -v '^\s*$' "$src/scripts/quickstart.sh" | tail -n 1 | grep -q '^echo "quickstart: PASSED (' ||
+  fail "quickstart.sh does not end with its verdict line (quickstart: PASSED (...))"
+grep -q 'echo "quickstart: FAILED at \$name' "$src/scripts/quickstart.sh" ||
+  fail "quickstart.sh does not report a failed step as 'quickstart: FAILED at <step>'"
 
 # test.sh: every configure passes $test_flags, which turns the tests on.
 grep -Eq '^test_flags="[^"]*-DINFINIRT_BUILD_TESTS=ON' "$src/scripts/test.sh" ||

@@ -15,6 +15,8 @@ namespace {
 
 std::string json(const char *s) { return infinirt_tools::jsonText(s); }
 
+const char *boolText(int flag) { return flag != 0 ? "true" : "false"; }
+
 // ", \"key\": value" for a known (non-zero) figure; "" when unknown.
 std::string jsonNumber(const char *key, unsigned long long value) {
     return value == 0 ? std::string() : std::string(", \"") + key + "\": " + std::to_string(value);
@@ -101,10 +103,10 @@ void printPeers(const Inventory &inv) {
             }
             const PeerCell &c = inv.peer(i, j);
             std::printf("%s\n    {\"from\": {\"type\": \"%s\", \"id\": %d}, \"to\": {\"type\": \"%s\", \"id\": %d}, "
-                        "\"access_supported\": %d, \"native_atomics\": %d, \"copy_without_staging\": %d, "
+                        "\"access_supported\": %s, \"native_atomics\": %s, \"copy_without_staging\": %s, "
                         "\"performance_rank\": %d}",
                         first ? "" : ",", typeLabel(devices[i].type), devices[i].id, typeLabel(devices[j].type),
-                        devices[j].id, c.access, c.atomics, c.direct, c.rank);
+                        devices[j].id, boolText(c.access), boolText(c.atomics), boolText(c.direct), c.rank);
             first = false;
         }
     }

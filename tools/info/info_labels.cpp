@@ -25,11 +25,7 @@ const char *kindName(infinirtDeviceKind_t k) {
     return nullptr;
 }
 
-const char *typeLabel(infiniDevice_t t) {
-    static const char *names[] = {"cpu",    "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
-                                  "kunlun", "hygon",  "qy",        "ali",    "amd",   "opencl"};
-    return t >= 0 && t < INFINI_DEVICE_TYPE_COUNT ? names[t] : "unknown";
-}
+const char *typeLabel(infiniDevice_t t) { return infinirtGetDeviceTypeName(t); }
 
 std::string uuidText(const infinirtDeviceProperties_t &p) {
     if (!p.has_uuid) {

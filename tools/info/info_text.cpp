@@ -63,24 +63,35 @@ std::string limitsText(const infinirtDeviceProperties_t &p) {
 }
 
 void printBackends(const std::vector<infinirtBackendInfo_t> &backends) {
-    std::printf("Backends (%d):\n", static_cast<int>(backends.size()));
+    std::printf("Backends (%d plugins; unavailable: no usable device here, the reason says why):\n",
+                static_cast<int>(backends.size()));
     for (const infinirtBackendInfo_t &b : backends) {
-        std::printf("  %-10s %-11s %d device(s)  v%u  %s\n", b.name, stateName(b.state), b.device_count,
-                    b.interface_version, b.path);
+        std::printf("  %-10s %-11s %d device(s)  %s\n", b.name, stateName(b.state), b.device_count, b.path);
         if (b.reason[0] != '\0') {
             std::printf("             reason: %s\n", b.reason);
         }
     }
 }
 
-void printProperties(const infinirtDeviceProperties_t &p) {
-    std::printf("      vendor %s%s%s, architecture %s, %d multiprocessors/cores\n", p.vendor,
-                p.platform[0] ? ", platform " : "", p.platform, p.architecture[0] ? p.architecture : "-",
-                p.multiprocessor_count);
+void printProperties(infiniDevice_t type, const infinirtDeviceProperties_t &p) {
+    std::string line = std::string("vendor ") + p.vendor;
+    if (p.platform[0]) {
+        append(line, std::string("platform ") + p.platform);
+    }
+    if (p.architecture[0]) { // left out where the backend does not know it
+        append(line, std::string("architecture ") + p.architecture);
+    }
+    if (p.multiprocessor_count > 0) {
+        append(line, std::to_string(p.multiprocessor_count) +
+                         (type == INFINI_DEVICE_CPU ? " cores" : " compute units (SMs, CUs or cores)"));
+    }
+    std::printf("      %s\n", line.c_str());
     const char *kind = kindName(p.device_kind);
+    // memory_is_host: another backend's device copies straight to and from it (D in the peer matrix).
     std::printf("      kind %s, graphs %s, memory %s\n", kind ? kind : "unknown",
-                p.graphs_native ? "native" : "emulated (the loader's record/replay)",
-                p.memory_is_host ? "host memory (copies with other backends are direct)" : "device memory");
+                p.graphs_native ? "native" : "recorded and replayed by infinirt",
+                p.memory_is_host ? "host memory (other backends' devices copy to and from it directly)"
+                                 : "device memory");
     if (p.compute_capability_major >= 0) {
         std::printf("      compute capability %d.%d\n", p.compute_capability_major, p.compute_capability_minor);
     }
@@ -99,7 +110,8 @@ void printProperties(const infinirtDeviceProperties_t &p) {
         std::printf("      uuid %s  pci %s\n", uuidText(p).c_str(), p.pci_bus_id);
     }
     if (p.driver_version[0]) {
-        std::printf("      driver %s\n", p.driver_version);
+        // The cpu backend has no driver: it reports the operating system's kernel release.
+        std::printf(type == INFINI_DEVICE_CPU ? "      OS kernel %s\n" : "      driver %s\n", p.driver_version);
     }
 }
 
@@ -110,7 +122,7 @@ void printDevices(const Inventory &inv) {
         std::printf("  %s:%d%s  %s\n", typeLabel(d.type), d.id, is_default ? " (default)" : "",
                     d.props_ok ? d.props.name : "(properties unavailable)");
         if (d.props_ok) {
-            printProperties(d.props);
+            printProperties(d.type, d.props);
         }
         if (d.mem_ok) {
             std::printf("      memory %.1f GiB total, %.1f GiB free\n", d.total_bytes / 1073741824.0,

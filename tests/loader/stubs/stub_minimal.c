@@ -4,19 +4,24 @@
  * Built several times with different STUB_NAME / STUB_DEVICE_TYPE / STUB_DEVICES:
  *  - twice claiming one device type, to check the first in search order wins (the other SHADOWED);
  *  - once as a backend whose NULL entries the loader must answer with NOT_IMPLEMENTED;
- *  - once claiming the cpu type from an INFINIRT_PLUGIN_PATH directory, which is searched first.
+ *  - once claiming the cpu type from an INFINIRT_PLUGIN_PATH directory, which is searched first;
+ *  - with no device and a STUB_REASON (default ""), as a backend whose driver failed.
  */
 #include <infinirt_plugin.h>
 
+#include <stdio.h>
+
 #if !defined(STUB_NAME) || !defined(STUB_DEVICE_TYPE) || !defined(STUB_DEVICES)
 #error "define STUB_NAME, STUB_DEVICE_TYPE and STUB_DEVICES"
+#endif
+#ifndef STUB_REASON
+#define STUB_REASON ""
 #endif
 
 static infiniStatus_t stubInit(void) { return INFINI_STATUS_SUCCESS; }
 
 static infiniStatus_t stubGetDeviceCount(int *count, char *reason, size_t reason_size) {
-    (void)reason_size;
-    reason[0] = '\0';
+    snprintf(reason, reason_size, "%s", STUB_REASON);
     *count = STUB_DEVICES;
     return INFINI_STATUS_SUCCESS;
 }
