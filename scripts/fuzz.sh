@@ -28,7 +28,8 @@ CC="$cc" CXX="$cxx" cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWith
   -DINFINIRT_BUILD_TESTS=ON -DINFINIRT_BUILD_BENCHMARKS=OFF -DINFINIRT_FUZZ=ON \
   -DINFINIRT_SANITIZE=address,undefined -DINFINIRT_WITH_OPENCL=AUTO -DINFINIRT_WITH_CUDA=OFF \
   -DINFINIRT_WITH_HIP=OFF "${launcher[@]}" >/dev/null
-targets=(infinirt-fuzz-calls infinirt-cpu)
+# stub_huge: a plugin that reports 2^31 - 1 devices (refused whole) is loaded beside the real ones.
+targets=(infinirt-fuzz-calls infinirt-cpu stub_huge)
 # grep reads the whole list: with -q it could stop early, cmake would die of SIGPIPE and, under
 # pipefail, the opencl plugin would be left out (or a stale one used) at random.
 if cmake --build build-fuzz --target help | grep '^infinirt-opencl:' >/dev/null; then
@@ -41,7 +42,12 @@ cp -n tests/fuzz/corpus/calls/* "$work"/
 # Leaks are checked by the target itself (the loader's allocation record is empty after each
 # input); LeakSanitizer would flag the drivers' per-process caches. The link order check is off:
 # the shared sanitizer runtime (see CMakeLists.txt) comes after libstdc++ in the fuzzer's list.
-INFINIRT_BACKENDS="${INFINIRT_BACKENDS:-cpu,opencl}" INFINIRT_CPU_DEVICE_COUNT=2 \
+plugins="$PWD/build-fuzz/lib/infinirt/libinfinirt-cpu.so:$PWD/build-fuzz/test-plugins/hostile/libinfinirt-huge.so"
+if [ -f build-fuzz/lib/infinirt/libinfinirt-opencl.so ]; then
+  plugins="$plugins:$PWD/build-fuzz/lib/infinirt/libinfinirt-opencl.so"
+fi
+INFINIRT_PLUGINS="${INFINIRT_PLUGINS:-$plugins}" \
+INFINIRT_BACKENDS="${INFINIRT_BACKENDS:-cpu,opencl,huge}" INFINIRT_CPU_DEVICE_COUNT=2 \
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:protect_shadow_gap=0:verify_asan_link_order=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   build-fuzz/bin/infinirt-fuzz-calls -max_total_time="$seconds" -max_len=256 -timeout=30 -rss_limit_mb=4096 \

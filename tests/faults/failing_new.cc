@@ -62,27 +62,27 @@ long allocations() { return g_count.load(std::memory_order_relaxed); }
 bool failedOne() { return g_failed.load(std::memory_order_relaxed); }
 } // namespace failing_new
 
-void *operator new(std::size_t n) { return allocateOrThrow(n, 0); }
-void *operator new[](std::size_t n) { return allocateOrThrow(n, 0); }
-void *operator new(std::size_t n, std::align_val_t a) { return allocateOrThrow(n, static_cast<std::size_t>(a)); }
-void *operator new[](std::size_t n, std::align_val_t a) { return allocateOrThrow(n, static_cast<std::size_t>(a)); }
-void *operator new(std::size_t n, const std::nothrow_t &) noexcept { return allocate(n, 0); }
-void *operator new[](std::size_t n, const std::nothrow_t &) noexcept { return allocate(n, 0); }
-void *operator new(std::size_t n, std::align_val_t a, const std::nothrow_t &) noexcept {
+[[gnu::visibility("default")]] void *operator new(std::size_t n) { return allocateOrThrow(n, 0); }
+[[gnu::visibility("default")]] void *operator new[](std::size_t n) { return allocateOrThrow(n, 0); }
+[[gnu::visibility("default")]] void *operator new(std::size_t n, std::align_val_t a) { return allocateOrThrow(n, static_cast<std::size_t>(a)); }
+[[gnu::visibility("default")]] void *operator new[](std::size_t n, std::align_val_t a) { return allocateOrThrow(n, static_cast<std::size_t>(a)); }
+[[gnu::visibility("default")]] void *operator new(std::size_t n, const std::nothrow_t &) noexcept { return allocate(n, 0); }
+[[gnu::visibility("default")]] void *operator new[](std::size_t n, const std::nothrow_t &) noexcept { return allocate(n, 0); }
+[[gnu::visibility("default")]] void *operator new(std::size_t n, std::align_val_t a, const std::nothrow_t &) noexcept {
     return allocate(n, static_cast<std::size_t>(a));
 }
-void *operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t &) noexcept {
+[[gnu::visibility("default")]] void *operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t &) noexcept {
     return allocate(n, static_cast<std::size_t>(a));
 }
-void operator delete(void *p) noexcept { std::free(p); }
-void operator delete[](void *p) noexcept { std::free(p); }
-void operator delete(void *p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void *p, std::size_t) noexcept { std::free(p); }
-void operator delete(void *p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void *p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void *p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void *p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void *p, const std::nothrow_t &) noexcept { std::free(p); }
-void operator delete[](void *p, const std::nothrow_t &) noexcept { std::free(p); }
-void operator delete(void *p, std::align_val_t, const std::nothrow_t &) noexcept { std::free(p); }
-void operator delete[](void *p, std::align_val_t, const std::nothrow_t &) noexcept { std::free(p); }
+[[gnu::visibility("default")]] void operator delete(void *p) noexcept { std::free(p); }
+[[gnu::visibility("default")]] void operator delete[](void *p) noexcept { std::free(p); }
+[[gnu::visibility("default")]] void operator delete(void *p, std::size_t) noexcept { std::free(p); }
+[[gnu::visibility("default")]] void operator delete[](void *p, std::size_t) noexcept { std::free(p); }
+[[gnu::visibility("default")]] void operator delete(void *p, std::align_val_t) noexcept { std::free(p); }
+[[gnu::visibility("default")]] void operator delete[](void *p, std::align_val_t) noexcept { std::free(p); }
+[[gnu::visibility("default")]] void operator delete(void *p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+[[gnu::visibility("default")]] void operator delete[](void *p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+[[gnu::visibility("default")]] void operator delete(void *p, const std::nothrow_t &) noexcept { std::free(p); }
+[[gnu::visibility("default")]] void operator delete[](void *p, const std::nothrow_t &) noexcept { std::free(p); }
+[[gnu::visibility("default")]] void operator delete(void *p, std::align_val_t, const std::nothrow_t &) noexcept { std::free(p); }
+[[gnu::visibility("default")]] void operator delete[](void *p, std::align_val_t, const std::nothrow_t &) noexcept { std::free(p); }

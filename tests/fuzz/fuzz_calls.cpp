@@ -143,7 +143,7 @@ public:
 private:
     void step() {
         g_forged_argument = false; // a forged handle of an earlier step whose call was never made
-        switch (in_.below(26)) {
+        switch (in_.below(27)) {
         case 0: allocate(false); break;
         case 1: allocate(true); break;
         case 2: release(); break;
@@ -204,6 +204,7 @@ private:
         case 19: streamOrdered(); break;
         case 20: graph(); break;
         case 21: launch(); break;
+        case 26: virtualMemory(); break;
         case 22: {
             infinirtPointerAttributes_t a{};
             a.struct_size = in_.below(8) ? sizeof a : in_.below(64);
@@ -458,6 +459,51 @@ private:
     }
 
     // touch(p) on a device's kernel module, with a live block of that device or another pointer.
+    // Virtual memory on a device that has it: a reservation of two granules with one mapped (and
+    // unmapped again, or not), then a fill and a copy somewhere in the reservation. A range inside
+    // the mapping must be served; one that touches a part with nothing mapped must be refused,
+    // never written. Everything is given back.
+    void virtualMemory() {
+        const Device d = g_devices[in_.below(g_devices.size())];
+        const infiniDevice_t type = static_cast<infiniDevice_t>(d.type);
+        size_t g = 0;
+        if (infinirtMemGetAllocationGranularity(&g, type, d.id, INFINIRT_MEM_GRANULARITY_MINIMUM) !=
+                INFINI_STATUS_SUCCESS || g < 128) {
+            return; // no virtual memory on this backend (opencl)
+        }
+        void *va = nullptr;
+        mustSucceed("MemAddressReserve", infinirtMemAddressReserve(&va, type, d.id, 2 * g, 0));
+        infinirtPhysicalMem_t mem = nullptr;
+        mustSucceed("MemCreate", infinirtMemCreate(&mem, type, d.id, g, 0));
+        char *const base = static_cast<char *>(va);
+        char *const mapped = base + in_.below(2) * g;
+        mustSucceed("MemMap", infinirtMemMap(mapped, g, mem, 0));
+        const bool unmapped = in_.below(2) != 0;
+        if (unmapped) {
+            mustSucceed("MemUnmap", infinirtMemUnmap(mapped, g));
+        }
+        char *const p = base + in_.below(2 * g - 64);
+        const size_t n = 1 + in_.below(64);
+        const bool served = !unmapped && p >= mapped && p + n <= mapped + g;
+        const infiniStatus_t set = check("Memset", infinirtMemset(p, 0x3c, n));
+        if ((set == INFINI_STATUS_SUCCESS) != served) {
+            violated("Memset", served ? "refused mapped memory" : "accepted a range with nothing mapped", set);
+        }
+        char host[64];
+        const infiniStatus_t copied = check("Memcpy", infinirtMemcpy(host, p, n, INFINIRT_MEMCPY_DEFAULT));
+        if ((copied == INFINI_STATUS_SUCCESS) != served) {
+            violated("Memcpy", served ? "refused mapped memory" : "accepted a range with nothing mapped", copied);
+        }
+        if (served && host[n - 1] != 0x3c) {
+            violated("Memcpy", "read back other bytes than the fill wrote", copied);
+        }
+        if (!unmapped) {
+            mustSucceed("MemUnmap", infinirtMemUnmap(mapped, g));
+        }
+        mustSucceed("MemRelease", infinirtMemRelease(mem));
+        mustSucceed("MemAddressFree", infinirtMemAddressFree(va, 2 * g));
+    }
+
     void launch() {
         const size_t di = in_.below(g_devices.size());
         Modules &m = g_modules[di];
