@@ -27,7 +27,8 @@ string(TIMESTAMP _date "%a, %d %b %Y %H:%M:%S +0000" UTC) # SOURCE_DATE_EPOCH wh
 file(WRITE ${_doc_dir}/changelog
 "infinirt (${_version}) unstable; urgency=medium
 
-  * Packages of infinirt ${_version}, made by CPack from the source tree (docs/packaging.md).
+  * Packages of infinirt ${_version}, made by CPack from the source tree
+    (scripts/packages.sh; docs/packaging.md).
 
  -- ${INFINIRT_PACKAGE_MAINTAINER}  ${_date}
 ")
@@ -72,21 +73,27 @@ foreach(c IN LISTS _components)
   # A plugin: the file libinfinirt-<name>.so or libinfiniccl-<name>.so.
   set(what "an infinirt plugin")
   if(c MATCHES "^infinirt-plugin-(.+)$")
-    set(what "the ${CMAKE_MATCH_1} backend of infinirt (libinfinirt-${CMAKE_MATCH_1}.so)")
+    set(what "the ${CMAKE_MATCH_1} backend of infinirt\n(libinfinirt-${CMAKE_MATCH_1}.so)")
   elseif(c MATCHES "^infiniccl-plugin-(.+)$")
-    set(what "the ${CMAKE_MATCH_1} backend of infiniccl, the collectives (libinfiniccl-${CMAKE_MATCH_1}.so)")
+    set(what "the ${CMAKE_MATCH_1} backend of infiniccl, the collectives\n(libinfiniccl-${CMAKE_MATCH_1}.so)")
   endif()
   set(CPACK_DEBIAN_${C}_PACKAGE_DEPENDS "${_same}")
   set(CPACK_DEBIAN_${C}_PACKAGE_SECTION libs)
   set(CPACK_COMPONENT_${C}_DESCRIPTION
 "portable accelerator runtime - plugin ${c}
-This package drops ${what} into the plugin directory of ${_runtime_package},
-/usr/${CMAKE_INSTALL_LIBDIR}/infinirt. The vendor's driver is loaded at run time and is
-not a dependency: without it the backend is listed as unavailable, with the
-reason. Removing this package removes the backend and nothing else.")
+This package drops ${what}
+into the plugin directory of ${_runtime_package}:
+/usr/${CMAKE_INSTALL_LIBDIR}/infinirt. The vendor's driver is loaded at run
+time and is not a dependency: without it the backend is listed as
+unavailable, with the reason. Removing this package removes the backend and
+nothing else.")
 endforeach()
 
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
+# The ldconfig trigger (activate-noawait ldconfig) that policy asks for. CPack also writes a postinst
+# and postrm that call ldconfig, with no switch to leave them out (lintian's maintscript-calls-ldconfig
+# warning; docs/packaging.md).
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/libinfinirt/triggers)
 set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
 "portable accelerator runtime (C ABI) with its cpu backend
 infinirt is a hardware abstraction layer for accelerators: one C ABI over
@@ -104,6 +111,8 @@ The headers of infinirt, infinicore and infiniccl, the CMake package
 the pkg-config file infinirt.pc and the unversioned library links.")
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${_same}")
+# infinirt-bench --plot runs share/infinirt/infinirt-bench-plot.py with python3 and matplotlib.
+set(CPACK_DEBIAN_TOOLS_PACKAGE_SUGGESTS "python3, python3-matplotlib")
 set(CPACK_COMPONENT_TOOLS_DESCRIPTION
 "portable accelerator runtime - tools and examples
 infinirt-info lists the backends and devices; infinirt-bench measures bandwidth
@@ -114,6 +123,8 @@ set(CPACK_DEBIAN_PYTHON_PACKAGE_ARCHITECTURE all)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3, ${_same}")
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS python3-numpy)
+# prerm: removes the byte code python3 wrote beside the files (as dh_python3's does).
+set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/python3-infinirt/prerm)
 set(CPACK_COMPONENT_PYTHON_DESCRIPTION
 "portable accelerator runtime - Python 3 package
 The infinirt Python package (pure Python over ctypes): devices, memory,
@@ -143,4 +154,5 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
   OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_SOURCE_DIR}/packaging/cpack_options.cmake)
 include(CPack)
