@@ -17,7 +17,7 @@ dir="${INFINIRT_PACKAGES_BUILD_DIR:-build-packages}"
 # The backends this machine builds, as the source build decides (infinirt_cmake_flags); then what
 # the packages need: Release, /usr (so <libdir> is lib/<multiarch>), no tests or benchmarks, the
 # Python package in Debian's dist-packages, no RUNPATH (the libraries are on the system search
-# path) and the linker's hardening (RELRO, immediate binding) that Debian packages carry.
+# path) and the hardening Debian packages carry (fortified libc calls, RELRO, immediate binding).
 # shellcheck disable=SC2046
 cmake -S . -B "$dir" $(infinirt_cmake_flags) \
   -DCMAKE_BUILD_TYPE=Release \
@@ -25,6 +25,7 @@ cmake -S . -B "$dir" $(infinirt_cmake_flags) \
   -DINFINIRT_BUILD_TESTS=OFF -DINFINIRT_BUILD_BENCHMARKS=OFF \
   -DINFINIRT_INSTALL_PYTHONDIR=lib/python3/dist-packages \
   -DCMAKE_SKIP_INSTALL_RPATH=ON \
+  -DCMAKE_C_FLAGS=-D_FORTIFY_SOURCE=2 -DCMAKE_CXX_FLAGS=-D_FORTIFY_SOURCE=2 \
   "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,-z,relro -Wl,-z,now" \
   "-DCMAKE_MODULE_LINKER_FLAGS=-Wl,-z,relro -Wl,-z,now" \
   "-DCMAKE_EXE_LINKER_FLAGS=-Wl,-z,relro -Wl,-z,now" \

@@ -30,7 +30,7 @@ if [ -n "${INFINIRT_PACKAGES_DIR:-}" ]; then
   dir="$INFINIRT_PACKAGES_DIR"
 else
   scripts/packages.sh
-  dir="build-packages/packages"
+  dir="${INFINIRT_PACKAGES_BUILD_DIR:-build-packages}/packages"
 fi
 debs=("$dir"/*.deb)
 [ -f "${debs[0]}" ] || fail "no .deb in $dir"
