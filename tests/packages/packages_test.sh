@@ -6,7 +6,8 @@
 #   3. apt install ./...deb: every package built (one per backend this machine builds);
 #   4. from a folder outside the tree, with no infinirt variable set: infinirt-info lists cpu (and
 #      opencl, loaded, where PoCL is installed) from /usr/lib/<multiarch>/infinirt; a C program
-#      builds with `pkg-config --cflags --libs infinirt` and runs; a CMake project with
+#      builds with `pkg-config --cflags --libs infinirt` and runs (and dpkg-shlibdeps makes it
+#      depend on libinfinirt0 (>= this version)); a CMake project with
 #      find_package(infinirt) builds and runs; `python3 -c "import infinirt"` finds the library;
 #   5. apt remove infinirt-plugin-opencl: the same program runs and lists opencl as absent;
 #   6. apt remove of every package: nothing that `dpkg -L` listed for them is left.
@@ -106,6 +107,12 @@ if [ $has_pocl = 1 ]; then
   grep -qx "opencl: loaded $plugin_dir/libinfinirt-opencl.so" pc.txt || { cat pc.txt; fail "opencl through the pkg-config-built program"; }
 fi
 say "pkg-config: built and ran ($(tr '\n' ';' < pc.txt))"
+# What a package of that program would depend on (DEBIAN/symbols, else shlibs, of libinfinirt0).
+version="$(dpkg-query -W -f='${Version}' libinfinirt0)"
+mkdir -p debian && : > debian/control
+deps="$(outside dpkg-shlibdeps -O backends-pc 2>/dev/null)"
+echo "$deps" | grep -q "libinfinirt0 (>= $version)" || fail "dpkg-shlibdeps of the program: want libinfinirt0 (>= $version), got: $deps"
+say "dpkg-shlibdeps of the program: ${deps#shlibs:Depends=}"
 
 outside cmake -S . -B cm -G Ninja > cmake.log 2>&1 && outside cmake --build cm >> cmake.log 2>&1 ||
   { cat cmake.log; fail "the find_package(infinirt) project"; }
