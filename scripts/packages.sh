@@ -30,6 +30,12 @@ cmake -S . -B "$dir" $(infinirt_cmake_flags) \
   "-DCMAKE_MODULE_LINKER_FLAGS=-Wl,-z,relro -Wl,-z,now" \
   "-DCMAKE_EXE_LINKER_FLAGS=-Wl,-z,relro -Wl,-z,now" \
   ${INFINIRT_PACKAGES_CMAKE_FLAGS:-}
+# Every install() must land in a package (cmake/InfinirtPackaging.cmake lists those that do not).
+if [ -s "$dir/packaging/unpackaged-components" ]; then
+  echo "packages.sh: install components in no package: $(cat "$dir/packaging/unpackaged-components")" \
+       "(give each install() a COMPONENT: docs/packaging.md)" >&2
+  exit 1
+fi
 cmake --build "$dir" --parallel "${INFINIRT_PACKAGES_JOBS:-$(nproc)}"
 rm -f "$dir"/packages/*.deb
 (cd "$dir" && cpack -G DEB)

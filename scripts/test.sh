@@ -4,8 +4,9 @@
 # under clang; 5 min), the ABI check against abi/ (scripts/abi-check.sh; 1 min), a bounded libFuzzer
 # run (its own clang build, then 90 s; 5 min), the whole suite under AddressSanitizer +
 # UndefinedBehaviorSanitizer (7 min), then the multi-thread stress test under ThreadSanitizer
-# (its program and the plugins only; 3 min). The Debian packages stage (tests/packages) runs after
-# the ABI check. A failing stage names itself; a test executable that
+# (its program and the plugins only; 3 min). After the ABI check, the Debian packages (tests/packages:
+# their own Release build of the libraries, plugins and tools, lintian, apt install, use, apt
+# remove; about 4 CPU-minutes, so about 3 min). A failing stage names itself; a test executable that
 # cannot list its tests fails it.
 # INFINIRT_TEST_SANITIZERS=0 skips the two sanitizer builds; INFINIRT_TEST_FUZZ_SECONDS=0 the
 # bounded libFuzzer run (default 90 s, after its own clang build of the loader and plugins).

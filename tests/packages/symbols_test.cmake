@@ -1,0 +1,38 @@
+# cmake -P: infinirt_write_debian_symbols (cmake/write_debian_symbols.cmake) on the built
+# libinfinirt.so.0, with a baseline that dates one symbol to 0.0.1: the file has the soname line
+# and the Build-Depends-Package field, the version node (INFINIRT_0@INFINIRT_0), that symbol at
+# 0.0.1, every other exported symbol at the version given, each exported function of the library
+# once and nothing that is not exported.
+# Inputs (-D): LIB (the soname file), NM, WORK_DIR, SOURCE_DIR.
+cmake_minimum_required(VERSION 3.20)
+include(${SOURCE_DIR}/cmake/write_debian_symbols.cmake)
+file(MAKE_DIRECTORY ${WORK_DIR})
+file(WRITE ${WORK_DIR}/baseline "# a comment line\ninfinirtMalloc@INFINIRT_0 0.0.1\n")
+infinirt_write_debian_symbols(${WORK_DIR}/symbols ${NM} libinfinirt0 libinfinirt-dev 9.8.7 ${WORK_DIR}/baseline ${LIB})
+file(STRINGS ${WORK_DIR}/symbols lines)
+list(GET lines 0 first)
+list(GET lines 1 second)
+function(want cond what)
+  if(NOT ${cond})
+    message(FATAL_ERROR "symbols_test: ${what}\n(${WORK_DIR}/symbols)")
+  endif()
+endfunction()
+want("first STREQUAL \"libinfinirt.so.0 libinfinirt0 #MINVER#\"" "first line is '${first}'")
+want("second STREQUAL \"* Build-Depends-Package: libinfinirt-dev\"" "second line is '${second}'")
+want("\" INFINIRT_0@INFINIRT_0 9.8.7\" IN_LIST lines" "no version node line")
+want("\" infinirtMalloc@INFINIRT_0 0.0.1\" IN_LIST lines" "infinirtMalloc not dated by the baseline")
+want("\" infinirtFree@INFINIRT_0 9.8.7\" IN_LIST lines" "infinirtFree not at the version given")
+set(n 0)
+foreach(l IN LISTS lines)
+  if(l MATCHES "^ ")
+    math(EXPR n "${n} + 1")
+    want("l MATCHES \"^ [A-Za-z_][A-Za-z0-9_]*@[A-Za-z0-9_]+ [0-9.]+$\"" "malformed line '${l}'")
+    want("NOT l MATCHES \"@Base\"" "an unversioned symbol in libinfinirt: '${l}'")
+    want("NOT l MATCHES \"^ _Z\"" "a C++ symbol exported by libinfinirt: '${l}'")
+  endif()
+endforeach()
+execute_process(COMMAND ${NM} -D --defined-only ${LIB} OUTPUT_VARIABLE out)
+string(REGEX MATCHALL "\n[0-9a-f]+ [A-Za-z] [^\n]+" exported "\n${out}")
+list(LENGTH exported n_exported)
+want("n EQUAL n_exported" "${n} symbol lines for ${n_exported} exported symbols")
+message(STATUS "symbols_test: ${n} symbols of ${LIB}, as wanted")
