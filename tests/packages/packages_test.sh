@@ -38,6 +38,17 @@ debs=("$dir"/*.deb)
 names=()
 for d in "${debs[@]}"; do names+=("$(dpkg-deb -f "$d" Package)"); done
 say "packages: ${names[*]}"
+# A plugin package depends on libinfinirt0 of its own version and on the C/C++ runtime only, never
+# on a vendor's driver package.
+for d in "${debs[@]}"; do
+  n="$(dpkg-deb -f "$d" Package)"
+  case "$n" in infinirt-plugin-*|infiniccl-plugin-*) ;; *) continue ;; esac
+  dep="$(dpkg-deb -f "$d" Depends)"
+  v="$(dpkg-deb -f "$d" Version)"
+  echo "$dep" | grep -qF "libinfinirt0 (= $v)" || fail "$n: Depends '$dep' lacks libinfinirt0 (= $v)"
+  others="$(echo "$dep" | tr ',' '\n' | sed 's/^ *//; s/ .*//' | grep -vxE 'libinfinirt0|libc6|libgcc-s1|libstdc\+\+6' || true)"
+  [ -z "$others" ] || fail "$n depends on $(echo "$others" | tr '\n' ' '): a plugin needs only libinfinirt0"
+done
 
 if command -v lintian >/dev/null; then
   # Errors fail; the warnings that stay are listed with why in docs/packaging.md.
