@@ -109,6 +109,17 @@ if [ $has_pocl = 1 ]; then
 fi
 say "infinirt-info: $(grep -cE '^  [a-z]+ +(loaded|unavailable|failed)' info.txt) backend(s) from $plugin_dir, cpu$([ $has_pocl = 1 ] && echo ' and opencl') loaded"
 
+# The source build beside the installed packages loads only its own plugins (the loader looks
+# beside its own libinfinirt), so the installed packages never reach a build tree's tests.
+if [ -x "$src/build/bin/infinirt-info" ]; then
+  outside "$src/build/bin/infinirt-info" > build-info.txt 2>&1 || { cat build-info.txt; fail "build/bin/infinirt-info"; }
+  if grep -E "^  [a-z]+ +(loaded|unavailable|failed|shadowed)" build-info.txt | grep -v " $src/build/" > /dev/null; then
+    cat build-info.txt
+    fail "build/bin/infinirt-info loaded a plugin from outside build/ while the packages are installed"
+  fi
+  say "build/bin/infinirt-info, with the packages installed: every plugin from $src/build/"
+fi
+
 cp "$src/tests/packages/consumer/backends.c" "$src/tests/packages/consumer/CMakeLists.txt" .
 # shellcheck disable=SC2046
 outside cc -std=c99 -Wall -Werror -o backends-pc backends.c $(outside pkg-config --cflags --libs infinirt)
