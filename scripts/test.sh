@@ -4,7 +4,9 @@
 # under clang; 5 min), the ABI check against abi/ (scripts/abi-check.sh; 1 min), a bounded libFuzzer
 # run (its own clang build, then 90 s; 5 min), the whole suite under AddressSanitizer +
 # UndefinedBehaviorSanitizer (7 min), then the multi-thread stress test under ThreadSanitizer
-# (its program and the plugins only; 3 min). A failing stage names itself; a test executable that
+# (its program and the plugins only; 3 min). After the ABI check, the Debian packages (tests/packages:
+# their own Release build of the libraries, plugins and tools, lintian, apt install, use, apt
+# remove; about 4 CPU-minutes, so about 3 min). A failing stage names itself; a test executable that
 # cannot list its tests fails it.
 # INFINIRT_TEST_SANITIZERS=0 skips the two sanitizer builds; INFINIRT_TEST_FUZZ_SECONDS=0 the
 # bounded libFuzzer run (default 90 s, after its own clang build of the loader and plugins).
@@ -61,6 +63,15 @@ INFINIRT_LOG=debug INFINICORE_DEFAULT_DEVICE=cambricon:7 INFINIRT_BACKENDS=no-su
 
 step "ABI check (abi/README.md)"
 scripts/abi-check.sh build
+
+# ---- Debian packages (docs/packaging.md) ----------------------------------------------------
+# Builds them (scripts/packages.sh: a Release build of the libraries, plugins and tools only, in
+# build-packages/), lintian, apt install, uses them as a program outside the tree would, removes the
+# opencl plugin, then everything, and checks that nothing is left. Installs into /usr for a minute:
+# the build trees above never load it (the loader looks beside its own libinfinirt only).
+step "Debian packages: build, lintian, apt install, use, apt remove (tests/packages)"
+tests/packages/packages_test.sh
+# ---- end of Debian packages -----------------------------------------------------------------
 
 # The libFuzzer target over the whole C ABI, bounded (scripts/fuzz.sh; INFINIRT_TEST_FUZZ_SECONDS).
 if [ "${INFINIRT_TEST_FUZZ_SECONDS:-90}" != "0" ]; then
