@@ -19,10 +19,12 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
+#include <gloo/transport/pair.h>
 #include <gloo/transport/unbound_buffer.h>
 #include <gloo/types.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -33,7 +35,7 @@ struct GlooTransport {
     std::shared_ptr<gloo::rendezvous::Context> context; // NULL once the comm was given up
     std::unique_ptr<store::Client> store;               // asked which rank went, after a failure
     std::string scope;
-    std::string address; // this rank's
+    std::vector<std::string> addresses; // every rank's listening addresses (listeningAddresses)
     std::chrono::milliseconds timeout{0};
     uint32_t tag = 0;
     std::string broken; // why the comm was given up
@@ -238,15 +240,42 @@ void glooTransfers(GlooTransport &t, const std::vector<const Op *> &ops) {
     }
 }
 
-// Gives the comm up after `what` failed with Gloo's `detail`, naming the rank that went first.
+// The rank whose address ("[10.77.0.3]:20661") Gloo's message names, else -1.
+int rankInMessage(const GlooTransport &t, const std::string &detail) {
+    for (size_t at = detail.find('['); at != std::string::npos; at = detail.find('[', at + 1)) {
+        const size_t close = detail.find("]:", at);
+        if (close == std::string::npos) break;
+        size_t end = close + 2;
+        while (end < detail.size() && detail[end] >= '0' && detail[end] <= '9') ++end;
+        const std::string address = detail.substr(at, end - at) + ";";
+        for (size_t r = 0; r < t.addresses.size(); ++r) {
+            const size_t found = t.addresses[r].find(address);
+            if (found != std::string::npos && (found == 0 || t.addresses[r][found - 1] == ';')) {
+                return static_cast<int>(r);
+            }
+        }
+    }
+    return -1;
+}
+
+// Gives the comm up after `what` failed with Gloo's `detail`, naming the rank that went first: as
+// the store saw it (asked before this rank closes its own connections, which the other ranks would
+// see next), else the peer whose connection Gloo saw close.
 infiniStatus_t giveUp(Comm &c, const char *what, const std::string &detail) {
     GlooTransport &t = *c.gloo;
-    t.context.reset(); // closes every connection: the peers fail at once rather than wait
     std::vector<int> gone;
     std::string error;
     const auto wait = std::min<std::chrono::milliseconds>(t.timeout, std::chrono::seconds(2));
+    const bool asked = t.store->gone(t.scope, store::Clock::now() + wait, &gone, &error);
+    t.context.reset(); // closes every connection: the peers fail at once rather than wait
+    const int peer = rankInMessage(t, detail);
     char message[1024];
-    if (!t.store->gone(t.scope, store::Clock::now() + wait, &gone, &error)) {
+    if (!asked && peer > 0) {
+        std::snprintf(message, sizeof message,
+                      "rank %d of %d in %s: rank %d is gone (its connection closed; rank 0's rendezvous store does "
+                      "not answer either: %s); the comm can no longer be used (gloo: %s)",
+                      c.rank, c.nranks, what, peer, error.c_str(), detail.c_str());
+    } else if (!asked) {
         std::snprintf(message, sizeof message,
                       "rank %d of %d in %s: rank 0 is gone (the rendezvous store it served does not answer: %s); "
                       "the comm can no longer be used (gloo: %s)",
@@ -264,6 +293,18 @@ infiniStatus_t giveUp(Comm &c, const char *what, const std::string &detail) {
     }
     t.broken = message;
     return fail(INFINI_STATUS_DRIVER_ERROR, "%s", message);
+}
+
+// This rank's listening addresses as Gloo prints a peer's ("[10.77.0.3]:20661"), one per pair (each
+// pair listens on a port of its own), each followed by ';'.
+std::string listeningAddresses(gloo::Context &context) {
+    std::string all;
+    for (int r = 0; r < context.size; ++r) {
+        if (r == context.rank || context.getPair(r) == nullptr) continue;
+        const std::string a = context.getPair(r)->address().str();
+        all += a.substr(0, a.find('$')) + ";";
+    }
+    return all;
 }
 
 } // namespace
@@ -292,7 +333,13 @@ infiniStatus_t glooCommInit(Comm &c, const infinicclPluginRendezvous_t &r) {
         context->setTimeout(t->timeout);
         StoreAdapter adapter(*t->store, t->scope + "gloo/", t->timeout);
         context->connectFullMesh(adapter, device);
-        t->address = device->str();
+        // Every rank's address, to name a peer from Gloo's messages (all have published theirs).
+        const std::string mine = listeningAddresses(*context);
+        adapter.set("addr/" + std::to_string(c.rank), std::vector<char>(mine.begin(), mine.end()));
+        for (int r = 0; r < c.nranks; ++r) {
+            const std::vector<char> a = adapter.get("addr/" + std::to_string(r));
+            t->addresses.emplace_back(a.begin(), a.end());
+        }
         t->context = std::move(context);
     } catch (const std::exception &e) {
         return fail(INFINI_STATUS_DRIVER_ERROR,
