@@ -123,7 +123,7 @@ def launcher_env(style, rank, n, local, master):
     for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK"):
         env.pop(k, None)
     env.update({"MASTER_ADDR": master, "MASTER_PORT": str(PORT), "INFINICCL_TIMEOUT_S": str(TIMEOUT_S),
-                "INFINICCL_CPU_STATS": "1", "INFINIRT_CPU_DEVICE_COUNT": "2"})
+                "INFINICCL_CPU_STATS": "1", "INFINIRT_CPU_DEVICE_COUNT": "2", "INFINIRT_BACKENDS": "cpu"})
     if style == "torchrun":
         env.update({"RANK": str(rank), "WORLD_SIZE": str(n), "LOCAL_RANK": str(local)})
     elif style == "mpirun":
