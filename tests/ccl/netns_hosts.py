@@ -13,6 +13,8 @@ Runs ccl_hosts_rank (tests/ccl/ccl_hosts_rank.cc) as the ranks of one case:
   kill-master-2  2 hosts, mpirun's variables: rank 0 (which serves the store) is killed
   rendezvous     the rendezvous's errors: a wrong MASTER_ADDR, MASTER_PORT in use, a rank that
                  never comes: each within the bound, with its message
+  one-host       (no namespaces) 2 ranks on this host at 127.0.0.1: shared memory; then the same
+                 with INFINICCL_CPU_TRANSPORT=gloo: Gloo
 
 Privileges: as root, a new network namespace for the hub; as another user, a user namespace
 (unshare --user --map-root-user), else `sudo -n` (CI: a chroot forbids user namespaces) with the
@@ -268,6 +270,29 @@ def case_rendezvous(hosts, program):
     return ok
 
 
+def one_host(program):
+    """2 ranks on this host, no namespaces: shared memory, unless INFINICCL_CPU_TRANSPORT=gloo."""
+    ok = True
+    port = PORT + 1
+    for forced in ("", "gloo"):
+        procs = {}
+        for r in range(2):
+            env = launcher_env("torchrun", r, 2, r, "127.0.0.1")
+            env.update({"MASTER_PORT": str(port), "INFINICCL_CPU_TRANSPORT": forced})
+            procs[r] = subprocess.Popen([program, "collectives"], env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True)
+        port += 1
+        outs, codes = finish(procs, 240)
+        for r in range(2):
+            over_gloo = "over gloo" in outs[r]
+            if codes[r] != 0 or "checks passed" not in outs[r] or over_gloo != (forced == "gloo"):
+                say(f"FAIL: one host, INFINICCL_CPU_TRANSPORT={forced!r}: rank {r} exited {codes[r]}, "
+                    f"over gloo: {over_gloo}")
+                ok = False
+    say(f"one-host: {'PASSED' if ok else 'FAILED'}")
+    return 0 if ok else 1
+
+
 CASES = {
     "collectives-2": (2, lambda h, p: case_collectives(h, p, 2, 2, "mpirun")),
     "collectives-4": (4, lambda h, p: case_collectives(h, p, 4, 1, "slurm")),
@@ -293,6 +318,8 @@ def inner(argv):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if len(args) == 2 and args[1] == "one-host":
+        sys.exit(one_host(args[0]))
     if len(args) != 2 or args[1] not in CASES:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
