@@ -13,6 +13,8 @@ Runs ccl_hosts_rank (tests/ccl/ccl_hosts_rank.cc) as the ranks of one case:
   kill-master-2  2 hosts, mpirun's variables: rank 0 (which serves the store) is killed
   rendezvous     the rendezvous's errors: a wrong MASTER_ADDR, MASTER_PORT in use, a rank that
                  never comes: each within the bound, with its message
+  bench-2, bench-4, bench-quick-2
+                 runs the bench RANK_PROGRAM (ccl_hosts_bench) on 2 or 4 hosts, one rank each
   one-host       (no namespaces) 2 ranks on this host at 127.0.0.1: shared memory; then the same
                  with INFINICCL_CPU_TRANSPORT=gloo: Gloo
 
@@ -293,6 +295,21 @@ def one_host(program):
     return 0 if ok else 1
 
 
+def case_bench(hosts, program, nhosts, quick):
+    """The bench (bench/ccl/ccl_hosts_bench.cpp), one rank per host; rank 0 prints the table."""
+    import tempfile
+    store = tempfile.mkdtemp(prefix="infiniccl-bench-gloo-")
+    os.chmod(store, 0o777)
+    procs = {}
+    for r in range(nhosts):
+        env = launcher_env("torchrun", r, nhosts, 0, Hosts.addr(0))
+        env.update({"BENCH_GLOO_STORE": store, "BENCH_HOSTS": str(nhosts), "INFINICCL_CPU_STATS": "0"})
+        procs[r] = hosts.spawn(r, [program] + (["--quick"] if quick else []), env)
+    outs, codes = finish(procs, 600)
+    shutil.rmtree(store, ignore_errors=True)
+    return all(c == 0 for c in codes.values())
+
+
 CASES = {
     "collectives-2": (2, lambda h, p: case_collectives(h, p, 2, 2, "mpirun")),
     "collectives-4": (4, lambda h, p: case_collectives(h, p, 4, 1, "slurm")),
@@ -300,6 +317,9 @@ CASES = {
     "kill-4": (4, lambda h, p: case_kill(h, p, 4, "torchrun", 2)),
     "kill-master-2": (2, lambda h, p: case_kill(h, p, 2, "mpirun", 0)),
     "rendezvous": (2, case_rendezvous),
+    "bench-2": (2, lambda h, p: case_bench(h, p, 2, False)),
+    "bench-4": (4, lambda h, p: case_bench(h, p, 4, False)),
+    "bench-quick-2": (2, lambda h, p: case_bench(h, p, 2, True)),
 }
 
 
