@@ -90,8 +90,10 @@ int main(int argc, char **argv) {
     auto context = std::make_shared<gloo::rendezvous::Context>(rank, n);
     context->connectFullMesh(file_store, device);
 
-    std::vector<size_t> sizes;
-    for (size_t bytes = size_t{8} << 10; bytes <= (size_t{64} << 20); bytes *= quick ? 64 : 8) sizes.push_back(bytes);
+    const std::vector<size_t> sizes =
+        quick ? std::vector<size_t>{size_t{8} << 10, size_t{512} << 10}
+              : std::vector<size_t>{size_t{8} << 10, size_t{64} << 10, size_t{512} << 10, size_t{4} << 20,
+                                    size_t{16} << 20, size_t{64} << 20};
     if (rank == 0) {
         std::printf("cpu AllReduce f32 sum in place, %d ranks on %s hosts over Gloo's TCP transport (medians of "
                     "%d ABBA batches)\n",

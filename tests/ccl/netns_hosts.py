@@ -15,6 +15,8 @@ Runs ccl_hosts_rank (tests/ccl/ccl_hosts_rank.cc) as the ranks of one case:
                  never comes: each within the bound, with its message
   bench-2, bench-4, bench-quick-2
                  runs the bench RANK_PROGRAM (ccl_hosts_bench) on 2 or 4 hosts, one rank each
+  nccl-2         runs RANK_PROGRAM (ccl_hosts_nccl_bench) on 2 hosts, one GPU each, NCCL on sockets
+                 (scripts/gpu-verify.sh --pairs)
   one-host       (no namespaces) 2 ranks on this host at 127.0.0.1: shared memory; then the same
                  with INFINICCL_CPU_TRANSPORT=gloo: Gloo
 
@@ -310,6 +312,23 @@ def case_bench(hosts, program, nhosts, quick):
     return all(c == 0 for c in codes.values())
 
 
+def case_nccl(hosts, program):
+    """NCCL between 2 namespace hosts, one GPU each, NCCL's socket transport only (the veth)."""
+    import tempfile
+    ids = tempfile.mkdtemp(prefix="infiniccl-nccl-id-")
+    os.chmod(ids, 0o777)
+    procs = {}
+    for r in range(2):
+        env = launcher_env("torchrun", r, 2, 0, Hosts.addr(0))
+        env.update({"CUDA_VISIBLE_DEVICES": str(r), "NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1",
+                    "NCCL_IB_DISABLE": "1", "NCCL_SOCKET_IFNAME": "eth0", "NCCL_NVLS_ENABLE": "0",
+                    "INFINIRT_BACKENDS": "cuda,nccl", "BENCH_NCCL_ID_DIR": ids, "INFINICCL_TIMEOUT_S": "120"})
+        procs[r] = hosts.spawn(r, [program], env)
+    outs, codes = finish(procs, 480)
+    shutil.rmtree(ids, ignore_errors=True)
+    return all(c == 0 for c in codes.values()) and "results right" in outs[0]
+
+
 CASES = {
     "collectives-2": (2, lambda h, p: case_collectives(h, p, 2, 2, "mpirun")),
     "collectives-4": (4, lambda h, p: case_collectives(h, p, 4, 1, "slurm")),
@@ -320,6 +339,7 @@ CASES = {
     "bench-2": (2, lambda h, p: case_bench(h, p, 2, False)),
     "bench-4": (4, lambda h, p: case_bench(h, p, 4, False)),
     "bench-quick-2": (2, lambda h, p: case_bench(h, p, 2, True)),
+    "nccl-2": (2, case_nccl),
 }
 
 
