@@ -13,7 +13,8 @@
  *    own and with the same variables (INFINIRT_PLUGIN_PATH then <libdir>/infinirt/, or the files
  *    INFINIRT_PLUGINS names; INFINIRT_BACKENDS allows plugins by name: "cpu", "nccl"): nccl serves INFINI_DEVICE_NVIDIA (NCCL,
  *    dlopen'ed at run time; INFINIRT_NCCL_LIBRARY may name the file), cpu serves INFINI_DEVICE_CPU
- *    (threads of one process and processes of one host, through POSIX shared memory). A device
+ *    (threads of one process and processes of one host, through POSIX shared memory; ranks on
+ *    several hosts, made by infinicclCommInitFromEnv, over Gloo's TCP transport). A device
  *    type with no plugin: DEVICE_TYPE_NOT_SUPPORTED; a plugin that cannot run (NCCL missing):
  *    BACKEND_UNAVAILABLE with the reason ("libnccl.so.2 not found").
  *  - Streams: every collective is ordered on `stream`, an infinirt stream of the comm's device:
