@@ -32,7 +32,7 @@ constexpr uint32_t kMaxField = 1u << 20;
 
 int msLeft(Clock::time_point deadline) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    return left <= 0 ? 0 : left > 1000000 ? 1000000 : static_cast<int>(left);
+    return left <= 0 ? 0 : left > 2000000000 ? 2000000000 : static_cast<int>(left);
 }
 
 // Reads or writes exactly n bytes, waiting at most until the deadline.
