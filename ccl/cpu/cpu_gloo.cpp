@@ -2,7 +2,8 @@
 // libgloo-dev). The ranks meet through the loader's rendezvous store (tcp_store.hpp; Gloo's own
 // rendezvous runs over it, under the comm's keys); each rank listens on the address it reaches the
 // store from (INFINICCL_SOCKET_IFNAME names an interface instead). Every call is Gloo's own
-// algorithm on unbound buffers: allreduce (ring), reduce, broadcast, allgather(v); ReduceScatter
+// algorithm on unbound buffers: allreduce (ring; f32/f64 up to 4 MiB: a cached
+// AllreduceRingChunked over a staging buffer), reduce, broadcast, allgather(v); ReduceScatter
 // is one reduce per block; Send/Recv are unbound-buffer sends and receives, a group's posted
 // together. Each wait is bounded by INFINICCL_TIMEOUT_S. A failure (a peer's connection closed, a
 // timeout) gives the comm up: its connections are closed, so that the other ranks fail at once too,
@@ -13,6 +14,7 @@
 #include <gloo/allgather.h>
 #include <gloo/allgatherv.h>
 #include <gloo/allreduce.h>
+#include <gloo/allreduce_ring_chunked.h>
 #include <gloo/broadcast.h>
 #include <gloo/common/error.h>
 #include <gloo/reduce.h>
@@ -24,6 +26,7 @@
 #include <gloo/types.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,7 +34,22 @@
 
 namespace infiniccl::cpu {
 
+// A small AllReduce's Gloo algorithm, built once (AllreduceRingChunked: its buffers registered with
+// the pairs, so a call is the ring alone) over a staging buffer of the call's size. Ranks make the
+// same calls in the same order, so every rank builds and evicts the same entries at the same calls.
+struct ChunkedEntry {
+    size_t count = 0;
+    infiniDtype_t dtype{};
+    infinicclReduceOp_t op{};
+    uint64_t last_use = 0;
+    std::vector<char> staging;
+    gloo::Algorithm *algorithm = nullptr; // deleted by dropChunked (its destructor may throw)
+};
+
 struct GlooTransport {
+    ~GlooTransport();
+    std::vector<ChunkedEntry> chunked; // AllReduce of at most kChunkedBytes, at most kChunkedEntries
+    uint64_t calls = 0;
     std::shared_ptr<gloo::rendezvous::Context> context; // NULL once the comm was given up
     std::unique_ptr<store::Client> store;               // asked which rank went, after a failure
     std::string scope;
@@ -40,6 +58,28 @@ struct GlooTransport {
     uint32_t tag = 0;
     std::string broken; // why the comm was given up
 };
+
+namespace {
+
+// Up to 4 MiB AllreduceRingChunked beat Gloo's ring on unbound buffers here (2 and 4 namespace
+// hosts), beyond it the ring wins. The cache holds at most 8 entries and 16 MiB of staging.
+constexpr size_t kChunkedBytes = size_t{4} << 20;
+constexpr size_t kChunkedEntries = 8;
+constexpr size_t kChunkedTotalBytes = size_t{16} << 20;
+
+void dropChunked(ChunkedEntry &e) {
+    try {
+        delete e.algorithm;
+    } catch (...) { // a pair already failed: nothing more to release
+    }
+    e.algorithm = nullptr;
+}
+
+} // namespace
+
+GlooTransport::~GlooTransport() {
+    for (ChunkedEntry &e : chunked) dropChunked(e);
+}
 
 namespace {
 
@@ -124,6 +164,59 @@ void glooReduce(GlooTransport &t, const void *send, void *recv, size_t count, si
     if (op == INFINICCL_AVG && rank == root) divideBy(recv, count, dtype, t.context->size);
 }
 
+template <typename T>
+gloo::Algorithm *makeChunked(GlooTransport &t, ChunkedEntry &e, infinicclReduceOp_t combine) {
+    const gloo::ReductionFunction<T> *fn = combine == INFINICCL_PROD  ? gloo::ReductionFunction<T>::product
+                                           : combine == INFINICCL_MAX ? gloo::ReductionFunction<T>::max
+                                           : combine == INFINICCL_MIN ? gloo::ReductionFunction<T>::min
+                                                                      : gloo::ReductionFunction<T>::sum;
+    std::vector<T *> ptrs{reinterpret_cast<T *>(e.staging.data())};
+    return new gloo::AllreduceRingChunked<T>(t.context, ptrs, static_cast<int>(e.count), fn);
+}
+
+// An f32/f64 AllReduce of up to 4 MiB through a cached AllreduceRingChunked: false where it does not
+// apply. Costs two copies of the data (in and out of the staging buffer).
+bool chunkedAllReduce(GlooTransport &t, const Op &op) {
+    const size_t esize = elementSize(op.dtype);
+    if ((op.dtype != INFINI_DTYPE_F32 && op.dtype != INFINI_DTYPE_F64) || op.count * esize > kChunkedBytes ||
+        op.count > static_cast<size_t>(INT32_MAX)) {
+        return false;
+    }
+    const infinicclReduceOp_t combine = op.op == INFINICCL_AVG ? INFINICCL_SUM : op.op;
+    ++t.calls;
+    ChunkedEntry *entry = nullptr;
+    for (ChunkedEntry &e : t.chunked) {
+        if (e.count == op.count && e.dtype == op.dtype && e.op == combine) entry = &e;
+    }
+    if (entry == nullptr) {
+        // The least recently used go, until this one fits.
+        for (;;) {
+            size_t total = op.count * esize;
+            for (const ChunkedEntry &e : t.chunked) total += e.staging.size();
+            if (t.chunked.empty() || (t.chunked.size() < kChunkedEntries && total <= kChunkedTotalBytes)) break;
+            auto oldest = std::min_element(t.chunked.begin(), t.chunked.end(), [](const auto &a, const auto &b) {
+                return a.last_use < b.last_use;
+            });
+            dropChunked(*oldest);
+            t.chunked.erase(oldest);
+        }
+        t.chunked.emplace_back();
+        entry = &t.chunked.back();
+        entry->count = op.count;
+        entry->dtype = op.dtype;
+        entry->op = combine;
+        entry->staging.resize(op.count * esize);
+        entry->algorithm = op.dtype == INFINI_DTYPE_F32 ? makeChunked<float>(t, *entry, combine)
+                                                        : makeChunked<double>(t, *entry, combine);
+    }
+    entry->last_use = t.calls;
+    std::memcpy(entry->staging.data(), op.send, op.count * esize);
+    entry->algorithm->run();
+    std::memcpy(op.recv, entry->staging.data(), op.count * esize);
+    if (op.op == INFINICCL_AVG) divideBy(op.recv, op.count, op.dtype, t.context->size);
+    return true;
+}
+
 void glooCall(GlooTransport &t, const Op &op) {
     const auto &ctx = t.context;
     const size_t esize = elementSize(op.dtype);
@@ -131,7 +224,7 @@ void glooCall(GlooTransport &t, const Op &op) {
     std::vector<char> scratch;
     switch (op.kind) {
     case OpKind::AllReduce: {
-        if (op.count == 0) return;
+        if (op.count == 0 || chunkedAllReduce(t, op)) return;
         gloo::AllreduceOptions opts(ctx);
         withElement(esize, [&](auto e) {
             using T = decltype(e);
@@ -267,6 +360,8 @@ infiniStatus_t giveUp(Comm &c, const char *what, const std::string &detail) {
     std::string error;
     const auto wait = std::min<std::chrono::milliseconds>(t.timeout, std::chrono::seconds(2));
     const bool asked = t.store->gone(t.scope, store::Clock::now() + wait, &gone, &error);
+    for (ChunkedEntry &e : t.chunked) dropChunked(e);
+    t.chunked.clear();
     t.context.reset(); // closes every connection: the peers fail at once rather than wait
     const int peer = rankInMessage(t, detail);
     char message[1024];
