@@ -13,7 +13,8 @@
  *    own and with the same variables (INFINIRT_PLUGIN_PATH then <libdir>/infinirt/, or the files
  *    INFINIRT_PLUGINS names; INFINIRT_BACKENDS allows plugins by name: "cpu", "nccl"): nccl serves INFINI_DEVICE_NVIDIA (NCCL,
  *    dlopen'ed at run time; INFINIRT_NCCL_LIBRARY may name the file), cpu serves INFINI_DEVICE_CPU
- *    (threads of one process and processes of one host, through POSIX shared memory). A device
+ *    (threads of one process and processes of one host, through POSIX shared memory; ranks on
+ *    several hosts, made by infinicclCommInitFromEnv, over Gloo's TCP transport). A device
  *    type with no plugin: DEVICE_TYPE_NOT_SUPPORTED; a plugin that cannot run (NCCL missing):
  *    BACKEND_UNAVAILABLE with the reason ("libnccl.so.2 not found").
  *  - Streams: every collective is ordered on `stream`, an infinirt stream of the comm's device:
@@ -210,6 +211,25 @@ __INFINI_C __export infiniStatus_t infinicclCommGetDevice(infinicclComm_t comm, 
                                                           int *device_id);
 __INFINI_C __export infiniStatus_t infinicclCommGetRank(infinicclComm_t comm, int *rank);
 __INFINI_C __export infiniStatus_t infinicclCommGetSize(infinicclComm_t comm, int *nranks);
+
+/* A comm made from the variables a launcher sets, with no unique id moved by hand: rank and size
+ * from RANK and WORLD_SIZE (torchrun), else OMPI_COMM_WORLD_RANK/SIZE (Open MPI), PMI_RANK/PMI_SIZE
+ * (MPICH), SLURM_PROCID/SLURM_NTASKS (Slurm); the local rank (LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK,
+ * MPI_LOCALRANKID, SLURM_LOCALID; default 0) modulo the number of devices of `device_type` picks the
+ * device, which becomes the calling thread's current device. With more than one rank, rank 0
+ * serves a small TCP rendezvous store on MASTER_PORT (every local address), every rank connects to
+ * MASTER_ADDR:MASTER_PORT, rank 0 publishes its unique id there, and every rank waits until all
+ * have come, then joins as infinicclCommInitRank would. nccl: NCCL's own bootstrap and transports
+ * follow. cpu: ranks all on this host meet in shared memory; otherwise (or with
+ * INFINICCL_CPU_TRANSPORT=gloo) they talk over Gloo's TCP transport. Every wait is bounded by
+ * INFINICCL_TIMEOUT_S seconds (default 120). docs/collectives.md, "Several hosts", is the guide.
+ * NULL comm -> NULL_POINTER; no launcher's variables, a rank outside [0, size), MASTER_ADDR or
+ * MASTER_PORT missing with more than one rank -> BAD_PARAM; MASTER_PORT in use on rank 0, no store
+ * at MASTER_ADDR:MASTER_PORT, a rank that never comes within the bound -> DRIVER_ERROR, the message
+ * naming the variable or the missing ranks. Later, a cpu collective whose peer rank died fails
+ * (DRIVER_ERROR) on every other rank with a message naming the rank that went, and the comm can no
+ * longer be used. */
+__INFINI_C __export infiniStatus_t infinicclCommInitFromEnv(infinicclComm_t *comm, infiniDevice_t device_type);
 
 /* Dtypes: nccl takes I8, U8, I32, U32, I64, U64, F16, F32, F64 and BF16 (NCCL 2.10+); cpu the same
  * plus I16 and U16; both move BYTE and BOOL in Broadcast, AllGather(V) and Send/Recv (no

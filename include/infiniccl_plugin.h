@@ -42,6 +42,21 @@ typedef struct {
     void (*set_error)(const char *message);
 } infinicclPluginHost_t;
 
+/* How the ranks of a comm made by infinicclCommInitFromEnv met: the loader's rendezvous store (a
+ * small TCP key-value store that rank 0 serves at MASTER_ADDR:MASTER_PORT, ccl/common/tcp_store.hpp)
+ * and what the ranks told each other there. A plugin may use the store for its own rendezvous,
+ * under keys beginning with `scope`. Check struct_size before using a field appended later. */
+typedef struct {
+    size_t struct_size;
+    const char *store_host; /* MASTER_ADDR */
+    int store_port;         /* MASTER_PORT */
+    const char *scope;      /* this comm's key prefix; the loader's connection of each rank says
+                             * hello under it, so the store knows a rank that went */
+    int same_host;          /* 1: every rank runs on this host (INFINICCL_HOSTID, else the host name,
+                             * boot id and network namespace); 0: some do not */
+    double timeout_s;       /* INFINICCL_TIMEOUT_S: the bound of every wait */
+} infinicclPluginRendezvous_t;
+
 /* A plugin's communicator: opaque to the loader. */
 typedef void *infinicclPluginComm_t;
 
@@ -89,6 +104,12 @@ typedef struct {
                            int peer, infinirtStream_t stream);
     infiniStatus_t (*recv)(infinicclPluginComm_t comm, void *recvbuf, size_t count, infiniDtype_t dtype, int peer,
                            infinirtStream_t stream);
+    /* Appended: comm_init_rank for a comm whose ranks met through the loader's store
+     * (infinicclCommInitFromEnv): `id` is rank 0's get_unique_id, passed to every rank through the
+     * store. Missing (NULL, or beyond struct_size): the loader calls comm_init_rank. */
+    infiniStatus_t (*comm_init_rank_rendezvous)(infinicclPluginComm_t *comm, int nranks,
+                                                const unsigned char id[INFINICCL_PLUGIN_UNIQUE_ID_BYTES], int rank,
+                                                int device_id, const infinicclPluginRendezvous_t *rendezvous);
 } infinicclPluginTable_t;
 
 /* The one exported symbol. The loader passes the newest interface version it speaks; the plugin

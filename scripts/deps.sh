@@ -4,11 +4,13 @@
 # `scripts/deps.sh` installs both sets; `scripts/deps.sh build` only what building needs.
 set -euo pipefail
 
-# To build the libraries, plugins, infinirt-info and the quickstart example.
+# To build the libraries, plugins, infinirt-info and the quickstart example. libgloo-dev: the cpu
+# collective plugin's transport between hosts (Gloo over TCP; built by default, INFINIRT_WITH_GLOO=AUTO).
 INFINIRT_BUILD_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   ocl-icd-opencl-dev opencl-headers
   libamdhip64-dev
+  libgloo-dev
 )
 # Only to build and run the tests and benchmarks: GoogleTest, Google Benchmark, the Python
 # clients, PoCL (the OpenCL device the conformance suite runs on without a GPU) and clinfo;
@@ -20,13 +22,15 @@ INFINIRT_BUILD_PACKAGES=(
 # python3-venv: the Python package's documented install into a venv (docs/python.md).
 # valgrind: the instruction gate (tests/gate, scripts/instruction-gate.py) counts with callgrind.
 # lintian: the Debian packages' check (tests/packages/packages_test.sh).
+# iproute2: the several-hosts tests (tests/ccl/netns_hosts.py) make network namespaces joined by veth
+# pairs with `ip` (unshare, nsenter and setpriv are util-linux's, always there).
 INFINIRT_TEST_PACKAGES=(
   python3 python3-numpy python3-pytest python3-setuptools python3-pip python3-venv python3-wheel
   libgtest-dev libgmock-dev libbenchmark-dev
   pocl-opencl-icd clinfo
   clang-14 libclang-rt-14-dev libc6-dbg valgrind
   abigail-tools python3-matplotlib
-  lintian
+  lintian iproute2
 )
 
 # infinirt_install_deps [build|all]: installs the build packages, and with `all` (the default)

@@ -12,7 +12,8 @@
 #     Pairs/* tests on cuda x cuda (peers, a capture waiting on the other GPU's event, ...) and on
 #     cpu x cpu, the C++ layer's device-pair tests (a block used by the other GPU's stream), the
 #     infiniccl conformance on NCCL and cpu (bad input included, NCCL checking pointers), the
-#     published-header client, the 2-rank example, and the peer and AllReduce benches.
+#     published-header client, the 2-rank example, the peer and AllReduce benches, and NCCL between
+#     two network-namespace hosts (one GPU each, sockets only, infinicclCommInitFromEnv).
 #   scripts/gpu-verify.sh [OUT]           (full: at most 9 minutes)
 #     builds everything, runs every ctest entry (the conformance suite then covers the cuda device
 #     and every OpenCL platform, the stress tests included), the layers on cuda, the peer tests on
@@ -108,7 +109,7 @@ quick_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infi
                cuda_dispatch_bench infinirt-dispatch-bench infinirt-kernels-cuda-bench infinicore_alloc_bench)
 pairs_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt_conformance
                infiniccl infiniccl-cpu infiniccl-nccl ccl_conformance_test ccl_published_client infiniccl-allreduce
-               ccl_allreduce_bench infinicore_device_pair_tests infinirt-peer-bench)
+               ccl_allreduce_bench infinicore_device_pair_tests infinirt-peer-bench ccl_hosts_nccl_bench)
 t0=$(date +%s)
 {
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFINIRT_WITH_CUDA=ON -DINFINIRT_WITH_OPENCL=ON \
@@ -292,6 +293,10 @@ if [ $pairs -eq 1 ]; then
   run_bench "ccl allreduce example" "$build/bin/infiniccl-allreduce" --nranks 2 --device nvidia
   run_bench "peer bench" "$build/bin/infinirt-peer-bench"
   run_bench "ccl allreduce bench" "$build/bin/ccl_allreduce_bench"
+  # NCCL between two network-namespace hosts, one GPU each, NCCL on its sockets only, through
+  # infinicclCommInitFromEnv's rendezvous; results checked, bus bandwidth beside raw NCCL (>= 0.98
+  # at >= 64 MiB). Needs root, user namespaces or sudo, and iproute2.
+  run_bench "ccl nccl across namespace hosts" python3 tests/ccl/netns_hosts.py "$build/bin/ccl_hosts_nccl_bench" nccl-2
   finish
 fi
 run_bench "cuda_dispatch_bench" "$build/bin/cuda_dispatch_bench"

@@ -111,7 +111,9 @@ inline infiniStatus_t negotiate(uint32_t loader_version, const infinicclPluginHo
     infiniStatus_t send(infinicclPluginComm_t comm, const void *sendbuf, size_t count, infiniDtype_t dtype, int peer, \
         infinirtStream_t stream); \
     infiniStatus_t recv(infinicclPluginComm_t comm, void *recvbuf, size_t count, infiniDtype_t dtype, int peer, \
-        infinirtStream_t stream);
+        infinirtStream_t stream); \
+    infiniStatus_t commInitRankRendezvous(infinicclPluginComm_t *comm, int nranks, const unsigned char *id, int rank, \
+        int device_id, const infinicclPluginRendezvous_t *rendezvous);
 
 // The table of a backend whose entries INFINICCL_DECLARE_ENTRIES declared (in the same namespace).
 #define INFINICCL_PLUGIN_TABLE(name_, device_type_)                                                           \
@@ -122,5 +124,5 @@ inline infiniStatus_t negotiate(uint32_t loader_version, const infinicclPluginHo
             INFINICCL_GUARDED(groupEnd), INFINICCL_GUARDED(allReduce), INFINICCL_GUARDED(broadcast),            \
             INFINICCL_GUARDED(reduce), INFINICCL_GUARDED(allGather), INFINICCL_GUARDED(allGatherV),             \
             INFINICCL_GUARDED(reduceScatter), INFINICCL_GUARDED(reduceScatterV), INFINICCL_GUARDED(send),       \
-            INFINICCL_GUARDED(recv)                                                                            \
+            INFINICCL_GUARDED(recv), INFINICCL_GUARDED(commInitRankRendezvous)                                 \
     }

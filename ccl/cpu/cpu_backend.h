@@ -87,8 +87,12 @@ struct WaitStats {
     int cpu = -1; // the cpu of the last arrival
 };
 
+// A comm whose ranks talk over Gloo's TCP transport (cpu_gloo.cpp): ranks on several hosts.
+struct GlooTransport;
+
 struct Comm {
-    std::shared_ptr<Region> region;
+    std::shared_ptr<Region> region; // NULL for a comm over Gloo
+    std::shared_ptr<GlooTransport> gloo; // ranks on several hosts (else NULL)
     int rank = 0;
     int nranks = 1;
     int device = 0;
@@ -171,12 +175,20 @@ void abandon(Comm &c);
 void reduceInto(void *const *out, int nout, const void *const *in, int n, size_t count, infiniDtype_t dtype,
                 infinicclReduceOp_t op);
 bool dtypeSupported(infiniDtype_t dtype, int reduction);
+// AVG's last step where the sum was made elsewhere: buf[i] = buf[i] / n, as reduceInto's AVG divides.
+void divideBy(void *buf, size_t count, infiniDtype_t dtype, int n);
 size_t elementSize(infiniDtype_t dtype);
 
 // cpu_collective.cpp: one rank's part of one call, on the calling thread.
 infiniStatus_t runCollective(const Op &op);
 // Runs one comm's queued calls in order; consecutive Send/Recv make progress together.
 infiniStatus_t runOps(const std::vector<const Op *> &ops);
+
+// cpu_gloo.cpp (cpu_gloo_absent.cpp where Gloo was not found): ranks on several hosts.
+// INFINICCL_CPU_TRANSPORT: "gloo" or "shm" forces the transport of a comm from the environment.
+infiniStatus_t glooCommInit(Comm &c, const infinicclPluginRendezvous_t &rendezvous);
+// One comm's queued calls (one call outside a group), over Gloo.
+infiniStatus_t glooRunOps(Comm &c, const std::vector<const Op *> &ops);
 
 // cpu_group.cpp: runs `op` now, or queues it inside a group.
 infiniStatus_t submit(Op op);

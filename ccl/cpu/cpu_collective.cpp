@@ -185,6 +185,10 @@ infiniStatus_t runTransfers(Comm &c, std::vector<Transfer> &transfers) {
 
 infiniStatus_t runCollective(const Op &op) {
     Comm &c = *op.comm;
+    if (c.gloo != nullptr) {
+        const std::vector<const Op *> one{&op};
+        return glooRunOps(c, one);
+    }
     const size_t esize = elementSize(op.dtype);
     const char *what = kindName(op.kind);
     const char *send = static_cast<const char *>(op.send);
@@ -231,6 +235,7 @@ infiniStatus_t runCollective(const Op &op) {
 }
 
 infiniStatus_t runOps(const std::vector<const Op *> &ops) {
+    if (!ops.empty() && ops.front()->comm->gloo != nullptr) return glooRunOps(*ops.front()->comm, ops);
     for (size_t i = 0; i < ops.size();) {
         if (ops[i]->kind != OpKind::Send && ops[i]->kind != OpKind::Recv) {
             if (infiniStatus_t st = runCollective(*ops[i])) return st;

@@ -5,6 +5,7 @@
 #include <sys/random.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace infiniccl::cpu {
@@ -57,6 +58,33 @@ infiniStatus_t commInitRank(infinicclPluginComm_t *comm, int nranks, const unsig
     c->layout = Layout(nranks);
     c->barriers = 1; // the join was the first barrier
     *comm = c;
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Ranks that met through the loader's store: all on this host, shared memory as CommInitRank;
+// otherwise Gloo over TCP. INFINICCL_CPU_TRANSPORT=gloo or shm chooses instead.
+infiniStatus_t commInitRankRendezvous(infinicclPluginComm_t *comm, int nranks, const unsigned char *id, int rank,
+                                      int device_id, const infinicclPluginRendezvous_t *rendezvous) {
+    const char *forced = std::getenv("INFINICCL_CPU_TRANSPORT");
+    const bool want_gloo = forced != nullptr && std::strcmp(forced, "gloo") == 0;
+    const bool want_shm = forced != nullptr && std::strcmp(forced, "shm") == 0;
+    if (forced != nullptr && *forced != '\0' && !want_gloo && !want_shm) {
+        return fail(INFINI_STATUS_BAD_PARAM, "INFINICCL_CPU_TRANSPORT=%s: gloo or shm", forced);
+    }
+    if (want_shm || (!want_gloo && rendezvous->same_host != 0)) {
+        if (rendezvous->same_host == 0) {
+            return fail(INFINI_STATUS_BAD_PARAM,
+                        "INFINICCL_CPU_TRANSPORT=shm, but the ranks are not all on one host (their INFINICCL_HOSTID, "
+                        "or host name, boot id and network namespace, differ)");
+        }
+        return commInitRank(comm, nranks, id, rank, device_id);
+    }
+    auto c = std::make_unique<Comm>();
+    c->rank = rank;
+    c->nranks = nranks;
+    c->device = device_id;
+    if (infiniStatus_t st = glooCommInit(*c, *rendezvous)) return st;
+    *comm = c.release();
     return INFINI_STATUS_SUCCESS;
 }
 

@@ -281,3 +281,35 @@ void reduceInto(void *const *out, int nout, const void *const *in, int n, size_t
 }
 
 } // namespace infiniccl::cpu
+
+namespace infiniccl::cpu {
+
+namespace {
+
+template <typename Conv>
+void divideTyped(void *buf, size_t count, int n) {
+    auto *p = static_cast<typename Conv::Store *>(buf);
+    for (size_t i = 0; i < count; ++i) p[i] = Conv::average(Conv::load(p[i]), n);
+}
+
+} // namespace
+
+void divideBy(void *buf, size_t count, infiniDtype_t dtype, int n) {
+    switch (dtype) {
+    case INFINI_DTYPE_I8: divideTyped<Wrap<int8_t>>(buf, count, n); break;
+    case INFINI_DTYPE_U8: divideTyped<Wrap<uint8_t>>(buf, count, n); break;
+    case INFINI_DTYPE_I16: divideTyped<Wrap<int16_t>>(buf, count, n); break;
+    case INFINI_DTYPE_U16: divideTyped<Wrap<uint16_t>>(buf, count, n); break;
+    case INFINI_DTYPE_I32: divideTyped<Wrap<int32_t>>(buf, count, n); break;
+    case INFINI_DTYPE_U32: divideTyped<Wrap<uint32_t>>(buf, count, n); break;
+    case INFINI_DTYPE_I64: divideTyped<Wrap<int64_t>>(buf, count, n); break;
+    case INFINI_DTYPE_U64: divideTyped<Wrap<uint64_t>>(buf, count, n); break;
+    case INFINI_DTYPE_F16: divideTyped<Half>(buf, count, n); break;
+    case INFINI_DTYPE_BF16: divideTyped<BHalf>(buf, count, n); break;
+    case INFINI_DTYPE_F32: divideTyped<Plain<float, float>>(buf, count, n); break;
+    case INFINI_DTYPE_F64: divideTyped<Plain<double, double>>(buf, count, n); break;
+    default: break;
+    }
+}
+
+} // namespace infiniccl::cpu

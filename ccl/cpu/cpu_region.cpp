@@ -197,6 +197,11 @@ void reportStats(const Comm &c) {
         return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
     }();
     if (!wanted) return;
+    if (c.gloo != nullptr) {
+        std::fprintf(stderr, "infiniccl cpu: rank %d of %d (cpu:%d): over gloo (ranks on several hosts)\n", c.rank,
+                     c.nranks, c.device);
+        return;
+    }
     const WaitStats &s = c.stats;
     std::fprintf(stderr,
                  "infiniccl cpu: rank %d of %d (cpu:%d): %llu waits: %llu at once, %llu polled, %llu yielded, %llu "

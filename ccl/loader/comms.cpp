@@ -150,6 +150,7 @@ __export infiniStatus_t infinicclCommDestroy(infinicclComm_t comm) {
                             : fail(INFINI_STATUS_INVALID_HANDLE, "infinicclCommDestroy: comm %p was destroyed by another thread",
                                    static_cast<void *>(comm));
     }
+    releaseRendezvous(c);
     INFINICCL_PLUGIN_CALL(c->plugin, c->device_id, comm_destroy, c->impl);
     return INFINI_STATUS_SUCCESS;
 }

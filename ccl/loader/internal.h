@@ -47,6 +47,8 @@ Comm *newComm(const Plugin *plugin, infinicclPluginComm_t impl, infiniDevice_t t
 Comm *liveComm(infinicclComm_t handle, infiniStatus_t *status, const char *call);
 // Removes the handle from the live set; false if another thread removed it first.
 bool retireComm(Comm *comm);
+// A comm made by infinicclCommInitFromEnv: its rank leaves the rendezvous store cleanly (from_env.cpp).
+void releaseRendezvous(const Comm *comm);
 
 // Errors (errors.cpp). fail() writes infinirt's last-error message and returns status.
 INFINICCL_COLD infiniStatus_t fail(infiniStatus_t status, const char *fmt, ...) INFINICCL_PRINTF(2, 3);

@@ -111,6 +111,13 @@ infiniStatus_t commInitRank(infinicclPluginComm_t *comm, int nranks, const unsig
     return INFINI_STATUS_SUCCESS;
 }
 
+// NCCL has a bootstrap of its own: rank 0's id (ncclGetUniqueId, its listener's address; NCCL_SOCKET_IFNAME
+// picks the interface) came through the loader's store, and NCCL's sockets or InfiniBand take it from there.
+infiniStatus_t commInitRankRendezvous(infinicclPluginComm_t *comm, int nranks, const unsigned char *id, int rank,
+                                      int device_id, const infinicclPluginRendezvous_t *) {
+    return commInitRank(comm, nranks, id, rank, device_id);
+}
+
 infiniStatus_t commDestroy(infinicclPluginComm_t comm) {
     auto *c = static_cast<Comm *>(comm);
     const ncclResult_t rc = g_api.CommDestroy(c->native);

@@ -32,6 +32,11 @@ def from_dlpack(obj):
     """A Buffer over the memory of `obj` (anything with __dlpack__ and __dlpack_device__: a
     NumPy array, a PyTorch tensor...), without a copy. The Buffer keeps `obj` alive and gives the
     tensor back to its producer when freed; it must be C-contiguous."""
+    return consume(obj)[0]
+
+
+def consume(obj):
+    """from_dlpack's Buffer, with the tensor's element type as DLPack gives it: (code, bits, lanes)."""
     if not hasattr(obj, "__dlpack__") or not hasattr(obj, "__dlpack_device__"):
         raise TypeError("from_dlpack: %s has no __dlpack__/__dlpack_device__" % type(obj).__name__)
     dl_type, dl_id = (int(v) for v in obj.__dlpack_device__())
@@ -90,4 +95,4 @@ def from_dlpack(obj):
     kind = "foreign-host" if host else "foreign-device"
     return Buffer(ptr, nbytes, device, kind,
                   lambda b: _handles.register_call(b, _call_deleter, deleter, address),
-                  owner=obj, readonly=readonly)
+                  owner=obj, readonly=readonly), (t.dtype.code, t.dtype.bits, t.dtype.lanes)

@@ -1,0 +1,148 @@
+// NCCL between two hosts: one rank of a comm made by infinicclCommInitFromEnv(NVIDIA), started by
+// tests/ccl/netns_hosts.py (case nccl-2) in a network namespace of its own with one GPU
+// (CUDA_VISIBLE_DEVICES) and NCCL forced onto its socket transport (NCCL_P2P_DISABLE=1,
+// NCCL_SHM_DISABLE=1, NCCL_IB_DISABLE=1, NCCL_SOCKET_IFNAME=eth0: the namespace's veth). Checks
+// AllReduce f32 sum results (1 KiB..256 MiB), then times it beside raw NCCL called directly with
+// the same settings in the same run (its own comm, whose id rank 0 passes through a file in
+// BENCH_NCCL_ID_DIR; the same native stream; ABBA batches, medians), and rank 0 prints the bus
+// bandwidth ratio (target >= 0.98 at >= 64 MiB). Exit 0 when every result is right.
+#include "../../ccl/nccl/nccl_native_api.h"
+#include "infiniccl.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace nccl = infiniccl::nccl;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool ok(infiniStatus_t st, const char *what) {
+    if (st == INFINI_STATUS_SUCCESS) return true;
+    std::printf("%s: %s: %s\n", what, infinirtGetErrorName(st), infinirtGetLastErrorMessage());
+    return false;
+}
+
+// Rank 0 writes NCCL's id to DIR/id, the others wait for it (bounded).
+bool shareId(int rank, nccl::Api &api, nccl::ncclUniqueId *id) {
+    const char *dir = std::getenv("BENCH_NCCL_ID_DIR");
+    if (dir == nullptr) return false;
+    const std::string path = std::string(dir) + "/id", tmp = path + ".tmp";
+    if (rank == 0) {
+        if (api.GetUniqueId(id) != nccl::ncclSuccess) return false;
+        std::ofstream(tmp, std::ios::binary).write(id->internal, sizeof id->internal);
+        return std::rename(tmp.c_str(), path.c_str()) == 0;
+    }
+    for (int i = 0; i < 1200; ++i) {
+        std::ifstream in(path, std::ios::binary);
+        if (in.read(id->internal, sizeof id->internal)) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+}
+
+} // namespace
+
+int main() {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    infinicclComm_t comm = nullptr;
+    if (!ok(infinicclCommInitFromEnv(&comm, INFINI_DEVICE_NVIDIA), "infinicclCommInitFromEnv")) return 1;
+    int rank = 0, n = 0;
+    infinicclCommGetRank(comm, &rank);
+    infinicclCommGetSize(comm, &n);
+    nccl::Api api;
+    std::string reason;
+    if (!nccl::loadApi(&api, &reason)) {
+        std::printf("NCCL: %s\n", reason.c_str());
+        return 1;
+    }
+    nccl::ncclUniqueId id{};
+    nccl::ncclComm_t raw = nullptr;
+    if (!shareId(rank, api, &id) || api.CommInitRank(&raw, n, id, rank) != nccl::ncclSuccess) {
+        std::printf("rank %d: raw NCCL comm failed\n", rank);
+        return 1;
+    }
+    infinirtStream_t stream = nullptr;
+    void *native = nullptr;
+    if (!ok(infinirtStreamCreate(&stream), "stream") || !ok(infinirtStreamGetNativeHandle(stream, &native), "native")) {
+        return 1;
+    }
+    bool correct = true;
+    const size_t max_bytes = size_t{256} << 20;
+    void *buf = nullptr;
+    if (!ok(infinirtMalloc(&buf, max_bytes), "malloc")) return 1;
+    std::vector<float> host(max_bytes / sizeof(float));
+    // Correctness: rank r contributes r + 1 + i % 7; the sum is known.
+    for (size_t bytes = 1024; bytes <= max_bytes; bytes *= 16) {
+        const size_t count = bytes / sizeof(float);
+        for (size_t i = 0; i < count; ++i) host[i] = static_cast<float>(rank + 1 + static_cast<int>(i % 7));
+        infinirtMemcpy(buf, host.data(), bytes, INFINIRT_MEMCPY_H2D);
+        if (!ok(infinicclAllReduce(buf, buf, count, INFINI_DTYPE_F32, INFINICCL_SUM, comm, stream), "AllReduce")) {
+            return 1;
+        }
+        infinirtStreamSynchronize(stream);
+        infinirtMemcpy(host.data(), buf, bytes, INFINIRT_MEMCPY_D2H);
+        for (size_t i = 0; i < count; ++i) {
+            const float want = static_cast<float>(n * (n + 1) / 2 + n * static_cast<int>(i % 7));
+            if (host[i] != want) {
+                std::printf("rank %d: %zu bytes: element %zu is %g, expected %g\n", rank, bytes, i, host[i], want);
+                correct = false;
+                break;
+            }
+        }
+    }
+    if (rank == 0) {
+        std::printf("AllReduce f32 sum, %d ranks on %d namespace hosts, NCCL sockets only: results %s\n", n, n,
+                    correct ? "right" : "WRONG");
+        std::printf("%12s %12s %12s %8s\n", "bytes", "infiniccl GB/s", "raw GB/s", "ratio");
+    }
+    for (size_t bytes = size_t{1} << 20; bytes <= max_bytes; bytes *= 4) {
+        const size_t count = bytes / sizeof(float);
+        const int calls = bytes >= (size_t{64} << 20) ? 10 : 30;
+        auto batch = [&](bool ours) {
+            const auto t0 = Clock::now();
+            for (int i = 0; i < calls; ++i) {
+                if (ours) {
+                    infinicclAllReduce(buf, buf, count, INFINI_DTYPE_F32, INFINICCL_SUM, comm, stream);
+                } else {
+                    api.AllReduce(buf, buf, count, nccl::ncclFloat32, nccl::ncclSum, raw, native);
+                }
+            }
+            infinirtStreamSynchronize(stream);
+            return std::chrono::duration<double>(Clock::now() - t0).count() / calls;
+        };
+        batch(true);
+        batch(false);
+        std::vector<double> a, b;
+        for (int k = 0; k < 6; ++k) {
+            if (k % 2 == 0) {
+                a.push_back(batch(true));
+                b.push_back(batch(false));
+            } else {
+                b.push_back(batch(false));
+                a.push_back(batch(true));
+            }
+        }
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        const double factor = 2.0 * (n - 1) / n; // bus bandwidth
+        const double ga = bytes * factor / a[a.size() / 2] / 1e9, gb = bytes * factor / b[b.size() / 2] / 1e9;
+        if (rank == 0) {
+            std::printf("%12zu %12.2f %12.2f %8.3f%s\n", bytes, ga, gb, ga / gb,
+                        bytes >= (size_t{64} << 20) ? (ga / gb >= 0.98 ? "  met" : "  MISSED (target 0.98)") : "");
+        }
+    }
+    api.CommDestroy(raw);
+    infinirtFree(buf);
+    infinirtStreamDestroy(stream);
+    infinicclCommDestroy(comm);
+    return correct ? 0 : 1;
+}

@@ -1,0 +1,273 @@
+// One rank of a comm made from the launcher's variables (infinicclCommInitFromEnv), started by
+// tests/ccl/netns_hosts.py in a network namespace of its own (a "host"). Modes:
+//   collectives   every collective (AllReduce x dtype x op, Reduce, Broadcast, AllGather(V),
+//                 ReduceScatter(V), Send/Recv), in place and out of place, every result checked;
+//                 prints "rank R of N: C checks passed" and exits 0, else the first mismatches, 1.
+//   allreduce     AllReduce of 4 Mi floats over and over (prints "looping" after the first) until
+//                 one fails: prints "rank R: failed after S s: <message>" and exits 3.
+//   init          only infinicclCommInitFromEnv: prints "init ok" or "init failed: <status> <message>"
+//                 (exit 0 / 2).
+// Exit 4: the comm could not be made (the message says why).
+#include "ccl_test_support.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace ccltest;
+
+int g_rank = 0, g_n = 1;
+long g_checks = 0, g_failures = 0;
+
+void check(bool ok, const std::string &what) {
+    ++g_checks;
+    if (!ok && g_failures++ < 10) std::printf("rank %d: MISMATCH %s\n", g_rank, what.c_str());
+}
+
+bool call(infiniStatus_t st, const char *what) {
+    if (st == INFINI_STATUS_SUCCESS) return true;
+    std::printf("rank %d: %s failed: %s: %s\n", g_rank, what, infinirtGetErrorName(st), infinirtGetLastErrorMessage());
+    ++g_failures;
+    return false;
+}
+
+// Bytes of `count` elements of dtype t, with rank r's test values (from element `first` on).
+std::vector<char> values(int r, size_t count, infiniDtype_t t, size_t first = 0) {
+    std::vector<char> b(count * elementSize(t) + 1);
+    for (size_t i = 0; i < count; ++i) store(b.data(), i, t, value(r, first + i));
+    return b;
+}
+
+std::string where(const char *call, infiniDtype_t t, size_t count, size_t i, double got, double want) {
+    char s[256];
+    std::snprintf(s, sizeof s, "%s %s count %zu: element %zu is %g, expected %g", call, dtypeName(t), count, i, got,
+                  want);
+    return s;
+}
+
+void allReduce(infinicclComm_t comm, infiniDtype_t t, infinicclReduceOp_t op, size_t count, bool in_place) {
+    std::vector<char> send = values(g_rank, count, t), recv(send.size());
+    void *out = in_place ? send.data() : recv.data();
+    if (!call(infinicclAllReduce(send.data(), out, count, t, op, comm, nullptr), "AllReduce")) return;
+    size_t bad = 0;
+    for (size_t i = 0; i < count; ++i) {
+        std::vector<double> vs;
+        for (int r = 0; r < g_n; ++r) vs.push_back(value(r, i));
+        const double want = combine(vs.data(), vs.size(), op, t);
+        const double got = load(out, i, t);
+        if (got != want && bad++ == 0) check(false, where(opName(op), t, count, i, got, want));
+    }
+    if (bad == 0) check(true, "");
+}
+
+void reduce(infinicclComm_t comm, infiniDtype_t t, infinicclReduceOp_t op, size_t count, int root) {
+    std::vector<char> send = values(g_rank, count, t), recv(send.size());
+    if (!call(infinicclReduce(send.data(), g_rank == root ? recv.data() : nullptr, count, t, op, root, comm, nullptr),
+              "Reduce")) {
+        return;
+    }
+    if (g_rank != root) return;
+    size_t bad = 0;
+    for (size_t i = 0; i < count; ++i) {
+        std::vector<double> vs;
+        for (int r = 0; r < g_n; ++r) vs.push_back(value(r, i));
+        const double want = combine(vs.data(), vs.size(), op, t), got = load(recv.data(), i, t);
+        if (got != want && bad++ == 0) check(false, where("Reduce", t, count, i, got, want));
+    }
+    if (bad == 0) check(true, "");
+}
+
+void broadcast(infinicclComm_t comm, infiniDtype_t t, size_t count, int root, bool in_place) {
+    std::vector<char> send = values(g_rank, count, t), recv(send.size());
+    void *out = in_place ? send.data() : recv.data();
+    if (!call(infinicclBroadcast(send.data(), out, count, t, root, comm, nullptr), "Broadcast")) return;
+    size_t bad = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const double want = value(root, i), got = load(out, i, t);
+        if (got != want && bad++ == 0) check(false, where("Broadcast", t, count, i, got, want));
+    }
+    if (bad == 0) check(true, "");
+}
+
+// AllGatherV with counts[r] = count + r (AllGather when `equal`).
+void allGather(infinicclComm_t comm, infiniDtype_t t, size_t count, bool equal, bool in_place) {
+    std::vector<size_t> counts, displs;
+    size_t total = 0;
+    for (int r = 0; r < g_n; ++r) {
+        counts.push_back(equal ? count : count + static_cast<size_t>(r));
+        displs.push_back(total);
+        total += counts.back();
+    }
+    const size_t es = elementSize(t);
+    std::vector<char> recv(total * es + 1);
+    std::vector<char> mine = values(g_rank, counts[g_rank], t, 0);
+    void *send = mine.data();
+    if (in_place) {
+        std::memcpy(recv.data() + displs[g_rank] * es, mine.data(), counts[g_rank] * es);
+        send = recv.data() + displs[g_rank] * es;
+    }
+    const infiniStatus_t st = equal ? infinicclAllGather(send, recv.data(), count, t, comm, nullptr)
+                                    : infinicclAllGatherV(send, recv.data(), counts.data(), g_n, t, comm, nullptr);
+    if (!call(st, equal ? "AllGather" : "AllGatherV")) return;
+    size_t bad = 0;
+    for (int r = 0; r < g_n; ++r) {
+        for (size_t i = 0; i < counts[r]; ++i) {
+            const double want = value(r, i), got = load(recv.data(), displs[r] + i, t);
+            if (got != want && bad++ == 0) check(false, where(equal ? "AllGather" : "AllGatherV", t, count, i, got, want));
+        }
+    }
+    if (bad == 0) check(true, "");
+}
+
+// ReduceScatterV with counts[r] = count + 2r (ReduceScatter when `equal`).
+void reduceScatter(infinicclComm_t comm, infiniDtype_t t, infinicclReduceOp_t op, size_t count, bool equal,
+                   bool in_place) {
+    std::vector<size_t> counts, displs;
+    size_t total = 0;
+    for (int r = 0; r < g_n; ++r) {
+        counts.push_back(equal ? count : count + 2 * static_cast<size_t>(r));
+        displs.push_back(total);
+        total += counts.back();
+    }
+    const size_t es = elementSize(t);
+    std::vector<char> send = values(g_rank, total, t), recv(counts[g_rank] * es + 1);
+    void *out = in_place ? send.data() + displs[g_rank] * es : recv.data();
+    const infiniStatus_t st = equal ? infinicclReduceScatter(send.data(), out, count, t, op, comm, nullptr)
+                                    : infinicclReduceScatterV(send.data(), out, counts.data(), g_n, t, op, comm, nullptr);
+    if (!call(st, equal ? "ReduceScatter" : "ReduceScatterV")) return;
+    size_t bad = 0;
+    for (size_t i = 0; i < counts[g_rank]; ++i) {
+        std::vector<double> vs;
+        for (int r = 0; r < g_n; ++r) vs.push_back(value(r, displs[g_rank] + i));
+        const double want = combine(vs.data(), vs.size(), op, t), got = load(out, i, t);
+        if (got != want && bad++ == 0) check(false, where("ReduceScatter", t, count, i, got, want));
+    }
+    if (bad == 0) check(true, "");
+}
+
+// Every rank sends to the next and receives from the previous, in one group; then rank 0 sends two
+// messages to the last rank outside a group (they arrive in order).
+void sendRecv(infinicclComm_t comm, infiniDtype_t t, size_t count) {
+    const int next = (g_rank + 1) % g_n, prev = (g_rank + g_n - 1) % g_n;
+    std::vector<char> send = values(g_rank, count, t), recv(send.size());
+    bool ok = call(infinicclGroupStart(comm), "GroupStart") &&
+              call(infinicclSend(send.data(), count, t, next, comm, nullptr), "Send") &&
+              call(infinicclRecv(recv.data(), count, t, prev, comm, nullptr), "Recv") &&
+              call(infinicclGroupEnd(comm), "GroupEnd");
+    if (!ok) return;
+    size_t bad = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const double want = value(prev, i), got = load(recv.data(), i, t);
+        if (got != want && bad++ == 0) check(false, where("Send/Recv", t, count, i, got, want));
+    }
+    if (bad == 0) check(true, "");
+    const int last = g_n - 1;
+    if (g_rank == 0) {
+        std::vector<char> a = values(10, count, t), b = values(11, count, t);
+        call(infinicclSend(a.data(), count, t, last, comm, nullptr), "Send") &&
+            call(infinicclSend(b.data(), count, t, last, comm, nullptr), "Send");
+    } else if (g_rank == last) {
+        std::vector<char> a(send.size()), b(send.size());
+        if (call(infinicclRecv(a.data(), count, t, 0, comm, nullptr), "Recv") &&
+            call(infinicclRecv(b.data(), count, t, 0, comm, nullptr), "Recv")) {
+            bool same = true;
+            for (size_t i = 0; i < count; ++i) {
+                same = same && load(a.data(), i, t) == value(10, i) && load(b.data(), i, t) == value(11, i);
+            }
+            check(same, "two Sends from rank 0 arrived out of order or wrong");
+        }
+    }
+}
+
+int collectives(infinicclComm_t comm) {
+    const infiniDtype_t dtypes[] = {INFINI_DTYPE_F32, INFINI_DTYPE_F16, INFINI_DTYPE_BF16, INFINI_DTYPE_I32,
+                                    INFINI_DTYPE_I64};
+    const infinicclReduceOp_t ops[] = {INFINICCL_SUM, INFINICCL_PROD, INFINICCL_MAX, INFINICCL_MIN, INFINICCL_AVG};
+    const size_t sizes[] = {1, 1023, 40001};
+    for (infiniDtype_t t : dtypes) {
+        for (infinicclReduceOp_t op : ops) {
+            for (size_t count : sizes) {
+                allReduce(comm, t, op, count, false);
+                allReduce(comm, t, op, count, true);
+            }
+            reduce(comm, t, op, 1023, g_n - 1);
+            reduceScatter(comm, t, op, 1001, true, false);
+            reduceScatter(comm, t, op, 1001, true, true);
+            reduceScatter(comm, t, op, 999, false, false);
+        }
+        for (size_t count : sizes) {
+            broadcast(comm, t, count, 1 % g_n, false);
+            broadcast(comm, t, count, 0, true);
+            allGather(comm, t, count, true, false);
+            allGather(comm, t, count, true, true);
+            allGather(comm, t, count, false, false);
+            sendRecv(comm, t, count);
+        }
+    }
+    // A large AllReduce: several of Gloo's segments.
+    allReduce(comm, INFINI_DTYPE_F32, INFINICCL_SUM, size_t{3} << 20, false);
+    allReduce(comm, INFINI_DTYPE_F32, INFINICCL_SUM, 0, false); // a no-op
+    if (g_failures != 0) {
+        std::printf("rank %d of %d: %ld of %ld checks FAILED\n", g_rank, g_n, g_failures, g_checks);
+        return 1;
+    }
+    std::printf("rank %d of %d: %ld checks passed\n", g_rank, g_n, g_checks);
+    return 0;
+}
+
+int allReduceLoop(infinicclComm_t comm) {
+    const size_t count = size_t{4} << 20;
+    std::vector<float> a(count, 1.0f), b(count);
+    const auto start = std::chrono::steady_clock::now();
+    for (long it = 0;; ++it) {
+        const infiniStatus_t st = infinicclAllReduce(a.data(), b.data(), count, INFINI_DTYPE_F32, INFINICCL_SUM, comm,
+                                                     nullptr);
+        if (st != INFINI_STATUS_SUCCESS) {
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::printf("rank %d: failed after %.2f s (%ld AllReduce calls): %s: %s\n", g_rank, s, it,
+                        infinirtGetErrorName(st), infinirtGetLastErrorMessage());
+            std::fflush(stdout);
+            // A second call on the comm fails at once: it was given up.
+            const infiniStatus_t again = infinicclAllReduce(a.data(), b.data(), 1, INFINI_DTYPE_F32, INFINICCL_SUM,
+                                                            comm, nullptr);
+            std::printf("rank %d: the next call: %s\n", g_rank, infinirtGetErrorName(again));
+            return 3;
+        }
+        if (it == 0) {
+            std::printf("rank %d: looping\n", g_rank);
+            std::fflush(stdout);
+        }
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    const std::string mode = argc > 1 ? argv[1] : "collectives";
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    infinicclComm_t comm = nullptr;
+    const infiniStatus_t st = infinicclCommInitFromEnv(&comm, INFINI_DEVICE_CPU);
+    if (mode == "init") {
+        if (st != INFINI_STATUS_SUCCESS) {
+            std::printf("init failed: %s %s\n", infinirtGetErrorName(st), infinirtGetLastErrorMessage());
+            return 2;
+        }
+        std::printf("init ok\n");
+        infinicclCommDestroy(comm);
+        return 0;
+    }
+    if (st != INFINI_STATUS_SUCCESS) {
+        std::printf("init failed: %s %s\n", infinirtGetErrorName(st), infinirtGetLastErrorMessage());
+        return 4;
+    }
+    infinicclCommGetRank(comm, &g_rank);
+    infinicclCommGetSize(comm, &g_n);
+    const int rc = mode == "allreduce" ? allReduceLoop(comm) : collectives(comm);
+    if (rc == 0) infinicclCommDestroy(comm);
+    return rc;
+}
