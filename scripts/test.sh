@@ -58,7 +58,7 @@ INFINIRT_EXPECT_BACKENDS=cpu,opencl \
 step "the suite again under a hostile environment"
 INFINIRT_LOG=debug INFINICORE_DEFAULT_DEVICE=cambricon:7 INFINIRT_BACKENDS=no-such-backend \
   INFINIRT_PLUGINS=/nonexistent/libinfinirt-ghost.so INFINIRT_CPU_DEVICE_COUNT=3 INFINICCL_LOG=debug \
-  INFINICCL_CPU_TRANSPORT=gloo MASTER_ADDR=192.0.2.1 MASTER_PORT=1 RANK=5 WORLD_SIZE=9 SLURM_PROCID=3 \
+  INFINICCL_CPU_TRANSPORT=gloo MASTER_ADDR=127.0.0.1 MASTER_PORT=9 RANK=5 WORLD_SIZE=9 SLURM_PROCID=3 \
   INFINIRT_EXPECT_BACKENDS=cpu,opencl \
   run_ctest --test-dir build --no-tests=error --output-on-failure --parallel "$jobs" --timeout 300 -LE 'bench|soak'
 
