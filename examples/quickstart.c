@@ -47,7 +47,7 @@ int main(void) {
     infinirtDeviceProperties_t props;
     static const char *const type_names[INFINI_DEVICE_TYPE_COUNT] = {
         "cpu", "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
-        "kunlun", "hygon", "qy", "ali", "amd", "opencl"};
+        "kunlun", "hygon", "qy", "ali", "amd", "opencl", "vulkan"};
 
     CHECK(infinirtInit());
     CHECK(infinirtGetDevice(&type, &id));

@@ -136,7 +136,7 @@ __export infiniStatus_t infinirtInit(void);
 #define INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT 11
 /* Writes count_array[t] for the INFINIRT_PUBLISHED_DEVICE_TYPE_COUNT (11) types of the published
  * InfiniCore header only, so that a program built against it, whose array has that many ints, is
- * never overrun; the infinirt extension types (AMD, OPENCL) are not written: use
+ * never overrun; the infinirt extension types (AMD, OPENCL, VULKAN) are not written: use
  * infinirtGetAllDeviceCountSized for every type. Types without a loaded backend, or whose backend
  * found no device, get 0. NULL -> NULL_POINTER. Never fails because a driver is missing. Never
  * blocks; thread-safe. */

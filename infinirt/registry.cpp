@@ -26,7 +26,7 @@ std::atomic<Backend *> g_ready_backends[kTypeCount] = {};
 namespace {
 
 const char *const kTypeNames[kTypeCount] = {"cpu",    "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
-                                            "kunlun", "hygon",  "qy",        "ali",    "amd",   "opencl"};
+                                            "kunlun", "hygon",  "qy",        "ali",    "amd",   "opencl", "vulkan"};
 
 // The longest plugin name read from a table (the plugin's string need not be terminated within it).
 constexpr size_t kMaxPluginName = 64;

@@ -19,12 +19,17 @@ INFINIRT_BUILD_PACKAGES=(
 # can be symbolised; without it the ASan stage aborts while listing the tests.
 # python3-venv: the Python package's documented install into a venv (docs/python.md).
 # valgrind: the instruction gate (tests/gate, scripts/instruction-gate.py) counts with callgrind.
+# libvulkan-dev, mesa-vulkan-drivers, glslc: the vulkan backend's headers (it builds where
+# vulkan/vulkan.h is, INFINIRT_WITH_VULKAN=AUTO), the Khronos loader and Mesa's lavapipe (the Vulkan
+# device the conformance suite runs on without a GPU), and the GLSL compiler that
+# scripts/vulkan-shaders.sh runs (the build itself needs no glslc: the SPIR-V is checked in).
 INFINIRT_TEST_PACKAGES=(
   python3 python3-numpy python3-pytest python3-setuptools python3-pip python3-venv python3-wheel
   libgtest-dev libgmock-dev libbenchmark-dev
   pocl-opencl-icd clinfo
   clang-14 libclang-rt-14-dev libc6-dbg valgrind
   abigail-tools python3-matplotlib
+  libvulkan-dev mesa-vulkan-drivers glslc
 )
 
 # infinirt_install_deps [build|all]: installs the build packages, and with `all` (the default)

@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
     infinirtKernelArg_t args[4];
     static const char *const type_names[INFINI_DEVICE_TYPE_COUNT] = {
         "cpu", "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
-        "kunlun", "hygon", "qy", "ali", "amd", "opencl"};
+        "kunlun", "hygon", "qy", "ali", "amd", "opencl", "vulkan"};
 
     if (argc > 2) {
         fprintf(stderr, "usage: %s [MODULE_FILE]\n", argv[0]);

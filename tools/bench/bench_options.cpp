@@ -11,7 +11,7 @@ namespace {
 
 const char *const kTypeNames[INFINI_DEVICE_TYPE_COUNT] = {"cpu",    "nvidia", "cambricon", "ascend", "metax",
                                                           "moore",  "iluvatar", "kunlun",  "hygon",  "qy",
-                                                          "ali",    "amd",    "opencl"};
+                                                          "ali",    "amd",    "opencl", "vulkan"};
 
 const char kUsage[] =
     "usage: infinirt-bench [--device TYPE[:INDEX]] [--quick] [--max-size SIZE] [--json[=FILE]] [--plot FILE]\n"

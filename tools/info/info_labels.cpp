@@ -27,7 +27,7 @@ const char *kindName(infinirtDeviceKind_t k) {
 
 const char *typeLabel(infiniDevice_t t) {
     static const char *names[] = {"cpu",    "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
-                                  "kunlun", "hygon",  "qy",        "ali",    "amd",   "opencl"};
+                                  "kunlun", "hygon",  "qy",        "ali",    "amd",   "opencl", "vulkan"};
     return t >= 0 && t < INFINI_DEVICE_TYPE_COUNT ? names[t] : "unknown";
 }
 
