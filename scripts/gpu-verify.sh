@@ -103,15 +103,46 @@ finish() {
   exit $failed
 }
 
+# ---- NVIDIA's Vulkan driver ----------------------------------------------------------------------
+# The GPU machine has no Khronos loader (libvulkan.so.1) and no Vulkan headers: the lead carries
+# Debian's libvulkan1 and libvulkan-dev as .deb files in .gl/ (git-ignored), unpacked here before
+# the build so that the vulkan plugin is built and finds its loader. The installed ICD JSON names
+# libGLX_nvidia.so.0, which gives no vkCreateInstance without a display; a JSON of our own names
+# libEGL_nvidia.so.0 (with the installed one's api_version), and VK_DRIVER_FILES points the loader
+# at it alone.
+vk_ready=0
+if ! ldconfig -p | grep -q 'libvulkan.so.1' || [ ! -f /usr/include/vulkan/vulkan.h ]; then
+  if compgen -G ".gl/*.deb" > /dev/null; then
+    for deb in .gl/*.deb; do dpkg -x "$deb" / || echo "gpu-verify: dpkg -x $deb failed" >&2; done
+    ldconfig
+  fi
+fi
+if ldconfig -p | grep -q 'libvulkan.so.1'; then
+  nv_icd=""
+  for d in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d; do
+    for f in "$d"/nvidia_icd*.json; do
+      [ -f "$f" ] && { nv_icd="$f"; break 2; }
+    done
+  done
+  vk_api=""
+  [ -n "$nv_icd" ] && vk_api=$(sed -nE 's/.*"api_version" *: *"([^"]+)".*/\1/p' "$nv_icd" | head -n 1)
+  vk_icd_dir=$(mktemp -d)
+  printf '{\n  "file_format_version": "1.0.1",\n  "ICD": {\n    "library_path": "libEGL_nvidia.so.0",\n    "api_version": "%s"\n  }\n}\n' \
+    "${vk_api:-1.3.0}" > "$vk_icd_dir/nvidia_egl_icd.json"
+  export VK_DRIVER_FILES="$vk_icd_dir/nvidia_egl_icd.json" VK_ICD_FILENAMES="$vk_icd_dir/nvidia_egl_icd.json"
+  vk_ready=1
+fi
+
 # ---- build -------------------------------------------------------------------------------------
-quick_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt_conformance
+quick_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt-vulkan infinirt_conformance
                cuda_dispatch_bench infinirt-dispatch-bench infinirt-kernels-cuda-bench infinicore_alloc_bench)
-pairs_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt_conformance
+pairs_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt-vulkan infinirt_conformance
                infiniccl infiniccl-cpu infiniccl-nccl ccl_conformance_test ccl_published_client infiniccl-allreduce
                ccl_allreduce_bench infinicore_device_pair_tests infinirt-peer-bench)
 t0=$(date +%s)
 {
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFINIRT_WITH_CUDA=ON -DINFINIRT_WITH_OPENCL=ON \
+    -DINFINIRT_WITH_VULKAN=$([ $vk_ready -eq 1 ] && echo ON || echo AUTO) \
     -DINFINIRT_BUILD_TESTS=ON -DINFINIRT_BUILD_BENCHMARKS=ON -DINFINIRT_SANITIZE= &&
   if [ $pairs -eq 1 ]; then
     cmake --build "$build" --parallel "$(nproc)" --target "${pairs_targets[@]}"
@@ -176,6 +207,14 @@ conformance() {
   gtest_part "conformance $label" "$part" $rc
   rm -f "$part"
 }
+# conformance_vulkan: the suite on NVIDIA's Vulkan driver alone (the same GPU as nvidia:0).
+conformance_vulkan() {
+  if [ $vk_ready -eq 1 ]; then
+    conformance "NVIDIA's Vulkan" INFINIRT_BACKENDS=vulkan INFINIRT_EXPECT_BACKENDS=vulkan "$@"
+  else
+    note "conformance NVIDIA's Vulkan" FAILED "libvulkan.so.1 not found (carry libvulkan1 and libvulkan-dev .debs in .gl/)"
+  fi
+}
 gpus=$(grep -oE '^  nvidia:[0-9]+' "$out/info.txt" | sort -u | wc -l)
 if [ $pairs -eq 1 ]; then
   if [ "$gpus" -lt 2 ]; then
@@ -206,13 +245,14 @@ elif [ $quick -eq 1 ]; then
   else
     note "conformance NVIDIA's OpenCL" FAILED "libnvidia-opencl.so.1 not found"
   fi
+  conformance_vulkan
   conformance cpu INFINIRT_BACKENDS=cpu INFINIRT_EXPECT_BACKENDS=cpu INFINIRT_CPU_DEVICE_COUNT=2
 else
   # Every ctest entry: the conformance suite on cuda, every OpenCL platform (NVIDIA's and PoCL)
   # and cpu, the stress tests, the clients, the Python smoke tests.
   part=$(mktemp)
   # The soak runs below on cuda for 2 minutes; its 30 s cpu entry is left to CI.
-  INFINIRT_EXPECT_BACKENDS=cuda,opencl,cpu INFINICCL_TEST_LARGE=1 \
+  INFINIRT_EXPECT_BACKENDS=cuda,opencl,cpu$([ $vk_ready -eq 1 ] && echo ,vulkan) INFINICCL_TEST_LARGE=1 \
     ctest --test-dir "$build" --output-on-failure --parallel 8 --timeout 180 -LE soak > "$part" 2>&1
   rc=$?
   { echo "==== ctest ===="; cat "$part"; } >> "$tests"
@@ -224,6 +264,16 @@ else
       INFINIRT_BACKENDS=opencl INFINIRT_EXPECT_BACKENDS=opencl
   else
     note "conformance NVIDIA's OpenCL" FAILED "libnvidia-opencl.so.1 not found"
+  fi
+  # NVIDIA's Vulkan alone: the suite, then the 16-thread stress tests on it.
+  conformance_vulkan
+  if [ $vk_ready -eq 1 ]; then
+    part=$(mktemp)
+    INFINIRT_BACKENDS=vulkan timeout 180 "$build/bin/infinirt_stress" > "$part" 2>&1
+    rc=$?
+    { echo "==== stress on NVIDIA's Vulkan ===="; cat "$part"; } >> "$tests"
+    gtest_part "stress on NVIDIA's Vulkan" "$part" $rc
+    rm -f "$part"
   fi
   # The layers on cuda: the 16-thread fault-injection stress on the cuda device alone (allocator
   # retries, everything balances), and the conformance suite with the validation layer on (no
