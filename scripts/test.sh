@@ -46,8 +46,9 @@ test_flags="-DINFINIRT_BUILD_TESTS=ON"
 step "build and test"
 cmake -S . -B build $flags $test_flags -DINFINIRT_BUILD_BENCHMARKS=ON -DINFINIRT_SANITIZE=
 cmake --build build --parallel "$jobs"
-# The conformance suite fails unless cpu and PoCL's OpenCL device are both loaded with a device.
-INFINIRT_EXPECT_BACKENDS=cpu,opencl \
+# The conformance suite fails unless cpu, PoCL's OpenCL device and lavapipe's Vulkan device are all
+# loaded with a device.
+INFINIRT_EXPECT_BACKENDS=cpu,opencl,vulkan \
   run_ctest --test-dir build --no-tests=error --output-on-failure --parallel "$jobs" --timeout 300
 
 step "ABI check (abi/README.md)"
