@@ -231,14 +231,13 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
         vk.vkGetDeviceQueue(dev.device, dev.family, i, &dev.queues[i].queue);
     }
 
-    VkDeviceMemory pattern_memory = VK_NULL_HANDLE;
-    if (createBuffer(dev, 1024, dev.host_type, &dev.patterns, &pattern_memory, nullptr, "the fill patterns") !=
+    if (createBuffer(dev, 1024, dev.host_type, &dev.patterns, &dev.patterns_memory, nullptr, "the fill patterns") !=
         INFINI_STATUS_SUCCESS) {
         *why = label + ": cannot create a 1 KiB host-visible buffer";
         return false;
     }
     void *mapped = nullptr;
-    result = vk.vkMapMemory(dev.device, pattern_memory, 0, VK_WHOLE_SIZE, 0, &mapped);
+    result = vk.vkMapMemory(dev.device, dev.patterns_memory, 0, VK_WHOLE_SIZE, 0, &mapped);
     if (result != VK_SUCCESS) {
         *why = label + ": vkMapMemory failed: " + nativeErrorName(result);
         return false;

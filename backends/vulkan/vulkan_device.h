@@ -56,6 +56,7 @@ struct Device {
     // 4-byte patterns of every byte value (value v at 4 * v), in host-visible memory: the ragged
     // edges of a fill are copied from it (vkCmdFillBuffer writes whole aligned words only).
     VkBuffer patterns = VK_NULL_HANDLE;
+    VkDeviceMemory patterns_memory = VK_NULL_HANDLE;
 
     // Bytes of device memory infinirt holds on this device.
     std::atomic<size_t> allocated{0};
