@@ -81,7 +81,7 @@ if [ "${INFINIRT_TEST_SANITIZERS:-1}" != "0" ]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:protect_shadow_gap=0 \
   LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0:use_tls=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  INFINIRT_EXPECT_BACKENDS=cpu,opencl \
+  INFINIRT_EXPECT_BACKENDS=cpu,opencl,vulkan \
     run_ctest --test-dir build-asan --no-tests=error --output-on-failure --parallel "$jobs" --timeout 300 -LE 'nosan'
 
   step "ThreadSanitizer (stress)"
