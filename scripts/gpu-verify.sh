@@ -3,9 +3,9 @@
 # that fits one device call:
 #
 #   scripts/gpu-verify.sh --quick [OUT]   (at most 4 minutes on a 16-core GPU machine, build included)
-#     builds (Release, cuda and opencl) only what it runs, then the conformance suite on cuda, on
-#     NVIDIA's OpenCL alone and on cpu, then the hot-path benches: dispatch (cuda_dispatch_bench,
-#     infinirt-dispatch-bench on cuda), launch (infinirt-kernels-cuda-bench), allocation
+#     builds (Release, cuda, opencl and vulkan) only what it runs, then the conformance suite on cuda,
+#     on NVIDIA's OpenCL alone, on NVIDIA's Vulkan alone and on cpu, then the hot-path benches:
+#     dispatch (cuda_dispatch_bench, infinirt-dispatch-bench on cuda), launch (infinirt-kernels-cuda-bench), allocation
 #     (infinicore_alloc_bench) and the Python launch (bench/python/launch_bench.py).
 #   scripts/gpu-verify.sh --pairs [OUT]   (two GPUs: at most 9 minutes; fails on fewer)
 #     builds what it runs, then what needs two devices of one type: the conformance suite's
@@ -16,14 +16,16 @@
 #   scripts/gpu-verify.sh [OUT]           (full: at most 9 minutes)
 #     builds everything, runs every ctest entry (the conformance suite then covers the cuda device
 #     and every OpenCL platform, the stress tests included), the layers on cuda, the peer tests on
-#     every pair of devices, the Python package with PyTorch, NVIDIA's OpenCL alone, a 2-minute
+#     every pair of devices, the Python package with PyTorch, NVIDIA's OpenCL alone, NVIDIA's Vulkan
+#     alone (conformance, stress, infinirt-bench against a native Vulkan program), a 2-minute
 #     soak on nvidia:0 and cpu:0, and every benchmark with infinirt-bench's JSON and plot.
 #
 # Logs go to OUT (default ./gpu-verify-out), at most 8 files: build.log, info.txt, tests.log,
 # python.log, bench.txt, infinirt-bench.json, infinirt-bench.png and summary.txt. The pass ends by
 # printing summary.txt: one line per part, `passed` or `FAILED` with its counts, and for the
 # benches the rows they judge (`met`/`MISSED`). Exits 1 when any part failed.
-# Needs CUDA 12+ headers and a driver; NVIDIA's OpenCL is found as libnvidia-opencl.so.1.
+# Needs CUDA 12+ headers and a driver; NVIDIA's OpenCL is found as libnvidia-opencl.so.1; NVIDIA's
+# Vulkan through the Khronos loader unpacked from .gl/*.deb (below) and libEGL_nvidia.so.0.
 set -uo pipefail
 quick=0
 pairs=0
@@ -365,5 +367,12 @@ if [ $quick -eq 0 ]; then
   plot=()
   python3 -c 'import matplotlib' 2>/dev/null && plot=(--plot "$out/infinirt-bench.png")
   run_bench "infinirt-bench" "$build/bin/infinirt-bench" --device nvidia:0 --json="$out/infinirt-bench.json" "${plot[@]}"
+  # NVIDIA's Vulkan driver on the same GPU: infinirt's vulkan backend beside a native Vulkan
+  # program (its own VkDevice) doing the same copies, events and synchronizes (up to 256 MiB: the
+  # issue's copies; the ratios are the "How fast" figures, next to cuda's above).
+  if [ $vk_ready -eq 1 ]; then
+    run_bench "infinirt-bench (vulkan)" env INFINIRT_BACKENDS=vulkan "$build/bin/infinirt-bench" --device vulkan:0 \
+      --max-size 256M
+  fi
 fi
 finish

@@ -108,6 +108,8 @@ bool chooseFamily(VkPhysicalDevice pd, Device &dev) {
     return found;
 }
 
+infinirtDeviceKind_t kindOf(VkPhysicalDeviceType type);
+
 // Builds the Device for `pd`, or returns false with why it cannot serve infinirt.
 bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
     const NativeApi &vk = nativeApi();
@@ -193,6 +195,10 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
     }
     dev.max_alloc = std::min(dev.max_alloc, dev.heap_size);
     applyMemoryLimit(dev);
+    const char *shader_copy = std::getenv("INFINIRT_VULKAN_SHADER_COPY");
+    dev.shader_copy = shader_copy != nullptr && (std::strcmp(shader_copy, "0") == 0 || std::strcmp(shader_copy, "1") == 0)
+                          ? shader_copy[0] == '1'
+                          : kindOf(dev.properties.deviceType) == INFINIRT_DEVICE_KIND_GPU;
 
     std::vector<float> priorities(dev.queue_count, 1.0f);
     VkDeviceQueueCreateInfo queue_info{};

@@ -58,6 +58,16 @@ struct Device {
     VkBuffer patterns = VK_NULL_HANDLE;
     VkDeviceMemory patterns_memory = VK_NULL_HANDLE;
 
+    // Device-to-device copies of 16-byte words through the built-in compute shader
+    // (vulkan_pipelines.cpp) rather than vkCmdCopyBuffer: GPUs (NVIDIA's transfer path copies at a
+    // fifth of what its shaders reach); INFINIRT_VULKAN_SHADER_COPY=1 or 0 decides for every device.
+    bool shader_copy = false;
+
+    // The built-in pipelines (vulkan_pipelines.h), created on first use under pipeline_mutex.
+    std::mutex pipeline_mutex;
+    VkPipelineLayout copy_layout = VK_NULL_HANDLE;
+    VkPipeline copy_pipeline = VK_NULL_HANDLE;
+
     // Bytes of device memory infinirt holds on this device.
     std::atomic<size_t> allocated{0};
     // Streams are spread over the family's queues in turn.

@@ -4,6 +4,7 @@
 #include "vulkan_backend.h"
 #include "vulkan_device.h"
 #include "vulkan_memory.h"
+#include "vulkan_pipelines.h"
 #include "vulkan_stream.h"
 
 #include "vulkan_native_api.h"
@@ -164,6 +165,37 @@ infiniStatus_t bufferCopy(Stream &stream, VkBuffer dst, size_t dst_offset, VkBuf
     return waitValue(*stream.dev, stream.timeline, value, "waiting for a copy");
 }
 
+// A device-to-device copy through the built-in copy shader: the 16-byte words (both addresses
+// aligned to 16), then the up to 15 bytes left with vkCmdCopyBuffer, in one submission. Falls back
+// to vkCmdCopyBuffer alone when the pipeline cannot be made.
+infiniStatus_t shaderCopy(Stream &stream, const Side &to, const Side &from, size_t size, bool blocking) {
+    Device &dev = *stream.dev;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    if (copyPipeline(dev, &pipeline, &layout) != INFINI_STATUS_SUCCESS) {
+        common::logMessage(INFINIRT_LOG_DEBUG, "vulkan:%d: no copy shader (%s); copying with vkCmdCopyBuffer",
+                           dev.index, "its pipeline could not be created");
+        return bufferCopy(stream, to.buffer, to.offset, from.buffer, from.offset, size, blocking);
+    }
+    const CopyArguments arguments{from.located.base + from.offset, to.located.base + to.offset, size / 16};
+    const size_t bulk = arguments.count * 16;
+    uint64_t value = 0;
+    infiniStatus_t status = submitWith(
+        stream,
+        [&](VkCommandBuffer buffer) {
+            recordShaderCopy(dev, buffer, pipeline, layout, arguments);
+            if (bulk < size) {
+                const VkBufferCopy region{from.offset + bulk, to.offset + bulk, size - bulk};
+                nativeApi().vkCmdCopyBuffer(buffer, from.buffer, to.buffer, 1, &region);
+            }
+        },
+        "copying through the copy shader", &value);
+    if (status != INFINI_STATUS_SUCCESS || !blocking) {
+        return status;
+    }
+    return waitValue(dev, stream.timeline, value, "waiting for a copy");
+}
+
 // Host memory the device cannot read (pageable) into a buffer, through two staging chunks: the
 // host fills one while the device copies the other. Complete on return (the chunks go back).
 infiniStatus_t stagedUpload(Stream &stream, VkBuffer dst, size_t dst_offset, const unsigned char *src, size_t size) {
@@ -262,6 +294,12 @@ infiniStatus_t copy(int device, void *dst, const void *src, size_t size, Stream 
     if (to.buffer != VK_NULL_HANDLE && from.buffer != VK_NULL_HANDLE) {
         const bool overlap = to.buffer == from.buffer && to.offset < from.offset + size && from.offset < to.offset + size;
         if (!overlap) {
+            const bool device_memory = !to.located.allocation.host && !from.located.allocation.host;
+            const uintptr_t dst_address = to.located.base + to.offset, src_address = from.located.base + from.offset;
+            if (stream.dev->shader_copy && device_memory && size >= 16 && dst_address % 16 == 0 &&
+                src_address % 16 == 0) {
+                return shaderCopy(stream, to, from, size, blocking);
+            }
             return bufferCopy(stream, to.buffer, to.offset, from.buffer, from.offset, size, blocking);
         }
         // vkCmdCopyBuffer's regions must not overlap: through the host, in the stream's order.

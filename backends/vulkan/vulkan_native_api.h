@@ -56,7 +56,14 @@ namespace infinirt::vulkan {
     X(vkCreateQueryPool)                                                                                          \
     X(vkDestroyQueryPool)                                                                                         \
     X(vkGetQueryPoolResults)                                                                                      \
-    X(vkQueueSubmit)
+    X(vkQueueSubmit)                                                                                              \
+    X(vkCreateShaderModule)                                                                                       \
+    X(vkDestroyShaderModule)                                                                                      \
+    X(vkCreatePipelineLayout)                                                                                     \
+    X(vkCreateComputePipelines)                                                                                   \
+    X(vkCmdBindPipeline)                                                                                          \
+    X(vkCmdPushConstants)                                                                                         \
+    X(vkCmdDispatch)
 
 // One function pointer per symbol, named like the symbol: nativeApi().vkQueueSubmit(...).
 struct NativeApi {
