@@ -80,6 +80,38 @@ TEST_P(Vulkan, InteriorAddressesAndRaggedFills) {
     EXPECT_EQ(infinirtFree(dev), INFINI_STATUS_SUCCESS);
 }
 
+// Device-to-device copies of every shape: aligned to 16 bytes (the copy shader's words where it is
+// on, with a tail of 1..15 bytes), and not (vkCmdCopyBuffer). The vulkan.shader_copy entry runs this
+// with INFINIRT_VULKAN_SHADER_COPY=1, so that lavapipe runs the shader too.
+TEST_P(Vulkan, DeviceCopiesOfEveryShape) {
+    constexpr size_t kSize = size_t(1) << 20;
+    void *a = nullptr, *b = nullptr;
+    ASSERT_EQ(infinirtMalloc(&a, kSize), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMalloc(&b, kSize), INFINI_STATUS_SUCCESS);
+    std::vector<unsigned char> host(kSize), back(kSize);
+    for (size_t i = 0; i < kSize; ++i) {
+        host[i] = static_cast<unsigned char>((i * 131) ^ (i >> 9));
+    }
+    ASSERT_EQ(infinirtMemcpy(a, host.data(), kSize, INFINIRT_MEMCPY_H2D), INFINI_STATUS_SUCCESS);
+    for (size_t src_offset : {size_t(0), size_t(16), size_t(3)}) {
+        for (size_t dst_offset : {size_t(0), size_t(32), size_t(5)}) {
+            for (size_t size : {size_t(16), size_t(17), size_t(4096 + 7), kSize - 64}) {
+                ASSERT_EQ(infinirtMemset(b, 0, kSize), INFINI_STATUS_SUCCESS);
+                ASSERT_EQ(infinirtMemcpy(static_cast<unsigned char *>(b) + dst_offset,
+                                         static_cast<unsigned char *>(a) + src_offset, size, INFINIRT_MEMCPY_D2D),
+                          INFINI_STATUS_SUCCESS);
+                ASSERT_EQ(infinirtMemcpy(back.data(), b, kSize, INFINIRT_MEMCPY_D2H), INFINI_STATUS_SUCCESS);
+                std::vector<unsigned char> expect(kSize, 0);
+                std::memcpy(expect.data() + dst_offset, host.data() + src_offset, size);
+                ASSERT_TRUE(back == expect) << "src offset " << src_offset << ", dst offset " << dst_offset
+                                            << ", " << size << " bytes";
+            }
+        }
+    }
+    EXPECT_EQ(infinirtFree(a), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFree(b), INFINI_STATUS_SUCCESS);
+}
+
 // Pageable copies larger than two staging chunks (8 MiB each), both ways, on a stream, and
 // pinned copies of the same data.
 TEST_P(Vulkan, LargePageableAndPinnedCopies) {
