@@ -110,6 +110,30 @@ bool chooseFamily(VkPhysicalDevice pd, Device &dev) {
 
 infinirtDeviceKind_t kindOf(VkPhysicalDeviceType type);
 
+// What infinirt-info cannot show through the device properties, logged at INFO once per device
+// (INFINIRT_LOG=info infinirt-info): the heaps, the queue family, the limits that matter.
+void describe(const Device &dev, const VkPhysicalDeviceMemoryProperties &memory) {
+    std::string heaps;
+    for (uint32_t i = 0; i < memory.memoryHeapCount; ++i) {
+        heaps += (i ? "; " : "") + std::to_string(i) + ": " +
+                 common::formatBytes(static_cast<size_t>(memory.memoryHeaps[i].size)).c_str() +
+                 (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT ? " device-local" : " host");
+    }
+    const VkPhysicalDeviceLimits &l = dev.properties.limits;
+    common::logMessage(INFINIRT_LOG_INFO,
+                       "vulkan: \"%s\": Vulkan %s, driver %s (%s); heaps %s (device memory: heap %u, type %u; "
+                       "pinned: type %u); queue family %u, %u compute queue(s), timestamps %u bits at %.3g ns; "
+                       "push constants %u B, shared memory %u B, work group %u invocations, largest "
+                       "allocation %s; memory budget %s; copies between device memory %s",
+                       dev.properties.deviceName, versionText(dev.properties.apiVersion).c_str(),
+                       dev.driver_name.c_str(), dev.driver_info.c_str(), heaps.c_str(), dev.device_heap,
+                       dev.device_type, dev.host_type, dev.family, dev.queue_count, dev.timestamp_bits,
+                       dev.timestamp_period, l.maxPushConstantsSize, l.maxComputeSharedMemorySize,
+                       l.maxComputeWorkGroupInvocations, common::formatBytes(dev.max_alloc).c_str(),
+                       dev.memory_budget ? "VK_EXT_memory_budget" : "none (heap less what infinirt holds)",
+                       dev.shader_copy ? "by the copy shader" : "by vkCmdCopyBuffer");
+}
+
 // Builds the Device for `pd`, or returns false with why it cannot serve infinirt.
 bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
     const NativeApi &vk = nativeApi();
@@ -251,6 +275,7 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
     for (int v = 0; v < 256; ++v) {
         std::memset(static_cast<unsigned char *>(mapped) + 4 * v, v, 4);
     }
+    describe(dev, memory);
     return true;
 }
 
