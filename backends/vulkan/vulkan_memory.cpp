@@ -17,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <shared_mutex>
+#include <sys/mman.h>
 #include <vector>
 
 namespace infinirt::vulkan {
@@ -363,6 +364,31 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream &stre
     return waitValue(dev, stream.timeline, done, "waiting for a memset");
 }
 
+// A buffer device address is a GPU virtual address, and infinirt keeps every allocation of every
+// backend in one record by address: a device address that the host's address space also hands
+// out (a later malloc of the program, another backend's memory) would be two allocations at one
+// address. So the range is reserved in the host's address space (PROT_NONE, no memory behind it)
+// where nothing is mapped there yet; where something already is (lavapipe: its device memory is
+// host memory; a driver that maps its device addresses for the host), nothing is reserved.
+bool reserveHostRange(uintptr_t address, size_t size) {
+#ifdef MAP_FIXED_NOREPLACE
+    void *want = reinterpret_cast<void *>(address);
+    void *got = mmap(want, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == MAP_FAILED) {
+        return false; // EEXIST: already mapped; anything else: nothing reserved either
+    }
+    if (got != want) { // a kernel before 4.17 took the flag for a hint
+        munmap(got, size);
+        return false;
+    }
+    return true;
+#else
+    (void)address;
+    (void)size;
+    return false;
+#endif
+}
+
 infiniStatus_t notOurs(const char *what, const void *ptr, int device) {
     return common::fail(INFINI_STATUS_BAD_PARAM, "%s of %p, which is not an allocation of vulkan:%d", what, ptr,
                         device);
@@ -405,9 +431,13 @@ infiniStatus_t mallocDevice(int device, void **ptr, size_t size) {
         }
         return status;
     }
+    allocation.reserved = address % 4096 == 0 && reserveHostRange(static_cast<uintptr_t>(address), size);
     try {
         deviceMap().insert(static_cast<uintptr_t>(address), allocation);
     } catch (...) {
+        if (allocation.reserved) {
+            munmap(reinterpret_cast<void *>(static_cast<uintptr_t>(address)), size);
+        }
         destroyBuffer(dev, allocation.buffer, allocation.memory);
         dev.allocated.fetch_sub(size, std::memory_order_relaxed);
         throw;
@@ -433,6 +463,9 @@ infiniStatus_t freeDevice(int device, void *ptr) {
     }
     Device &dev = infinirt::vulkan::device(device);
     destroyBuffer(dev, removed.buffer, removed.memory);
+    if (removed.reserved) {
+        munmap(ptr, removed.size);
+    }
     dev.allocated.fetch_sub(removed.size, std::memory_order_relaxed);
     return INFINI_STATUS_SUCCESS;
 }

@@ -17,6 +17,7 @@ struct Allocation {
     bool host = false; // pinned host memory (mapped); device memory otherwise
     VkBuffer buffer = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
+    bool reserved = false; // device memory whose address range this plugin reserved in the host's (see mallocDevice)
 };
 
 // An address inside an allocation: the allocation, where it starts and the offset in its buffer.
