@@ -119,7 +119,8 @@ if ! ldconfig -p | grep -q 'libvulkan.so.1' || [ ! -f /usr/include/vulkan/vulkan
     ldconfig
   fi
 fi
-if ldconfig -p | grep -q 'libvulkan.so.1'; then
+# vk_ready: the loader and the headers are both there (else the plugin is not built: AUTO).
+if ldconfig -p | grep -q 'libvulkan.so.1' && [ -f /usr/include/vulkan/vulkan.h ]; then
   nv_icd=""
   for d in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d; do
     for f in "$d"/nvidia_icd*.json; do
@@ -214,7 +215,7 @@ conformance_vulkan() {
   if [ $vk_ready -eq 1 ]; then
     conformance "NVIDIA's Vulkan" INFINIRT_BACKENDS=vulkan INFINIRT_EXPECT_BACKENDS=vulkan "$@"
   else
-    note "conformance NVIDIA's Vulkan" FAILED "libvulkan.so.1 not found (carry libvulkan1 and libvulkan-dev .debs in .gl/)"
+    note "conformance NVIDIA's Vulkan" FAILED "libvulkan.so.1 or vulkan/vulkan.h not found (carry libvulkan1 and libvulkan-dev .debs in .gl/)"
   fi
 }
 gpus=$(grep -oE '^  nvidia:[0-9]+' "$out/info.txt" | sort -u | wc -l)
