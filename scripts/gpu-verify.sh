@@ -138,7 +138,8 @@ fi
 
 # ---- build -------------------------------------------------------------------------------------
 quick_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt-vulkan infinirt_conformance
-               cuda_dispatch_bench infinirt-dispatch-bench infinirt-kernels-cuda-bench infinicore_alloc_bench)
+               cuda_dispatch_bench infinirt-dispatch-bench infinirt-kernels-cuda-bench infinicore_alloc_bench
+               infinirt-vulkan-bench)
 pairs_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt-vulkan infinirt_conformance
                infiniccl infiniccl-cpu infiniccl-nccl ccl_conformance_test ccl_published_client infiniccl-allreduce
                ccl_allreduce_bench infinicore_device_pair_tests infinirt-peer-bench)
@@ -340,6 +341,11 @@ run_bench "cuda_dispatch_bench" "$build/bin/cuda_dispatch_bench"
 run_bench "dispatch bench (cuda)" env INFINIRT_BENCH_BACKEND=cuda "$build/bin/infinirt-dispatch-bench"
 run_bench "kernels bench (cuda)" "$build/bin/infinirt-kernels-cuda-bench"
 run_bench "alloc bench" "$build/bin/infinicore_alloc_bench"
+# NVIDIA's Vulkan: issue 45's small work (a 64-byte copy, a fill, an event, and 1,000 of them then one
+# synchronize) against a native Vulkan program on the same GPU.
+if [ $vk_ready -eq 1 ]; then
+  run_bench "vulkan small work" env INFINIRT_BACKENDS=vulkan "$build/bin/infinirt-vulkan-bench"
+fi
 run_bench "python launch bench" env INFINIRT_LIBRARY="$build/lib/libinfinirt.so.0" PYTHONPATH="$PWD/python" \
   PYTHONDONTWRITEBYTECODE=1 INFINIRT_TEST_INCLUDE="$PWD/include" timeout 150 python3 bench/python/launch_bench.py
 if [ $quick -eq 0 ]; then
