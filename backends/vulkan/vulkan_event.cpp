@@ -66,8 +66,8 @@ infiniStatus_t eventDestroy(int, void *handle) {
     return INFINI_STATUS_SUCCESS;
 }
 
-// Untimed: the stream's last submitted value (no submission at all). Timed: a submission writing a
-// timestamp once the stream's earlier work has completed.
+// Untimed: the stream's last submitted value, once its open batch is submitted (no submission of
+// its own). Timed: a submission writing a timestamp once the stream's earlier work has completed.
 infiniStatus_t eventRecord(int device, void *handle, void *stream_handle) {
     Event *event = static_cast<Event *>(handle);
     Stream *stream = nullptr;
@@ -76,6 +76,10 @@ infiniStatus_t eventRecord(int device, void *handle, void *stream_handle) {
         return status;
     }
     if (event->queries == VK_NULL_HANDLE) {
+        status = flush(*stream, "recording an event"); // its value then covers every earlier command
+        if (status != INFINI_STATUS_SUCCESS) {
+            return status;
+        }
         std::lock_guard<std::mutex> lock(event->mutex);
         event->semaphore = stream->timeline;
         event->value = stream->submitted.load(std::memory_order_acquire);

@@ -152,15 +152,16 @@ infiniStatus_t unusable(int device, const Side &side, const void *ptr, size_t si
 // A copy between two buffers, in the stream's order; waited for when `blocking`.
 infiniStatus_t bufferCopy(Stream &stream, VkBuffer dst, size_t dst_offset, VkBuffer src, size_t src_offset,
                           size_t size, bool blocking) {
+    auto record = [&](VkCommandBuffer buffer) {
+        const VkBufferCopy region{src_offset, dst_offset, size};
+        nativeApi().vkCmdCopyBuffer(buffer, src, dst, 1, &region);
+    };
+    if (!blocking) {
+        return enqueueWith(stream, record, "copying");
+    }
     uint64_t value = 0;
-    infiniStatus_t status = submitWith(
-        stream,
-        [&](VkCommandBuffer buffer) {
-            const VkBufferCopy region{src_offset, dst_offset, size};
-            nativeApi().vkCmdCopyBuffer(buffer, src, dst, 1, &region);
-        },
-        "copying", &value);
-    if (status != INFINI_STATUS_SUCCESS || !blocking) {
+    infiniStatus_t status = submitWith(stream, record, "copying", &value);
+    if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
     return waitValue(*stream.dev, stream.timeline, value, "waiting for a copy");
@@ -180,18 +181,19 @@ infiniStatus_t shaderCopy(Stream &stream, const Side &to, const Side &from, size
     }
     const CopyArguments arguments{from.located.base + from.offset, to.located.base + to.offset, size / 16};
     const size_t bulk = arguments.count * 16;
+    auto record = [&](VkCommandBuffer buffer) {
+        recordShaderCopy(dev, buffer, pipeline, layout, arguments);
+        if (bulk < size) {
+            const VkBufferCopy region{from.offset + bulk, to.offset + bulk, size - bulk};
+            nativeApi().vkCmdCopyBuffer(buffer, from.buffer, to.buffer, 1, &region);
+        }
+    };
+    if (!blocking) {
+        return enqueueWith(stream, record, "copying through the copy shader");
+    }
     uint64_t value = 0;
-    infiniStatus_t status = submitWith(
-        stream,
-        [&](VkCommandBuffer buffer) {
-            recordShaderCopy(dev, buffer, pipeline, layout, arguments);
-            if (bulk < size) {
-                const VkBufferCopy region{from.offset + bulk, to.offset + bulk, size - bulk};
-                nativeApi().vkCmdCopyBuffer(buffer, from.buffer, to.buffer, 1, &region);
-            }
-        },
-        "copying through the copy shader", &value);
-    if (status != INFINI_STATUS_SUCCESS || !blocking) {
+    infiniStatus_t status = submitWith(stream, record, "copying through the copy shader", &value);
+    if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
     return waitValue(dev, stream.timeline, value, "waiting for a copy");
@@ -340,25 +342,26 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream &stre
     const size_t head_end = std::min(end, (begin + 3) & ~size_t{3});
     const size_t middle_end = head_end + ((end - head_end) & ~size_t{3});
     const VkBuffer target = side.buffer;
+    auto record = [&](VkCommandBuffer buffer) {
+        const NativeApi &vk = nativeApi();
+        if (head_end > begin) {
+            const VkBufferCopy region{4 * byte, begin, head_end - begin};
+            vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
+        }
+        if (middle_end > head_end) {
+            vk.vkCmdFillBuffer(buffer, target, head_end, middle_end - head_end, byte * 0x01010101u);
+        }
+        if (end > middle_end) {
+            const VkBufferCopy region{4 * byte, middle_end, end - middle_end};
+            vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
+        }
+    };
+    if (!blocking) {
+        return enqueueWith(stream, record, "setting memory");
+    }
     uint64_t done = 0;
-    infiniStatus_t status = submitWith(
-        stream,
-        [&](VkCommandBuffer buffer) {
-            const NativeApi &vk = nativeApi();
-            if (head_end > begin) {
-                const VkBufferCopy region{4 * byte, begin, head_end - begin};
-                vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
-            }
-            if (middle_end > head_end) {
-                vk.vkCmdFillBuffer(buffer, target, head_end, middle_end - head_end, byte * 0x01010101u);
-            }
-            if (end > middle_end) {
-                const VkBufferCopy region{4 * byte, middle_end, end - middle_end};
-                vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
-            }
-        },
-        "setting memory", &done);
-    if (status != INFINI_STATUS_SUCCESS || !blocking) {
+    infiniStatus_t status = submitWith(stream, record, "setting memory", &done);
+    if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
     return waitValue(dev, stream.timeline, done, "waiting for a memset");

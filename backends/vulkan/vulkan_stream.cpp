@@ -8,8 +8,15 @@
 
 #include "vulkan_native_api.h"
 
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <new>
+#include <thread>
 
 namespace infinirt::vulkan {
 namespace {
@@ -61,7 +68,215 @@ infiniStatus_t beginLocked(Stream &stream, const char *what, VkCommandBuffer *ou
     return INFINI_STATUS_SUCCESS;
 }
 
+// Ends `buffer` with the barrier that makes what it wrote visible to the host once its value is
+// reached (a semaphore wait on the host makes nothing visible by itself).
+VkResult endWithHostBarrier(VkCommandBuffer buffer) {
+    const NativeApi &vk = nativeApi();
+    VkMemoryBarrier barrier{};
+    barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT;
+    vk.vkCmdPipelineBarrier(buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
+                            nullptr, 0, nullptr);
+    return vk.vkEndCommandBuffer(buffer);
+}
+
+// Under stream.mutex: one vkQueueSubmit of `buffer` (ended; VK_NULL_HANDLE: none) after the
+// stream's previous submission and, when `wait_semaphore` is set, after it reaches `wait_value`.
+// On failure the buffer goes back to the spare list.
+infiniStatus_t submitLocked(Stream &stream, VkCommandBuffer buffer, VkSemaphore wait_semaphore, uint64_t wait_value,
+                            const char *what, uint64_t *value) {
+    const uint64_t previous = stream.submitted.load(std::memory_order_relaxed);
+    const uint64_t next = previous + 1;
+    const VkSemaphore waits[2] = {stream.timeline, wait_semaphore};
+    const uint64_t wait_values[2] = {previous, wait_value};
+    const VkPipelineStageFlags stages[2] = {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT};
+    const uint32_t wait_count = wait_semaphore != VK_NULL_HANDLE ? 2 : 1;
+    VkTimelineSemaphoreSubmitInfo timeline{};
+    timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
+    timeline.waitSemaphoreValueCount = wait_count;
+    timeline.pWaitSemaphoreValues = wait_values;
+    timeline.signalSemaphoreValueCount = 1;
+    timeline.pSignalSemaphoreValues = &next;
+    VkSubmitInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    info.pNext = &timeline;
+    info.waitSemaphoreCount = wait_count;
+    info.pWaitSemaphores = waits;
+    info.pWaitDstStageMask = stages;
+    info.commandBufferCount = buffer != VK_NULL_HANDLE ? 1 : 0;
+    info.pCommandBuffers = &buffer;
+    info.signalSemaphoreCount = 1;
+    info.pSignalSemaphores = &stream.timeline;
+    VkResult result = VK_SUCCESS;
+    {
+        std::lock_guard<std::mutex> queue_lock(stream.queue->mutex);
+        result = nativeApi().vkQueueSubmit(stream.queue->queue, 1, &info, VK_NULL_HANDLE);
+    }
+    if (result != VK_SUCCESS) {
+        if (buffer != VK_NULL_HANDLE) {
+            stream.spare.push_back(buffer);
+        }
+        return deviceFailure(*stream.dev, "vkQueueSubmit", result, what);
+    }
+    stream.submitted.store(next, std::memory_order_release);
+    if (buffer != VK_NULL_HANDLE) {
+        stream.in_flight.push_back(Stream::InFlight{buffer, next});
+    }
+    if (value) {
+        *value = next;
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Under stream.mutex: submits the open batch. On failure it is dropped (its commands cannot run:
+// the failure is the device's, reported to the caller).
+infiniStatus_t flushLocked(Stream &stream, const char *what) {
+    VkCommandBuffer buffer = stream.open;
+    if (buffer == VK_NULL_HANDLE) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    stream.open = VK_NULL_HANDLE;
+    stream.open_count = 0;
+    VkResult result = endWithHostBarrier(buffer);
+    if (result != VK_SUCCESS) {
+        stream.spare.push_back(buffer);
+        return deviceFailure(*stream.dev, "vkEndCommandBuffer", result, what);
+    }
+    return submitLocked(stream, buffer, VK_NULL_HANDLE, 0, what, nullptr);
+}
+
+// The flusher thread: submits every stream's open batch about 50 us after it opened, so that no
+// enqueued work waits for a later call. One for the process, started on first need (again in a
+// forked child), never joined (the plugin is never unloaded).
+struct Flusher {
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::vector<Stream *> pending; // streams whose batch opened since the last pass
+    bool started = false;
+};
+
+std::atomic<Flusher *> g_flusher{nullptr};
+
+Flusher &flusher() {
+    Flusher *f = g_flusher.load(std::memory_order_acquire);
+    if (f == nullptr) {
+        static std::once_flag once;
+        std::call_once(once, [] {
+            g_flusher.store(new Flusher, std::memory_order_release); // leaked: lives until exit
+            // A forked child has no flusher thread and may hold the mutex's state of another
+            // thread's moment: it gets a fresh one.
+            pthread_atfork(nullptr, nullptr, [] { g_flusher.store(new Flusher, std::memory_order_release); });
+        });
+        f = g_flusher.load(std::memory_order_acquire);
+    }
+    return *f;
+}
+
+void flusherLoop(Flusher *f) {
+    std::unique_lock<std::mutex> lock(f->mutex);
+    for (;;) {
+        f->wake.wait(lock, [f] { return !f->pending.empty(); });
+        lock.unlock();
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+        lock.lock();
+        // Under the flusher's mutex: forgetStream waits for this pass before a stream goes.
+        for (Stream *stream : f->pending) {
+            std::lock_guard<std::mutex> stream_lock(stream->mutex);
+            if (flushLocked(*stream, "submitting a batch (flusher thread)") != INFINI_STATUS_SUCCESS) {
+                common::logMessage(INFINIRT_LOG_WARN, "vulkan:%d: a batch of work could not be submitted",
+                                   stream->dev->index);
+            }
+        }
+        f->pending.clear();
+    }
+}
+
+// Called without stream.mutex held (the flusher takes its mutex, then the stream's).
+void notifyFlusher(Stream &stream) {
+    Flusher &f = flusher();
+    {
+        std::lock_guard<std::mutex> lock(f.mutex);
+        if (!f.started) {
+            std::thread(flusherLoop, &f).detach();
+            f.started = true;
+        }
+        if (std::find(f.pending.begin(), f.pending.end(), &stream) == f.pending.end()) {
+            f.pending.push_back(&stream);
+        }
+    }
+    f.wake.notify_one();
+}
+
+// Commands of a batch after the first are ordered after the ones before them.
+void orderAfterEarlierCommands(VkCommandBuffer buffer) {
+    VkMemoryBarrier barrier{};
+    barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    nativeApi().vkCmdPipelineBarrier(buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
+                                     1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+constexpr uint32_t kMostBatched = 256;
+
 } // namespace
+
+void forgetStream(Stream &stream) {
+    Flusher &f = flusher();
+    std::lock_guard<std::mutex> lock(f.mutex);
+    f.pending.erase(std::remove(f.pending.begin(), f.pending.end(), &stream), f.pending.end());
+}
+
+infiniStatus_t flush(Stream &stream, const char *why) {
+    std::lock_guard<std::mutex> lock(stream.mutex);
+    return flushLocked(stream, why);
+}
+
+infiniStatus_t enqueue(Stream &stream, const Recorder *record, const char *what) {
+    Device &dev = *stream.dev;
+    infiniStatus_t status = checkLost(dev);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    bool opened = false;
+    {
+        std::lock_guard<std::mutex> lock(stream.mutex);
+        if (stream.open == VK_NULL_HANDLE) {
+            uint64_t done = 0;
+            const bool idle =
+                nativeApi().vkGetSemaphoreCounterValue(dev.device, stream.timeline, &done) == VK_SUCCESS &&
+                done >= stream.submitted.load(std::memory_order_relaxed);
+            VkCommandBuffer buffer = VK_NULL_HANDLE;
+            status = beginLocked(stream, what, &buffer);
+            if (status != INFINI_STATUS_SUCCESS) {
+                return status;
+            }
+            record->record(buffer);
+            if (idle) { // alone, at once: the latency of one command
+                VkResult result = endWithHostBarrier(buffer);
+                if (result != VK_SUCCESS) {
+                    stream.spare.push_back(buffer);
+                    return deviceFailure(dev, "vkEndCommandBuffer", result, what);
+                }
+                return submitLocked(stream, buffer, VK_NULL_HANDLE, 0, what, nullptr);
+            }
+            stream.open = buffer;
+            stream.open_count = 1;
+            opened = true;
+        } else {
+            orderAfterEarlierCommands(stream.open);
+            record->record(stream.open);
+            if (++stream.open_count >= kMostBatched) {
+                status = flushLocked(stream, what);
+            }
+        }
+    }
+    if (opened) {
+        notifyFlusher(stream);
+    }
+    return status;
+}
 
 infiniStatus_t createStreamLocked(Device &dev, Stream **out) {
     const NativeApi &vk = nativeApi();
@@ -127,8 +342,11 @@ infiniStatus_t submit(Stream &stream, const Recorder *record, const char *what, 
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
-    const NativeApi &vk = nativeApi();
     std::lock_guard<std::mutex> lock(stream.mutex);
+    status = flushLocked(stream, what); // the open batch goes first: stream order
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
     VkCommandBuffer buffer = VK_NULL_HANDLE;
     if (record) {
         status = beginLocked(stream, what, &buffer);
@@ -136,61 +354,13 @@ infiniStatus_t submit(Stream &stream, const Recorder *record, const char *what, 
             return status;
         }
         record->record(buffer);
-        // What the stream's work wrote is visible to the host once its value is reached (a
-        // semaphore wait on the host makes nothing visible by itself).
-        VkMemoryBarrier barrier{};
-        barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-        barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-        barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT;
-        vk.vkCmdPipelineBarrier(buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier,
-                                0, nullptr, 0, nullptr);
-        VkResult result = vk.vkEndCommandBuffer(buffer);
+        VkResult result = endWithHostBarrier(buffer);
         if (result != VK_SUCCESS) {
             stream.spare.push_back(buffer);
             return deviceFailure(dev, "vkEndCommandBuffer", result, what);
         }
     }
-    const uint64_t previous = stream.submitted.load(std::memory_order_relaxed);
-    const uint64_t next = previous + 1;
-    const VkSemaphore waits[2] = {stream.timeline, wait_semaphore};
-    const uint64_t wait_values[2] = {previous, wait_value};
-    const VkPipelineStageFlags stages[2] = {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT};
-    const uint32_t wait_count = wait_semaphore != VK_NULL_HANDLE ? 2 : 1;
-    VkTimelineSemaphoreSubmitInfo timeline{};
-    timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
-    timeline.waitSemaphoreValueCount = wait_count;
-    timeline.pWaitSemaphoreValues = wait_values;
-    timeline.signalSemaphoreValueCount = 1;
-    timeline.pSignalSemaphoreValues = &next;
-    VkSubmitInfo info{};
-    info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-    info.pNext = &timeline;
-    info.waitSemaphoreCount = wait_count;
-    info.pWaitSemaphores = waits;
-    info.pWaitDstStageMask = stages;
-    info.commandBufferCount = buffer != VK_NULL_HANDLE ? 1 : 0;
-    info.pCommandBuffers = &buffer;
-    info.signalSemaphoreCount = 1;
-    info.pSignalSemaphores = &stream.timeline;
-    VkResult result = VK_SUCCESS;
-    {
-        std::lock_guard<std::mutex> queue_lock(stream.queue->mutex);
-        result = vk.vkQueueSubmit(stream.queue->queue, 1, &info, VK_NULL_HANDLE);
-    }
-    if (result != VK_SUCCESS) {
-        if (buffer != VK_NULL_HANDLE) {
-            stream.spare.push_back(buffer);
-        }
-        return deviceFailure(dev, "vkQueueSubmit", result, what);
-    }
-    stream.submitted.store(next, std::memory_order_release);
-    if (buffer != VK_NULL_HANDLE) {
-        stream.in_flight.push_back(Stream::InFlight{buffer, next});
-    }
-    if (value) {
-        *value = next;
-    }
-    return INFINI_STATUS_SUCCESS;
+    return submitLocked(stream, buffer, wait_semaphore, wait_value, what, value);
 }
 
 infiniStatus_t counterValue(Device &dev, VkSemaphore semaphore, uint64_t *value, const char *what) {
@@ -217,6 +387,10 @@ infiniStatus_t waitValue(Device &dev, VkSemaphore semaphore, uint64_t value, con
 }
 
 infiniStatus_t finishStream(Stream &stream, const char *why) {
+    infiniStatus_t status = flush(stream, why);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
     return waitValue(*stream.dev, stream.timeline, stream.submitted.load(std::memory_order_acquire), why);
 }
 
@@ -250,6 +424,7 @@ infiniStatus_t streamDestroy(int device, void *handle) {
         std::lock_guard<std::mutex> lock(dev.mutex);
         dev.streams.erase(stream);
     }
+    forgetStream(*stream);
     infiniStatus_t status = finishStream(*stream, "destroying a stream");
     std::lock_guard<std::mutex> lock(dev.mutex);
     if (status != INFINI_STATUS_SUCCESS) {
@@ -273,6 +448,10 @@ infiniStatus_t streamSynchronize(int device, void *handle) {
 infiniStatus_t streamQuery(int device, void *handle) {
     Stream *stream = nullptr;
     infiniStatus_t status = resolveStream(device, handle, &stream);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    status = flush(*stream, "querying a stream"); // the truth includes the open batch
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }

@@ -1,8 +1,15 @@
-// A vulkan stream (vulkan_stream.cpp): a timeline semaphore on one of the device's queues. Every
-// piece of work enqueued on the stream is one vkQueueSubmit that waits for the semaphore to reach
-// the value the previous one signals and signals the next value, so the stream's work runs in
-// order, the semaphore's counter says how much of it has completed (StreamQuery, events), and no
-// work waits for a later call to be submitted: it is submitted when enqueued.
+// A vulkan stream (vulkan_stream.cpp): a timeline semaphore on one of the device's queues. Work is
+// submitted with vkQueueSubmit in batches; each submission waits for the semaphore to reach the
+// value the previous one signals and signals the next value, so the stream's work runs in order
+// and the semaphore's counter says how much of it has completed.
+//
+// Batching: an asynchronous copy or fill enqueued while the stream is idle is submitted at once
+// (alone: the latency of one command). One enqueued while earlier work still runs is recorded into
+// the stream's open command buffer instead (after a barrier that orders it after the commands
+// before it), and the open batch is submitted by the first of: a call that needs the truth or an
+// order (every query, record, wait, synchronize, any other enqueue), 256 commands, or the
+// plugin's flusher thread, which submits every open batch about 50 us after it opened. So
+// StreamQuery and EventQuery tell the truth, and no work waits for a later call to be submitted.
 #pragma once
 
 #include "vulkan_device.h"
@@ -36,6 +43,9 @@ struct Stream {
     };
     std::deque<InFlight> in_flight;      // under `mutex`
     std::vector<VkCommandBuffer> spare;  // under `mutex`
+    // The open batch (VK_NULL_HANDLE: none) and its commands, under `mutex`.
+    VkCommandBuffer open = VK_NULL_HANDLE;
+    uint32_t open_count = 0;
 };
 
 // Creates a stream of `dev` (its semaphore a spare one where there is one), with dev.mutex held.
@@ -67,6 +77,27 @@ infiniStatus_t submitWith(Stream &stream, F &&record, const char *what, uint64_t
     } call(record);
     return submit(stream, &call, what, value);
 }
+
+// An asynchronous command nobody waits for (a copy or fill on a stream): submitted at once when
+// the stream is idle, else recorded into the open batch (see the top of this file).
+infiniStatus_t enqueue(Stream &stream, const Recorder *record, const char *what);
+
+template <typename F>
+infiniStatus_t enqueueWith(Stream &stream, F &&record, const char *what) {
+    struct Call final : Recorder {
+        F &f;
+        explicit Call(F &g) : f(g) {}
+        void record(VkCommandBuffer buffer) const override { f(buffer); }
+    } call(record);
+    return enqueue(stream, &call, what);
+}
+
+// Submits the stream's open batch, if any. Every value the stream has handed out is then
+// submitted (`submitted` is the last one).
+infiniStatus_t flush(Stream &stream, const char *why);
+
+// The stream is about to be destroyed: the flusher thread forgets it.
+void forgetStream(Stream &stream);
 
 // Waits until `semaphore` of `dev` reaches `value`. DRIVER_ERROR when the device is lost.
 infiniStatus_t waitValue(Device &dev, VkSemaphore semaphore, uint64_t value, const char *what);

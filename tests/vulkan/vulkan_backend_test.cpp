@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -182,6 +184,35 @@ TEST_P(Vulkan, QueriesTellTheTruth) {
     EXPECT_EQ(infinirtStreamDestroy(second), INFINI_STATUS_SUCCESS);
     EXPECT_EQ(infinirtFree(a), INFINI_STATUS_SUCCESS);
     EXPECT_EQ(infinirtFree(b), INFINI_STATUS_SUCCESS);
+}
+
+// Work enqueued while the stream is busy waits in the stream's open batch; it must still run without
+// any later infinirt call (the plugin's flusher thread submits it): the host polls pinned memory
+// that a batched copy writes, calling nothing, and sees the data arrive.
+TEST_P(Vulkan, BatchedWorkRunsWithoutALaterCall) {
+    const size_t big = size_t(32) << 20;
+    void *dev = nullptr, *pinned = nullptr;
+    ASSERT_EQ(infinirtMalloc(&dev, big), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMallocHost(&pinned, 64), INFINI_STATUS_SUCCESS);
+    std::memset(pinned, 0, 64);
+    infinirtStream_t stream = nullptr;
+    ASSERT_EQ(infinirtStreamCreate(&stream), INFINI_STATUS_SUCCESS);
+    for (int i = 1; i <= 4; ++i) { // the first runs at once, the others keep the stream busy or wait in the batch
+        ASSERT_EQ(infinirtMemsetAsync(dev, 0x70 + i, big, stream), INFINI_STATUS_SUCCESS);
+    }
+    ASSERT_EQ(infinirtMemcpyAsync(pinned, dev, 64, INFINIRT_MEMCPY_D2H, stream), INFINI_STATUS_SUCCESS);
+    volatile unsigned char *seen = static_cast<volatile unsigned char *>(pinned);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (seen[63] != 0x74 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    EXPECT_EQ(seen[0], 0x74);
+    EXPECT_EQ(seen[63], 0x74) << "the batched copy did not run within 20 s without a later call";
+    ASSERT_EQ(infinirtStreamSynchronize(stream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtStreamQuery(stream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtStreamDestroy(stream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFreeHost(pinned), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFree(dev), INFINI_STATUS_SUCCESS);
 }
 
 // INFINIRT_VULKAN_MEMORY_LIMIT (the vulkan.memory_limit entry: 64 MiB): the device reports it and
