@@ -17,6 +17,7 @@ std::string Device::toString(const Type &type) {
     case Type::ALI: return "ali";
     case Type::AMD: return "amd";
     case Type::OPENCL: return "opencl";
+    case Type::VULKAN: return "vulkan";
     case Type::COUNT: break;
     }
     return "unknown(" + std::to_string(static_cast<int>(type)) + ")";

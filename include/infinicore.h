@@ -92,6 +92,7 @@ typedef enum {
     /* infinirt extensions */
     INFINI_DEVICE_AMD = 11,    /* the hip backend */
     INFINI_DEVICE_OPENCL = 12, /* the opencl backend */
+    INFINI_DEVICE_VULKAN = 13, /* the vulkan backend */
     INFINI_DEVICE_TYPE_COUNT
 } infiniDevice_t;
 

@@ -140,7 +140,7 @@ __export infiniStatus_t infinirtInit(void);
  * A program built against THIS header calls it through the macro below, which passes its
  * array's size, INFINI_DEVICE_TYPE_COUNT as this header has it, to infinirtGetAllDeviceCountSized:
  * `int counts[INFINI_DEVICE_TYPE_COUNT]; infinirtGetAllDeviceCount(counts);` gets every type of
- * this header written, and never more, whatever types a newer library knows. Taking the
+ * this header written (the infinirt extension types AMD, OPENCL and VULKAN included), and never more, whatever types a newer library knows. Taking the
  * function's address, `(infinirtGetAllDeviceCount)(counts)`, or defining
  * INFINIRT_PUBLISHED_DEVICE_COUNT_CALL before including this header reaches the 11-type symbol.
  * Types without a loaded backend, or whose backend found no device, get 0. NULL -> NULL_POINTER.

@@ -24,6 +24,10 @@ INFINIRT_BUILD_PACKAGES=(
 # lintian: the Debian packages' check (tests/packages/packages_test.sh).
 # iproute2: the several-hosts tests (tests/ccl/netns_hosts.py) make network namespaces joined by veth
 # pairs with `ip` (unshare, nsenter and setpriv are util-linux's, always there).
+# libvulkan-dev, mesa-vulkan-drivers, glslc: the vulkan backend's headers (it builds where
+# vulkan/vulkan.h is, INFINIRT_WITH_VULKAN=AUTO), the Khronos loader and Mesa's lavapipe (the Vulkan
+# device the conformance suite runs on without a GPU), and the GLSL compiler that
+# scripts/vulkan-shaders.sh runs (the build itself needs no glslc: the SPIR-V is checked in).
 INFINIRT_TEST_PACKAGES=(
   python3 python3-numpy python3-pytest python3-setuptools python3-pip python3-venv python3-wheel
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -31,6 +35,7 @@ INFINIRT_TEST_PACKAGES=(
   clang-14 libclang-rt-14-dev libc6-dbg valgrind
   abigail-tools python3-matplotlib
   lintian iproute2
+  libvulkan-dev mesa-vulkan-drivers glslc
 )
 
 # infinirt_install_deps [build|all]: installs the build packages, and with `all` (the default)

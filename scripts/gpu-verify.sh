@@ -3,9 +3,9 @@
 # that fits one device call:
 #
 #   scripts/gpu-verify.sh --quick [OUT]   (at most 4 minutes on a 16-core GPU machine, build included)
-#     builds (Release, cuda and opencl) only what it runs, then the conformance suite on cuda, on
-#     NVIDIA's OpenCL alone and on cpu, then the hot-path benches: dispatch (cuda_dispatch_bench,
-#     infinirt-dispatch-bench on cuda), launch (infinirt-kernels-cuda-bench), allocation
+#     builds (Release, cuda, opencl and vulkan) only what it runs, then the conformance suite on cuda,
+#     on NVIDIA's OpenCL alone, on NVIDIA's Vulkan alone and on cpu, then the hot-path benches:
+#     dispatch (cuda_dispatch_bench, infinirt-dispatch-bench on cuda), launch (infinirt-kernels-cuda-bench), allocation
 #     (infinicore_alloc_bench) and the Python launch (bench/python/launch_bench.py).
 #   scripts/gpu-verify.sh --pairs [OUT]   (two GPUs: at most 9 minutes; fails on fewer)
 #     builds what it runs, then what needs two devices of one type: the conformance suite's
@@ -17,14 +17,16 @@
 #   scripts/gpu-verify.sh [OUT]           (full: at most 9 minutes)
 #     builds everything, runs every ctest entry (the conformance suite then covers the cuda device
 #     and every OpenCL platform, the stress tests included), the layers on cuda, the peer tests on
-#     every pair of devices, the Python package with PyTorch, NVIDIA's OpenCL alone, a 2-minute
+#     every pair of devices, the Python package with PyTorch, NVIDIA's OpenCL alone, NVIDIA's Vulkan
+#     alone (conformance, stress, infinirt-bench against a native Vulkan program), a 2-minute
 #     soak on nvidia:0 and cpu:0, and every benchmark with infinirt-bench's JSON and plot.
 #
 # Logs go to OUT (default ./gpu-verify-out), at most 8 files: build.log, info.txt, tests.log,
 # python.log, bench.txt, infinirt-bench.json, infinirt-bench.png and summary.txt. The pass ends by
 # printing summary.txt: one line per part, `passed` or `FAILED` with its counts, and for the
 # benches the rows they judge (`met`/`MISSED`). Exits 1 when any part failed.
-# Needs CUDA 12+ headers and a driver; NVIDIA's OpenCL is found as libnvidia-opencl.so.1.
+# Needs CUDA 12+ headers and a driver; NVIDIA's OpenCL is found as libnvidia-opencl.so.1; NVIDIA's
+# Vulkan through the Khronos loader unpacked from .gl/*.deb (below) and libEGL_nvidia.so.0.
 set -uo pipefail
 quick=0
 pairs=0
@@ -104,15 +106,48 @@ finish() {
   exit $failed
 }
 
+# ---- NVIDIA's Vulkan driver ----------------------------------------------------------------------
+# The GPU machine has no Khronos loader (libvulkan.so.1) and no Vulkan headers: the lead carries
+# Debian's libvulkan1 and libvulkan-dev as .deb files in .gl/ (git-ignored), unpacked here before
+# the build so that the vulkan plugin is built and finds its loader. The installed ICD JSON names
+# libGLX_nvidia.so.0, which gives no vkCreateInstance without a display; a JSON of our own names
+# libEGL_nvidia.so.0 (with the installed one's api_version), and VK_DRIVER_FILES points the loader
+# at it alone.
+vk_ready=0
+if ! ldconfig -p | grep -q 'libvulkan.so.1' || [ ! -f /usr/include/vulkan/vulkan.h ]; then
+  if compgen -G ".gl/*.deb" > /dev/null; then
+    for deb in .gl/*.deb; do dpkg -x "$deb" / || echo "gpu-verify: dpkg -x $deb failed" >&2; done
+    ldconfig
+  fi
+fi
+# vk_ready: the loader and the headers are both there (else the plugin is not built: AUTO).
+if ldconfig -p | grep -q 'libvulkan.so.1' && [ -f /usr/include/vulkan/vulkan.h ]; then
+  nv_icd=""
+  for d in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d; do
+    for f in "$d"/nvidia_icd*.json; do
+      [ -f "$f" ] && { nv_icd="$f"; break 2; }
+    done
+  done
+  vk_api=""
+  [ -n "$nv_icd" ] && vk_api=$(sed -nE 's/.*"api_version" *: *"([^"]+)".*/\1/p' "$nv_icd" | head -n 1)
+  vk_icd_dir=$(mktemp -d)
+  printf '{\n  "file_format_version": "1.0.1",\n  "ICD": {\n    "library_path": "libEGL_nvidia.so.0",\n    "api_version": "%s"\n  }\n}\n' \
+    "${vk_api:-1.3.0}" > "$vk_icd_dir/nvidia_egl_icd.json"
+  export VK_DRIVER_FILES="$vk_icd_dir/nvidia_egl_icd.json" VK_ICD_FILENAMES="$vk_icd_dir/nvidia_egl_icd.json"
+  vk_ready=1
+fi
+
 # ---- build -------------------------------------------------------------------------------------
-quick_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt_conformance
-               cuda_dispatch_bench infinirt-dispatch-bench infinirt-kernels-cuda-bench infinicore_alloc_bench)
-pairs_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt_conformance
+quick_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt-vulkan infinirt_conformance
+               cuda_dispatch_bench infinirt-dispatch-bench infinirt-kernels-cuda-bench infinicore_alloc_bench
+               infinirt-vulkan-bench)
+pairs_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt-vulkan infinirt_conformance
                infiniccl infiniccl-cpu infiniccl-nccl ccl_conformance_test ccl_published_client infiniccl-allreduce
                ccl_allreduce_bench infinicore_device_pair_tests infinirt-peer-bench ccl_hosts_nccl_bench)
 t0=$(date +%s)
 {
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFINIRT_WITH_CUDA=ON -DINFINIRT_WITH_OPENCL=ON \
+    -DINFINIRT_WITH_VULKAN=$([ $vk_ready -eq 1 ] && echo ON || echo AUTO) \
     -DINFINIRT_BUILD_TESTS=ON -DINFINIRT_BUILD_BENCHMARKS=ON -DINFINIRT_SANITIZE= &&
   if [ $pairs -eq 1 ]; then
     cmake --build "$build" --parallel "$(nproc)" --target "${pairs_targets[@]}"
@@ -188,6 +223,14 @@ conformance() {
   gtest_part "conformance $label" "$part" $rc
   rm -f "$part"
 }
+# conformance_vulkan: the suite on NVIDIA's Vulkan driver alone (the same GPU as nvidia:0).
+conformance_vulkan() {
+  if [ $vk_ready -eq 1 ]; then
+    conformance "NVIDIA's Vulkan" INFINIRT_BACKENDS=vulkan INFINIRT_EXPECT_BACKENDS=vulkan "$@"
+  else
+    note "conformance NVIDIA's Vulkan" FAILED "libvulkan.so.1 or vulkan/vulkan.h not found (carry libvulkan1 and libvulkan-dev .debs in .gl/)"
+  fi
+}
 gpus=$(grep -oE '^  nvidia:[0-9]+' "$out/info.txt" | sort -u | wc -l)
 if [ $pairs -eq 1 ]; then
   if [ "$gpus" -lt 2 ]; then
@@ -218,13 +261,14 @@ elif [ $quick -eq 1 ]; then
   else
     note "conformance NVIDIA's OpenCL" FAILED "libnvidia-opencl.so.1 not found"
   fi
+  conformance_vulkan
   conformance cpu INFINIRT_BACKENDS=cpu INFINIRT_EXPECT_BACKENDS=cpu INFINIRT_CPU_DEVICE_COUNT=2
 else
   # Every ctest entry: the conformance suite on cuda, every OpenCL platform (NVIDIA's and PoCL)
   # and cpu, the stress tests, the clients, the Python smoke tests.
   part=$(mktemp)
   # The soak runs below on cuda for 2 minutes; its 30 s cpu entry is left to CI.
-  INFINIRT_EXPECT_BACKENDS=cuda,opencl,cpu INFINICCL_TEST_LARGE=1 \
+  INFINIRT_EXPECT_BACKENDS=cuda,opencl,cpu$([ $vk_ready -eq 1 ] && echo ,vulkan) INFINICCL_TEST_LARGE=1 \
     ctest --test-dir "$build" --output-on-failure --parallel 8 --timeout 180 -LE soak > "$part" 2>&1
   rc=$?
   { echo "==== ctest ===="; cat "$part"; } >> "$tests"
@@ -236,6 +280,16 @@ else
       INFINIRT_BACKENDS=opencl INFINIRT_EXPECT_BACKENDS=opencl
   else
     note "conformance NVIDIA's OpenCL" FAILED "libnvidia-opencl.so.1 not found"
+  fi
+  # NVIDIA's Vulkan alone: the suite, then the 16-thread stress tests on it.
+  conformance_vulkan
+  if [ $vk_ready -eq 1 ]; then
+    part=$(mktemp)
+    INFINIRT_BACKENDS=vulkan timeout 180 "$build/bin/infinirt_stress" > "$part" 2>&1
+    rc=$?
+    { echo "==== stress on NVIDIA's Vulkan ===="; cat "$part"; } >> "$tests"
+    gtest_part "stress on NVIDIA's Vulkan" "$part" $rc
+    rm -f "$part"
   fi
   # The layers on cuda: the 16-thread fault-injection stress on the cuda device alone (allocator
   # retries, everything balances), and the conformance suite with the validation layer on (no
@@ -303,6 +357,11 @@ run_bench "cuda_dispatch_bench" "$build/bin/cuda_dispatch_bench"
 run_bench "dispatch bench (cuda)" env INFINIRT_BENCH_BACKEND=cuda "$build/bin/infinirt-dispatch-bench"
 run_bench "kernels bench (cuda)" "$build/bin/infinirt-kernels-cuda-bench"
 run_bench "alloc bench" "$build/bin/infinicore_alloc_bench"
+# NVIDIA's Vulkan: issue 45's small work (a 64-byte copy, a fill, an event, and 1,000 of them then one
+# synchronize) against a native Vulkan program on the same GPU.
+if [ $vk_ready -eq 1 ]; then
+  run_bench "vulkan small work" env INFINIRT_BACKENDS=vulkan "$build/bin/infinirt-vulkan-bench"
+fi
 run_bench "python launch bench" env INFINIRT_LIBRARY="$build/lib/libinfinirt.so.0" PYTHONPATH="$PWD/python" \
   PYTHONDONTWRITEBYTECODE=1 INFINIRT_TEST_INCLUDE="$PWD/include" timeout 150 python3 bench/python/launch_bench.py
 if [ $quick -eq 0 ]; then
@@ -331,5 +390,12 @@ if [ $quick -eq 0 ]; then
   plot=()
   python3 -c 'import matplotlib' 2>/dev/null && plot=(--plot "$out/infinirt-bench.png")
   run_bench "infinirt-bench" "$build/bin/infinirt-bench" --device nvidia:0 --json="$out/infinirt-bench.json" "${plot[@]}"
+  # NVIDIA's Vulkan driver on the same GPU: infinirt's vulkan backend beside a native Vulkan
+  # program (its own VkDevice) doing the same copies, events and synchronizes (up to 256 MiB: the
+  # issue's copies; the ratios are the issue's "How fast" figures, next to cuda's above).
+  if [ $vk_ready -eq 1 ]; then
+    run_bench "infinirt-bench (vulkan)" env INFINIRT_BACKENDS=vulkan "$build/bin/infinirt-bench" --device vulkan:0 \
+      --max-size 256M
+  fi
 fi
 finish

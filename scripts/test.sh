@@ -48,8 +48,9 @@ test_flags="-DINFINIRT_BUILD_TESTS=ON"
 step "build and test"
 cmake -S . -B build $flags $test_flags -DINFINIRT_BUILD_BENCHMARKS=ON -DINFINIRT_SANITIZE=
 cmake --build build --parallel "$jobs"
-# The conformance suite fails unless cpu and PoCL's OpenCL device are both loaded with a device.
-INFINIRT_EXPECT_BACKENDS=cpu,opencl \
+# The conformance suite fails unless cpu, PoCL's OpenCL device and lavapipe's Vulkan device are all
+# loaded with a device.
+INFINIRT_EXPECT_BACKENDS=cpu,opencl,vulkan \
   run_ctest --test-dir build --no-tests=error --output-on-failure --parallel "$jobs" --timeout 300
 
 # The suite's outcome does not depend on the caller's shell (tests/CMakeLists.txt: each entry sets
@@ -101,7 +102,7 @@ if [ "${INFINIRT_TEST_SANITIZERS:-1}" != "0" ]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:protect_shadow_gap=0 \
   LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0:use_tls=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  INFINIRT_EXPECT_BACKENDS=cpu,opencl \
+  INFINIRT_EXPECT_BACKENDS=cpu,opencl,vulkan \
     run_ctest --test-dir build-asan --no-tests=error --output-on-failure --parallel "$jobs" --timeout 300 -LE 'nosan'
 
   step "ThreadSanitizer (stress)"

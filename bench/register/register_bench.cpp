@@ -81,6 +81,7 @@ std::string typeName(infiniDevice_t type) {
     case INFINI_DEVICE_NVIDIA: return "nvidia";
     case INFINI_DEVICE_AMD: return "amd";
     case INFINI_DEVICE_OPENCL: return "opencl";
+    case INFINI_DEVICE_VULKAN: return "vulkan";
     default: return "device type " + std::to_string(static_cast<int>(type));
     }
 }

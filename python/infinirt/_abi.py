@@ -50,7 +50,8 @@ class DeviceType(enum.IntEnum):
     ALI = 10
     AMD = 11
     OPENCL = 12
-    TYPE_COUNT = 13
+    VULKAN = 13
+    TYPE_COUNT = 14
 
 
 class Dtype(enum.IntEnum):

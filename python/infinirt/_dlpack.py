@@ -233,6 +233,8 @@ def _dl_device_of(buf):
         return kDLROCM, buf.device.index
     if t == "opencl":
         return kDLOpenCL, buf.device.index
+    if t == "vulkan":
+        return kDLVulkan, buf.device.index
     raise BufferError("DLPack has no device type for %s memory" % t)
 
 

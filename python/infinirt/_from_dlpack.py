@@ -4,7 +4,7 @@ from . import _handles
 from ._buffer import Buffer
 from ._dlpack import DELETER, DLPACK_FLAG_BITMASK_READ_ONLY, DLPACK_VERSION, DLManagedTensor, \
     DLManagedTensorVersioned, _PyCapsule_GetName, _PyCapsule_GetPointer, _PyCapsule_SetName, _name, kDLCPU, \
-    kDLCUDA, kDLCUDAHost, kDLCUDAManaged, kDLOpenCL, kDLROCM, kDLROCMHost
+    kDLCUDA, kDLCUDAHost, kDLCUDAManaged, kDLOpenCL, kDLROCM, kDLROCMHost, kDLVulkan
 from ._errors import call
 from ._runtime import Device, _on
 
@@ -48,6 +48,8 @@ def consume(obj):
         device, host, stream = Device("amd", dl_id), False, 0  # 0: HIP's null stream
     elif dl_type == kDLOpenCL:
         device, host, stream = Device("opencl", dl_id), False, None
+    elif dl_type == kDLVulkan:
+        device, host, stream = Device("vulkan", dl_id), False, None
     else:
         raise BufferError("from_dlpack: DLPack device type %d has no infinirt device" % dl_type)
     try:

@@ -4,7 +4,7 @@ namespace infinirt_test {
 
 std::string DeviceTypeName(infiniDevice_t type) {
     static const char *const kNames[] = {"cpu",      "nvidia", "cambricon", "ascend", "metax", "moore", "iluvatar",
-                                         "kunlun",   "hygon",  "qy",        "ali",    "amd",   "opencl"};
+                                         "kunlun",   "hygon",  "qy",        "ali",    "amd",   "opencl", "vulkan"};
     static_assert(sizeof(kNames) / sizeof(kNames[0]) == INFINI_DEVICE_TYPE_COUNT, "one name per device type");
     if (type >= 0 && type < INFINI_DEVICE_TYPE_COUNT) {
         return kNames[type];

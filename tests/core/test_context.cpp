@@ -31,6 +31,7 @@ TEST(DeviceTest, NamesAndCompares) {
     EXPECT_EQ(Device(Type::NVIDIA, 3).toString(), "nvidia:3");
     EXPECT_EQ(Device().toString(), "cpu:0");
     EXPECT_EQ(Device::toString(Type::OPENCL), "opencl");
+    EXPECT_EQ(Device::toString(Type::VULKAN), "vulkan");
     EXPECT_EQ(Device(Type::CPU, 1), Device(Type::CPU, 1));
     EXPECT_NE(Device(Type::CPU, 1), Device(Type::NVIDIA, 1));
     EXPECT_EQ(Device(Type::AMD).cType(), INFINI_DEVICE_AMD);

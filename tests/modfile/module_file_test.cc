@@ -284,11 +284,33 @@ std::string backendOf(infiniDevice_t type) {
     return "";
 }
 
+// False for a device whose backend loads no modules at all (its module_load entry is NULL: the
+// loader answers NOT_IMPLEMENTED to any image), e.g. vulkan before its kernels.
+bool loadsModules(infiniDevice_t type, int id) {
+    const char source[] = "x";
+    infinirtModuleImage_t image{};
+    image.struct_size = sizeof image;
+    image.format = INFINIRT_MODULE_FORMAT_OPENCL_C;
+    image.data = source;
+    image.size = 1;
+    infinirtModule_t m = nullptr;
+    const infiniStatus_t st = infinirtModuleLoad(&m, type, id, &image, 1, nullptr, 0);
+    if (st == INFINI_STATUS_SUCCESS) {
+        infinirtModuleUnload(m);
+    }
+    return st != INFINI_STATUS_NOT_IMPLEMENTED;
+}
+
 TEST(ModuleLoadFile, RunsOnEveryDevice) {
     const auto all = devices();
     ASSERT_FALSE(all.empty());
     for (const auto &[type, id] : all) {
         SCOPED_TRACE(backendOf(type) + ":" + std::to_string(id));
+        if (!loadsModules(type, id)) {
+            std::printf("%s:%d loads no modules (module_load is not implemented): not run there\n",
+                        backendOf(type).c_str(), id);
+            continue;
+        }
         ASSERT_EQ(infinirtSetDevice(type, id), INFINI_STATUS_SUCCESS);
         // The OpenCL entry's own options define SCALE; the caller's define OFFSET (appended).
         const char *options = backendOf(type) == "opencl" ? "-DOFFSET=1.0f" : nullptr;

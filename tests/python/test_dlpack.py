@@ -46,6 +46,15 @@ def test_numpy_from_dlpack_shares_host_memory(device):
         buf.free()
 
 
+def test_device_memory_names_its_dlpack_device_type(device):
+    """DLPack's device type of device memory: kDLCPU 1 for cpu, kDLCUDA 2, kDLOpenCL 4, kDLVulkan 7,
+    kDLROCM 10, with the device's index."""
+    codes = {"cpu": 1, "nvidia": 2, "opencl": 4, "vulkan": 7, "amd": 10}
+    with infinirt.alloc(4096, device) as buf:
+        index = 0 if device.type == "cpu" else device.index
+        assert buf.view("uint8").__dlpack_device__() == (codes[device.type], index)
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "int64", "float16", "float64", "complex64",
                                    numpy.float32, numpy.dtype("uint64"), "f4"])
 def test_view_dtypes(cpu, dtype):

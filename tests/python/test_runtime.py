@@ -192,7 +192,7 @@ def test_async_copy_keeps_the_host_object_alive(cpu):
 
 
 def test_peers_between_every_two_devices():
-    devs = [d for d in infinirt.devices() if d.type in ("cpu", "opencl", "nvidia", "amd")]
+    devs = [d for d in infinirt.devices() if d.type in ("cpu", "opencl", "nvidia", "amd", "vulkan")]
     pairs = [(a, b) for a in devs for b in devs if a != b]
     if not pairs:
         pytest.skip("one device: nothing to pair")

@@ -51,5 +51,6 @@ inline Anchor noAnchor(const std::string &why) {
 Anchor cudaAnchor(const Target &target);
 Anchor openclAnchor(const Target &target);
 Anchor cpuAnchor(const Target &target);
+Anchor vulkanAnchor(const Target &target);
 
 } // namespace infinirt_bench_tool

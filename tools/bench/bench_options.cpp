@@ -11,7 +11,7 @@ namespace {
 
 const char *const kTypeNames[INFINI_DEVICE_TYPE_COUNT] = {"cpu",    "nvidia", "cambricon", "ascend", "metax",
                                                           "moore",  "iluvatar", "kunlun",  "hygon",  "qy",
-                                                          "ali",    "amd",    "opencl"};
+                                                          "ali",    "amd",    "opencl", "vulkan"};
 
 const char kUsage[] =
     "usage: infinirt-bench [--device TYPE[:INDEX]] [--quick] [--max-size SIZE] [--json[=FILE]] [--plot FILE]\n"
@@ -21,7 +21,8 @@ const char kUsage[] =
     "             device, 4 KiB to 1 GiB in steps of 4x;\n"
     "  latency:   event record, event query, stream synchronize, 8-byte copies, kernel launch of an\n"
     "             empty kernel (alone and with a stream synchronize).\n"
-    "Native anchors: cuda, the CUDA driver API; opencl, OpenCL; cpu, memcpy for the copies.\n"
+    "Native anchors: cuda, the CUDA driver API; opencl, OpenCL; vulkan, a native Vulkan program on the\n"
+    "same device; cpu, memcpy for the copies.\n"
     "  --device TYPE[:INDEX]  the device (cpu, nvidia or cuda, opencl, amd or hip, ...); default: the\n"
     "                         process default device (INFINICORE_DEFAULT_DEVICE, else the first GPU)\n"
     "  --quick                a smoke run: sizes up to 1 MiB unless --max-size, one round\n"

@@ -14,6 +14,7 @@ namespace {
 Anchor anchorFor(const Target &target, const std::string &device_type) {
     Anchor anchor = target.type == INFINI_DEVICE_NVIDIA   ? cudaAnchor(target)
                     : target.type == INFINI_DEVICE_OPENCL ? openclAnchor(target)
+                    : target.type == INFINI_DEVICE_VULKAN ? vulkanAnchor(target)
                     : target.type == INFINI_DEVICE_CPU    ? cpuAnchor(target)
                                                           : Anchor{};
     if (anchor.name.empty() && anchor.why_none.empty()) {

@@ -1,0 +1,566 @@
+// vulkan_memory.cpp - device memory (one VkBuffer per allocation, the pointer its buffer device
+// address), pinned host memory (host-visible, coherent, mapped), copies and fills, with the maps
+// of live allocations that turn any address inside one into its buffer and offset.
+#include "vulkan_backend.h"
+#include "vulkan_device.h"
+#include "vulkan_memory.h"
+#include "vulkan_pipelines.h"
+#include "vulkan_stream.h"
+
+#include "vulkan_native_api.h"
+
+#include "common/text.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <sys/mman.h>
+#include <vector>
+
+namespace infinirt::vulkan {
+namespace {
+
+// Live allocations by start address. Leaked on purpose, like the devices: frees may come until
+// the process exits.
+class AllocationMap {
+  public:
+    void insert(uintptr_t base, const Allocation &allocation) {
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        map_[base] = allocation;
+    }
+    // Removes the allocation starting exactly at `base`; false if there is none.
+    bool erase(uintptr_t base, Allocation *removed) {
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        auto it = map_.find(base);
+        if (it == map_.end()) {
+            return false;
+        }
+        *removed = it->second;
+        map_.erase(it);
+        return true;
+    }
+    bool find(const void *ptr, Located *found) const {
+        const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+        std::shared_lock<std::shared_mutex> lock(mutex_);
+        auto it = map_.upper_bound(address);
+        if (it == map_.begin()) {
+            return false;
+        }
+        --it;
+        if (address - it->first >= it->second.size) {
+            return false;
+        }
+        found->allocation = it->second;
+        found->base = it->first;
+        found->offset = address - it->first;
+        return true;
+    }
+
+  private:
+    mutable std::shared_mutex mutex_;
+    std::map<uintptr_t, Allocation> map_;
+};
+
+AllocationMap &deviceMap() {
+    static AllocationMap *map = new AllocationMap;
+    return *map;
+}
+
+AllocationMap &hostMap() {
+    static AllocationMap *map = new AllocationMap;
+    return *map;
+}
+
+// Pageable host memory moves through chunks of this size, two at a time (one copied by the host
+// while the device copies the other).
+constexpr size_t kChunk = size_t{8} << 20;
+
+infiniStatus_t acquireChunk(Device &dev, StagingChunk *out) {
+    {
+        std::lock_guard<std::mutex> lock(dev.staging_mutex);
+        if (!dev.staging.empty()) {
+            *out = dev.staging.back();
+            dev.staging.pop_back();
+            return INFINI_STATUS_SUCCESS;
+        }
+    }
+    StagingChunk chunk;
+    infiniStatus_t status =
+        createBuffer(dev, kChunk, dev.host_type, &chunk.buffer, &chunk.memory, nullptr, "a staging chunk");
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    void *mapped = nullptr;
+    VkResult result = nativeApi().vkMapMemory(dev.device, chunk.memory, 0, VK_WHOLE_SIZE, 0, &mapped);
+    if (result != VK_SUCCESS) {
+        destroyBuffer(dev, chunk.buffer, chunk.memory);
+        return deviceFailure(dev, "vkMapMemory", result, "mapping a staging chunk");
+    }
+    chunk.host = static_cast<unsigned char *>(mapped);
+    *out = chunk;
+    return INFINI_STATUS_SUCCESS;
+}
+
+void releaseChunk(Device &dev, const StagingChunk &chunk) {
+    if (chunk.buffer == VK_NULL_HANDLE) {
+        return;
+    }
+    std::lock_guard<std::mutex> lock(dev.staging_mutex);
+    try {
+        dev.staging.push_back(chunk);
+    } catch (...) {
+        destroyBuffer(dev, chunk.buffer, chunk.memory);
+    }
+}
+
+// A range as a buffer of `device`: its device memory or its pinned host memory. `found` says
+// whether the start lies in memory of this plugin at all.
+struct Side {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    size_t offset = 0;
+    bool ours = false;  // the start lies in an allocation of this plugin
+    Located located;
+};
+
+void locate(int device, const void *ptr, size_t size, Side *side) {
+    Located found;
+    if (findDeviceMemory(ptr, &found) || findHostMemory(ptr, &found)) {
+        side->ours = true;
+        side->located = found;
+        if (found.allocation.device == device && size <= found.allocation.size - found.offset) {
+            side->buffer = found.allocation.buffer;
+            side->offset = found.offset;
+        }
+    }
+}
+
+// Device memory that is not usable here: another device's, or a range running past its end.
+infiniStatus_t unusable(int device, const Side &side, const void *ptr, size_t size, const char *what) {
+    const Allocation &a = side.located.allocation;
+    if (a.device != device) {
+        return common::fail(INFINI_STATUS_BAD_PARAM, "%s of %p: %s memory of vulkan:%d, not of vulkan:%d", what, ptr,
+                            a.host ? "pinned host" : "device", a.device, device);
+    }
+    return common::fail(INFINI_STATUS_BAD_PARAM, "%s of %s at offset %zu runs past the end of its %s allocation on vulkan:%d",
+                        what, common::formatBytes(size).c_str(), side.located.offset,
+                        common::formatBytes(a.size).c_str(), device);
+}
+
+// A copy between two buffers, in the stream's order; waited for when `blocking`.
+infiniStatus_t bufferCopy(Stream &stream, VkBuffer dst, size_t dst_offset, VkBuffer src, size_t src_offset,
+                          size_t size, bool blocking) {
+    auto record = [&](VkCommandBuffer buffer) {
+        const VkBufferCopy region{src_offset, dst_offset, size};
+        nativeApi().vkCmdCopyBuffer(buffer, src, dst, 1, &region);
+    };
+    if (!blocking) {
+        return enqueueWith(stream, record, "copying");
+    }
+    uint64_t value = 0;
+    infiniStatus_t status = submitWith(stream, record, "copying", &value);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    return waitValue(*stream.dev, stream.timeline, value, "waiting for a copy");
+}
+
+// A device-to-device copy through the built-in copy shader: the 16-byte words (both addresses
+// aligned to 16), then the up to 15 bytes left with vkCmdCopyBuffer, in one submission. Falls back
+// to vkCmdCopyBuffer alone when the pipeline cannot be made.
+infiniStatus_t shaderCopy(Stream &stream, const Side &to, const Side &from, size_t size, bool blocking) {
+    Device &dev = *stream.dev;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    if (copyPipeline(dev, &pipeline, &layout) != INFINI_STATUS_SUCCESS) {
+        common::logMessage(INFINIRT_LOG_DEBUG, "vulkan:%d: no copy shader (%s); copying with vkCmdCopyBuffer",
+                           dev.index, "its pipeline could not be created");
+        return bufferCopy(stream, to.buffer, to.offset, from.buffer, from.offset, size, blocking);
+    }
+    const CopyArguments arguments{from.located.base + from.offset, to.located.base + to.offset, size / 16};
+    const size_t bulk = arguments.count * 16;
+    auto record = [&](VkCommandBuffer buffer) {
+        recordShaderCopy(dev, buffer, pipeline, layout, arguments);
+        if (bulk < size) {
+            const VkBufferCopy region{from.offset + bulk, to.offset + bulk, size - bulk};
+            nativeApi().vkCmdCopyBuffer(buffer, from.buffer, to.buffer, 1, &region);
+        }
+    };
+    if (!blocking) {
+        return enqueueWith(stream, record, "copying through the copy shader");
+    }
+    uint64_t value = 0;
+    infiniStatus_t status = submitWith(stream, record, "copying through the copy shader", &value);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    return waitValue(dev, stream.timeline, value, "waiting for a copy");
+}
+
+// Host memory the device cannot read (pageable) into a buffer, through two staging chunks: the
+// host fills one while the device copies the other. Complete on return (the chunks go back).
+infiniStatus_t stagedUpload(Stream &stream, VkBuffer dst, size_t dst_offset, const unsigned char *src, size_t size) {
+    Device &dev = *stream.dev;
+    StagingChunk chunks[2];
+    uint64_t values[2] = {0, 0};
+    infiniStatus_t status = INFINI_STATUS_SUCCESS;
+    int k = 0;
+    for (size_t done = 0; done < size && status == INFINI_STATUS_SUCCESS; done += kChunk, k ^= 1) {
+        const size_t n = std::min(kChunk, size - done);
+        if (chunks[k].buffer == VK_NULL_HANDLE) {
+            status = acquireChunk(dev, &chunks[k]);
+        } else {
+            status = waitValue(dev, stream.timeline, values[k], "staging a copy from pageable memory");
+        }
+        if (status != INFINI_STATUS_SUCCESS) {
+            break;
+        }
+        std::memcpy(chunks[k].host, src + done, n);
+        const VkBuffer from = chunks[k].buffer;
+        status = submitWith(
+            stream,
+            [&](VkCommandBuffer buffer) {
+                const VkBufferCopy region{0, dst_offset + done, n};
+                nativeApi().vkCmdCopyBuffer(buffer, from, dst, 1, &region);
+            },
+            "copying from pageable memory", &values[k]);
+    }
+    // The chunks go back only once no copy reads them, failed or not.
+    // (When the wait fails they are kept out of the pool for good: a copy may still read them.)
+    const infiniStatus_t finished = finishStream(stream, "staging a copy from pageable memory");
+    if (finished == INFINI_STATUS_SUCCESS) {
+        for (const StagingChunk &chunk : chunks) {
+            releaseChunk(dev, chunk);
+        }
+    }
+    return status != INFINI_STATUS_SUCCESS ? status : finished;
+}
+
+// A buffer into pageable host memory, through two staging chunks: the device copies the next
+// piece while the host copies one out. After the stream's earlier work; complete on return.
+infiniStatus_t stagedDownload(Stream &stream, unsigned char *dst, VkBuffer src, size_t src_offset, size_t size) {
+    Device &dev = *stream.dev;
+    StagingChunk chunks[2];
+    uint64_t values[2] = {0, 0};
+    auto enqueue = [&](int k, size_t done) -> infiniStatus_t {
+        if (chunks[k].buffer == VK_NULL_HANDLE) {
+            infiniStatus_t status = acquireChunk(dev, &chunks[k]);
+            if (status != INFINI_STATUS_SUCCESS) {
+                return status;
+            }
+        }
+        const size_t n = std::min(kChunk, size - done);
+        const VkBuffer to = chunks[k].buffer;
+        return submitWith(
+            stream,
+            [&](VkCommandBuffer buffer) {
+                const VkBufferCopy region{src_offset + done, 0, n};
+                nativeApi().vkCmdCopyBuffer(buffer, src, to, 1, &region);
+            },
+            "copying into pageable memory", &values[k]);
+    };
+    infiniStatus_t status = enqueue(0, 0);
+    int k = 0;
+    for (size_t done = 0; done < size && status == INFINI_STATUS_SUCCESS; done += kChunk, k ^= 1) {
+        if (done + kChunk < size) {
+            status = enqueue(k ^ 1, done + kChunk);
+            if (status != INFINI_STATUS_SUCCESS) {
+                break;
+            }
+        }
+        status = waitValue(dev, stream.timeline, values[k], "staging a copy into pageable memory");
+        if (status == INFINI_STATUS_SUCCESS) {
+            std::memcpy(dst + done, chunks[k].host, std::min(kChunk, size - done));
+        }
+    }
+    const infiniStatus_t finished = finishStream(stream, "staging a copy into pageable memory");
+    if (finished == INFINI_STATUS_SUCCESS) {
+        for (const StagingChunk &chunk : chunks) {
+            releaseChunk(dev, chunk);
+        }
+    }
+    return status != INFINI_STATUS_SUCCESS ? status : finished;
+}
+
+infiniStatus_t copy(int device, void *dst, const void *src, size_t size, Stream &stream, bool blocking) {
+    Side to, from;
+    locate(device, dst, size, &to);
+    locate(device, src, size, &from);
+    if (to.ours && to.buffer == VK_NULL_HANDLE) {
+        return unusable(device, to, dst, size, "copy to");
+    }
+    if (from.ours && from.buffer == VK_NULL_HANDLE) {
+        return unusable(device, from, src, size, "copy from");
+    }
+    if (to.buffer != VK_NULL_HANDLE && from.buffer != VK_NULL_HANDLE) {
+        const bool overlap = to.buffer == from.buffer && to.offset < from.offset + size && from.offset < to.offset + size;
+        if (!overlap) {
+            const bool device_memory = !to.located.allocation.host && !from.located.allocation.host;
+            const uintptr_t dst_address = to.located.base + to.offset, src_address = from.located.base + from.offset;
+            if (stream.dev->shader_copy && device_memory && size >= 16 && dst_address % 16 == 0 &&
+                src_address % 16 == 0) {
+                return shaderCopy(stream, to, from, size, blocking);
+            }
+            return bufferCopy(stream, to.buffer, to.offset, from.buffer, from.offset, size, blocking);
+        }
+        // vkCmdCopyBuffer's regions must not overlap: through the host, in the stream's order.
+        std::vector<unsigned char> bounce(size);
+        infiniStatus_t status = stagedDownload(stream, bounce.data(), from.buffer, from.offset, size);
+        return status == INFINI_STATUS_SUCCESS ? stagedUpload(stream, to.buffer, to.offset, bounce.data(), size)
+                                               : status;
+    }
+    if (to.buffer != VK_NULL_HANDLE) {
+        return stagedUpload(stream, to.buffer, to.offset, static_cast<const unsigned char *>(src), size);
+    }
+    if (from.buffer != VK_NULL_HANDLE) {
+        return stagedDownload(stream, static_cast<unsigned char *>(dst), from.buffer, from.offset, size);
+    }
+    // Two pieces of host memory the device does not hold: by the CPU, after the stream's work.
+    infiniStatus_t status = finishStream(stream, "before a host-to-host copy");
+    if (status == INFINI_STATUS_SUCCESS) {
+        std::memmove(dst, src, size);
+    }
+    return status;
+}
+
+// vkCmdFillBuffer writes aligned 4-byte words: the middle of the range; the up to 3 bytes before
+// and after it are copied from the device's pattern buffer.
+infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream &stream, bool blocking) {
+    Side side;
+    locate(device, ptr, count, &side);
+    if (!side.ours) {
+        return common::fail(INFINI_STATUS_BAD_PARAM, "memset of %p, which is not memory of vulkan:%d", ptr, device);
+    }
+    if (side.buffer == VK_NULL_HANDLE) {
+        return unusable(device, side, ptr, count, "memset");
+    }
+    Device &dev = *stream.dev;
+    const uint32_t byte = static_cast<unsigned char>(value);
+    const size_t begin = side.offset, end = side.offset + count;
+    const size_t head_end = std::min(end, (begin + 3) & ~size_t{3});
+    const size_t middle_end = head_end + ((end - head_end) & ~size_t{3});
+    const VkBuffer target = side.buffer;
+    auto record = [&](VkCommandBuffer buffer) {
+        const NativeApi &vk = nativeApi();
+        if (head_end > begin) {
+            const VkBufferCopy region{4 * byte, begin, head_end - begin};
+            vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
+        }
+        if (middle_end > head_end) {
+            vk.vkCmdFillBuffer(buffer, target, head_end, middle_end - head_end, byte * 0x01010101u);
+        }
+        if (end > middle_end) {
+            const VkBufferCopy region{4 * byte, middle_end, end - middle_end};
+            vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
+        }
+    };
+    if (!blocking) {
+        return enqueueWith(stream, record, "setting memory");
+    }
+    uint64_t done = 0;
+    infiniStatus_t status = submitWith(stream, record, "setting memory", &done);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    return waitValue(dev, stream.timeline, done, "waiting for a memset");
+}
+
+// A buffer device address is a GPU virtual address, and infinirt keeps every allocation of every
+// backend in one record by address: a device address that the host's address space also hands
+// out (a later malloc of the program, another backend's memory) would be two allocations at one
+// address. So the range is reserved in the host's address space (PROT_NONE, no memory behind it)
+// where nothing is mapped there yet; where something already is (lavapipe: its device memory is
+// host memory; a driver that maps its device addresses for the host), nothing is reserved.
+bool reserveHostRange(uintptr_t address, size_t size) {
+#ifdef MAP_FIXED_NOREPLACE
+    void *want = reinterpret_cast<void *>(address);
+    void *got = mmap(want, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == MAP_FAILED) {
+        return false; // EEXIST: already mapped; anything else: nothing reserved either
+    }
+    if (got != want) { // a kernel before 4.17 took the flag for a hint
+        munmap(got, size);
+        return false;
+    }
+    return true;
+#else
+    (void)address;
+    (void)size;
+    return false;
+#endif
+}
+
+infiniStatus_t notOurs(const char *what, const void *ptr, int device) {
+    return common::fail(INFINI_STATUS_BAD_PARAM, "%s of %p, which is not an allocation of vulkan:%d", what, ptr,
+                        device);
+}
+
+} // namespace
+
+bool findDeviceMemory(const void *ptr, Located *found) { return deviceMap().find(ptr, found); }
+
+bool findHostMemory(const void *ptr, Located *found) { return hostMap().find(ptr, found); }
+
+// A buffer of the device-local memory type with a device address (the returned pointer). Checked
+// first against the heap (or INFINIRT_VULKAN_MEMORY_LIMIT) less what infinirt holds, and the
+// largest single allocation (maxMemoryAllocationSize, maxBufferSize): OUT_OF_MEMORY with figures.
+infiniStatus_t mallocDevice(int device, void **ptr, size_t size) {
+    Device &dev = infinirt::vulkan::device(device);
+    const size_t held = dev.allocated.fetch_add(size, std::memory_order_relaxed);
+    if (size > dev.max_alloc || size > dev.heap_size || held > dev.heap_size - size) {
+        dev.allocated.fetch_sub(size, std::memory_order_relaxed);
+        return common::fail(INFINI_STATUS_OUT_OF_MEMORY,
+                            "cannot allocate %s on vulkan:%d (\"%s\"): the device has %s of memory (%s), largest "
+                            "single allocation %s (maxMemoryAllocationSize, maxBufferSize), and infinirt holds %s of it",
+                            common::formatBytes(size).c_str(), device, dev.properties.deviceName,
+                            common::formatBytes(dev.heap_size).c_str(), dev.memory_source,
+                            common::formatBytes(dev.max_alloc).c_str(), common::formatBytes(held).c_str());
+    }
+    Allocation allocation;
+    allocation.device = device;
+    allocation.size = size;
+    VkDeviceAddress address = 0;
+    infiniStatus_t status =
+        createBuffer(dev, size, dev.device_type, &allocation.buffer, &allocation.memory, &address, "device memory");
+    if (status != INFINI_STATUS_SUCCESS) {
+        dev.allocated.fetch_sub(size, std::memory_order_relaxed);
+        if (status == INFINI_STATUS_OUT_OF_MEMORY) {
+            common::fail(status, "out of memory allocating %s on vulkan:%d (\"%s\"): %s of %s (%s) held by infinirt",
+                         common::formatBytes(size).c_str(), device, dev.properties.deviceName,
+                         common::formatBytes(held).c_str(), common::formatBytes(dev.heap_size).c_str(),
+                         dev.memory_source);
+        }
+        return status;
+    }
+    allocation.reserved = address % 4096 == 0 && reserveHostRange(static_cast<uintptr_t>(address), size);
+    try {
+        deviceMap().insert(static_cast<uintptr_t>(address), allocation);
+    } catch (...) {
+        if (allocation.reserved) {
+            munmap(reinterpret_cast<void *>(static_cast<uintptr_t>(address)), size);
+        }
+        destroyBuffer(dev, allocation.buffer, allocation.memory);
+        dev.allocated.fetch_sub(size, std::memory_order_relaxed);
+        throw;
+    }
+    *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(address));
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Waits for the device's streams (vkFreeMemory does not wait for work that still uses the memory),
+// then destroys the buffer and frees its memory. BAD_PARAM for a pointer this plugin did not give.
+infiniStatus_t freeDevice(int device, void *ptr) {
+    Located found;
+    if (!findDeviceMemory(ptr, &found) || found.offset != 0 || found.allocation.device != device) {
+        return notOurs("free", ptr, device);
+    }
+    infiniStatus_t status = deviceSynchronize(device);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    Allocation removed;
+    if (!deviceMap().erase(found.base, &removed)) {
+        return notOurs("free", ptr, device); // freed by another thread meanwhile
+    }
+    Device &dev = infinirt::vulkan::device(device);
+    destroyBuffer(dev, removed.buffer, removed.memory);
+    if (removed.reserved) {
+        munmap(ptr, removed.size);
+    }
+    dev.allocated.fetch_sub(removed.size, std::memory_order_relaxed);
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Host-visible, coherent memory (cached where the device offers it), mapped for good: the host
+// pointer is returned, and copies between it and device memory are one vkCmdCopyBuffer.
+infiniStatus_t mallocHost(int device, void **ptr, size_t size) {
+    Device &dev = infinirt::vulkan::device(device);
+    if (size > dev.max_alloc) {
+        return common::fail(INFINI_STATUS_OUT_OF_MEMORY,
+                            "cannot allocate %s of pinned host memory for vulkan:%d (\"%s\"): the largest single "
+                            "allocation is %s (maxMemoryAllocationSize, maxBufferSize)",
+                            common::formatBytes(size).c_str(), device, dev.properties.deviceName,
+                            common::formatBytes(dev.max_alloc).c_str());
+    }
+    Allocation allocation;
+    allocation.device = device;
+    allocation.size = size;
+    allocation.host = true;
+    infiniStatus_t status =
+        createBuffer(dev, size, dev.host_type, &allocation.buffer, &allocation.memory, nullptr, "pinned host memory");
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    void *mapped = nullptr;
+    VkResult result = nativeApi().vkMapMemory(dev.device, allocation.memory, 0, VK_WHOLE_SIZE, 0, &mapped);
+    if (result != VK_SUCCESS) {
+        destroyBuffer(dev, allocation.buffer, allocation.memory);
+        return deviceFailure(dev, "vkMapMemory", result, "mapping pinned host memory");
+    }
+    try {
+        hostMap().insert(reinterpret_cast<uintptr_t>(mapped), allocation);
+    } catch (...) {
+        destroyBuffer(dev, allocation.buffer, allocation.memory);
+        throw;
+    }
+    *ptr = mapped;
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Waits for the owning device's streams (asynchronous copies may still use it), then frees it
+// (vkFreeMemory unmaps it).
+infiniStatus_t freeHost(int device, void *ptr) {
+    Located found;
+    if (!findHostMemory(ptr, &found) || found.offset != 0) {
+        return notOurs("free of host memory", ptr, device);
+    }
+    const int owner = found.allocation.device;
+    infiniStatus_t status = deviceSynchronize(owner);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    Allocation removed;
+    if (!hostMap().erase(found.base, &removed)) {
+        return notOurs("free of host memory", ptr, device);
+    }
+    destroyBuffer(infinirt::vulkan::device(owner), removed.buffer, removed.memory);
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Every kind: between two buffers of the device (device memory or pinned host memory) one
+// vkCmdCopyBuffer; with pageable host memory on one side, staged through host-visible chunks (and
+// complete on return); between two pieces of host memory, memmove after the stream's work. The
+// kind is not needed: the addresses say which side each pointer is.
+infiniStatus_t memcpySync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = defaultStream(device, &stream);
+    return status == INFINI_STATUS_SUCCESS ? copy(device, dst, src, size, *stream, true) : status;
+}
+
+infiniStatus_t memcpyAsync(int device, void *dst, const void *src, size_t size, infinirtMemcpyKind_t,
+                           void *stream_handle) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, stream_handle, &stream);
+    return status == INFINI_STATUS_SUCCESS ? copy(device, dst, src, size, *stream, false) : status;
+}
+
+// Any count at any alignment, in device memory or pinned host memory of `device` (BAD_PARAM for
+// anything else).
+infiniStatus_t memsetSync(int device, void *ptr, int value, size_t count) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = defaultStream(device, &stream);
+    return status == INFINI_STATUS_SUCCESS ? fill(device, ptr, value, count, *stream, true) : status;
+}
+
+infiniStatus_t memsetAsync(int device, void *ptr, int value, size_t count, void *stream_handle) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, stream_handle, &stream);
+    return status == INFINI_STATUS_SUCCESS ? fill(device, ptr, value, count, *stream, false) : status;
+}
+
+} // namespace infinirt::vulkan
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::vulkan::memcpyAsync);
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::vulkan::memsetAsync);

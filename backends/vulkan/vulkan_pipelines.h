@@ -1,0 +1,31 @@
+// The vulkan backend's built-in compute pipelines (vulkan_pipelines.cpp): SPIR-V compiled from
+// shaders/*.comp by scripts/vulkan-shaders.sh and embedded (shaders/*.spv.h), created once per
+// device on first use. Their arguments are push constants holding buffer device addresses, so no
+// descriptor set is needed.
+#pragma once
+
+#include "vulkan_device.h"
+#include "vulkan_native_api.h"
+
+#include "infinicore.h"
+
+#include <cstdint>
+
+namespace infinirt::vulkan {
+
+// What copy.comp reads: 16-byte words from src to dst (both 16-byte aligned device addresses).
+struct CopyArguments {
+    uint64_t src;
+    uint64_t dst;
+    uint64_t count; // words
+};
+
+// The copy pipeline of `dev` (created on first use; a failure is reported and retried next time).
+infiniStatus_t copyPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout *layout);
+
+// Records the shader copy of `words` 16-byte words into `buffer` (the pipeline bound, the
+// arguments pushed, the dispatch).
+void recordShaderCopy(const Device &dev, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
+                      const CopyArguments &arguments);
+
+} // namespace infinirt::vulkan

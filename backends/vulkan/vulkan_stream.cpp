@@ -1,0 +1,491 @@
+// vulkan_stream.cpp - streams: a timeline semaphore each on one of the device's queues, every
+// enqueue one vkQueueSubmit ordered after the stream's previous one; queries read the semaphore's
+// counter, waits on events are device-side waits on the recording stream's semaphore.
+#include "vulkan_backend.h"
+#include "vulkan_device.h"
+#include "vulkan_event.h"
+#include "vulkan_stream.h"
+
+#include "vulkan_native_api.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <new>
+#include <thread>
+
+namespace infinirt::vulkan {
+namespace {
+
+// Under stream.mutex: command buffers whose submission has completed go back to the spare list.
+void recycleLocked(Stream &stream) {
+    if (stream.in_flight.empty()) {
+        return;
+    }
+    uint64_t done = 0;
+    if (nativeApi().vkGetSemaphoreCounterValue(stream.dev->device, stream.timeline, &done) != VK_SUCCESS) {
+        return;
+    }
+    while (!stream.in_flight.empty() && stream.in_flight.front().value <= done) {
+        stream.spare.push_back(stream.in_flight.front().buffer);
+        stream.in_flight.pop_front();
+    }
+}
+
+// Under stream.mutex: a command buffer of the stream's pool, begun.
+infiniStatus_t beginLocked(Stream &stream, const char *what, VkCommandBuffer *out) {
+    const NativeApi &vk = nativeApi();
+    Device &dev = *stream.dev;
+    recycleLocked(stream);
+    VkCommandBuffer buffer = VK_NULL_HANDLE;
+    if (stream.spare.empty()) {
+        VkCommandBufferAllocateInfo info{};
+        info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+        info.commandPool = stream.pool;
+        info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        info.commandBufferCount = 1;
+        VkResult result = vk.vkAllocateCommandBuffers(dev.device, &info, &buffer);
+        if (result != VK_SUCCESS) {
+            return deviceFailure(dev, "vkAllocateCommandBuffers", result, what);
+        }
+    } else {
+        buffer = stream.spare.back();
+        stream.spare.pop_back();
+    }
+    VkCommandBufferBeginInfo begin{};
+    begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VkResult result = vk.vkBeginCommandBuffer(buffer, &begin); // resets it (the pool allows it)
+    if (result != VK_SUCCESS) {
+        stream.spare.push_back(buffer);
+        return deviceFailure(dev, "vkBeginCommandBuffer", result, what);
+    }
+    *out = buffer;
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Ends `buffer` with the barrier that makes what it wrote visible to the host once its value is
+// reached (a semaphore wait on the host makes nothing visible by itself).
+VkResult endWithHostBarrier(VkCommandBuffer buffer) {
+    const NativeApi &vk = nativeApi();
+    VkMemoryBarrier barrier{};
+    barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT;
+    vk.vkCmdPipelineBarrier(buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
+                            nullptr, 0, nullptr);
+    return vk.vkEndCommandBuffer(buffer);
+}
+
+// Under stream.mutex: one vkQueueSubmit of `buffer` (ended; VK_NULL_HANDLE: none) after the
+// stream's previous submission and, when `wait_semaphore` is set, after it reaches `wait_value`.
+// On failure the buffer goes back to the spare list.
+infiniStatus_t submitLocked(Stream &stream, VkCommandBuffer buffer, VkSemaphore wait_semaphore, uint64_t wait_value,
+                            const char *what, uint64_t *value) {
+    const uint64_t previous = stream.submitted.load(std::memory_order_relaxed);
+    const uint64_t next = previous + 1;
+    const VkSemaphore waits[2] = {stream.timeline, wait_semaphore};
+    const uint64_t wait_values[2] = {previous, wait_value};
+    const VkPipelineStageFlags stages[2] = {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT};
+    const uint32_t wait_count = wait_semaphore != VK_NULL_HANDLE ? 2 : 1;
+    VkTimelineSemaphoreSubmitInfo timeline{};
+    timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
+    timeline.waitSemaphoreValueCount = wait_count;
+    timeline.pWaitSemaphoreValues = wait_values;
+    timeline.signalSemaphoreValueCount = 1;
+    timeline.pSignalSemaphoreValues = &next;
+    VkSubmitInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    info.pNext = &timeline;
+    info.waitSemaphoreCount = wait_count;
+    info.pWaitSemaphores = waits;
+    info.pWaitDstStageMask = stages;
+    info.commandBufferCount = buffer != VK_NULL_HANDLE ? 1 : 0;
+    info.pCommandBuffers = &buffer;
+    info.signalSemaphoreCount = 1;
+    info.pSignalSemaphores = &stream.timeline;
+    VkResult result = VK_SUCCESS;
+    {
+        std::lock_guard<std::mutex> queue_lock(stream.queue->mutex);
+        result = nativeApi().vkQueueSubmit(stream.queue->queue, 1, &info, VK_NULL_HANDLE);
+    }
+    if (result != VK_SUCCESS) {
+        if (buffer != VK_NULL_HANDLE) {
+            stream.spare.push_back(buffer);
+        }
+        return deviceFailure(*stream.dev, "vkQueueSubmit", result, what);
+    }
+    stream.submitted.store(next, std::memory_order_release);
+    if (buffer != VK_NULL_HANDLE) {
+        stream.in_flight.push_back(Stream::InFlight{buffer, next});
+    }
+    if (value) {
+        *value = next;
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Under stream.mutex: submits the open batch. On failure it is dropped (its commands cannot run:
+// the failure is the device's, reported to the caller).
+infiniStatus_t flushLocked(Stream &stream, const char *what) {
+    VkCommandBuffer buffer = stream.open;
+    if (buffer == VK_NULL_HANDLE) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    stream.open = VK_NULL_HANDLE;
+    stream.open_count = 0;
+    VkResult result = endWithHostBarrier(buffer);
+    if (result != VK_SUCCESS) {
+        stream.spare.push_back(buffer);
+        return deviceFailure(*stream.dev, "vkEndCommandBuffer", result, what);
+    }
+    return submitLocked(stream, buffer, VK_NULL_HANDLE, 0, what, nullptr);
+}
+
+// The flusher thread: submits every stream's open batch about 50 us after it opened, so that no
+// enqueued work waits for a later call. One for the process, started on first need (again in a
+// forked child), never joined (the plugin is never unloaded).
+struct Flusher {
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::vector<Stream *> pending; // streams whose batch opened since the last pass
+    bool started = false;
+};
+
+std::atomic<Flusher *> g_flusher{nullptr};
+
+Flusher &flusher() {
+    Flusher *f = g_flusher.load(std::memory_order_acquire);
+    if (f == nullptr) {
+        static std::once_flag once;
+        std::call_once(once, [] {
+            g_flusher.store(new Flusher, std::memory_order_release); // leaked: lives until exit
+            // A forked child has no flusher thread and may hold the mutex's state of another
+            // thread's moment: it gets a fresh one.
+            pthread_atfork(nullptr, nullptr, [] { g_flusher.store(new Flusher, std::memory_order_release); });
+        });
+        f = g_flusher.load(std::memory_order_acquire);
+    }
+    return *f;
+}
+
+void flusherLoop(Flusher *f) {
+    std::unique_lock<std::mutex> lock(f->mutex);
+    for (;;) {
+        f->wake.wait(lock, [f] { return !f->pending.empty(); });
+        lock.unlock();
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+        lock.lock();
+        // Under the flusher's mutex: forgetStream waits for this pass before a stream goes.
+        for (Stream *stream : f->pending) {
+            std::lock_guard<std::mutex> stream_lock(stream->mutex);
+            if (flushLocked(*stream, "submitting a batch (flusher thread)") != INFINI_STATUS_SUCCESS) {
+                common::logMessage(INFINIRT_LOG_WARN, "vulkan:%d: a batch of work could not be submitted",
+                                   stream->dev->index);
+            }
+        }
+        f->pending.clear();
+    }
+}
+
+// Called without stream.mutex held (the flusher takes its mutex, then the stream's).
+void notifyFlusher(Stream &stream) {
+    Flusher &f = flusher();
+    {
+        std::lock_guard<std::mutex> lock(f.mutex);
+        if (!f.started) {
+            std::thread(flusherLoop, &f).detach();
+            f.started = true;
+        }
+        if (std::find(f.pending.begin(), f.pending.end(), &stream) == f.pending.end()) {
+            f.pending.push_back(&stream);
+        }
+    }
+    f.wake.notify_one();
+}
+
+// Commands of a batch after the first are ordered after the ones before them.
+void orderAfterEarlierCommands(VkCommandBuffer buffer) {
+    VkMemoryBarrier barrier{};
+    barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    nativeApi().vkCmdPipelineBarrier(buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
+                                     1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+constexpr uint32_t kMostBatched = 256;
+
+} // namespace
+
+void forgetStream(Stream &stream) {
+    Flusher &f = flusher();
+    std::lock_guard<std::mutex> lock(f.mutex);
+    f.pending.erase(std::remove(f.pending.begin(), f.pending.end(), &stream), f.pending.end());
+}
+
+infiniStatus_t flush(Stream &stream, const char *why) {
+    std::lock_guard<std::mutex> lock(stream.mutex);
+    return flushLocked(stream, why);
+}
+
+infiniStatus_t enqueue(Stream &stream, const Recorder *record, const char *what) {
+    Device &dev = *stream.dev;
+    infiniStatus_t status = checkLost(dev);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    bool opened = false;
+    {
+        std::lock_guard<std::mutex> lock(stream.mutex);
+        if (stream.open == VK_NULL_HANDLE) {
+            uint64_t done = 0;
+            const bool idle =
+                nativeApi().vkGetSemaphoreCounterValue(dev.device, stream.timeline, &done) == VK_SUCCESS &&
+                done >= stream.submitted.load(std::memory_order_relaxed);
+            VkCommandBuffer buffer = VK_NULL_HANDLE;
+            status = beginLocked(stream, what, &buffer);
+            if (status != INFINI_STATUS_SUCCESS) {
+                return status;
+            }
+            record->record(buffer);
+            if (idle) { // alone, at once: the latency of one command
+                VkResult result = endWithHostBarrier(buffer);
+                if (result != VK_SUCCESS) {
+                    stream.spare.push_back(buffer);
+                    return deviceFailure(dev, "vkEndCommandBuffer", result, what);
+                }
+                return submitLocked(stream, buffer, VK_NULL_HANDLE, 0, what, nullptr);
+            }
+            stream.open = buffer;
+            stream.open_count = 1;
+            opened = true;
+        } else {
+            orderAfterEarlierCommands(stream.open);
+            record->record(stream.open);
+            if (++stream.open_count >= kMostBatched) {
+                status = flushLocked(stream, what);
+            }
+        }
+    }
+    if (opened) {
+        notifyFlusher(stream);
+    }
+    return status;
+}
+
+infiniStatus_t createStreamLocked(Device &dev, Stream **out) {
+    const NativeApi &vk = nativeApi();
+    VkSemaphore semaphore = VK_NULL_HANDLE;
+    if (!dev.spare_semaphores.empty()) {
+        semaphore = dev.spare_semaphores.back();
+    } else {
+        VkSemaphoreTypeCreateInfo type{};
+        type.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO;
+        type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+        type.initialValue = 0;
+        VkSemaphoreCreateInfo info{};
+        info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+        info.pNext = &type;
+        VkResult result = vk.vkCreateSemaphore(dev.device, &info, nullptr, &semaphore);
+        if (result != VK_SUCCESS) {
+            return deviceFailure(dev, "vkCreateSemaphore", result, "creating a stream");
+        }
+        dev.spare_semaphores.push_back(semaphore); // taken below, once nothing else can fail
+    }
+    uint64_t counter = 0;
+    VkResult result = vk.vkGetSemaphoreCounterValue(dev.device, semaphore, &counter);
+    if (result != VK_SUCCESS) {
+        return deviceFailure(dev, "vkGetSemaphoreCounterValue", result, "creating a stream");
+    }
+    VkCommandPoolCreateInfo pool_info{};
+    pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT | VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+    pool_info.queueFamilyIndex = dev.family;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    result = vk.vkCreateCommandPool(dev.device, &pool_info, nullptr, &pool);
+    if (result != VK_SUCCESS) {
+        return deviceFailure(dev, "vkCreateCommandPool", result, "creating a stream");
+    }
+    Stream *stream = new (std::nothrow) Stream;
+    if (!stream) {
+        vk.vkDestroyCommandPool(dev.device, pool, nullptr);
+        return common::fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory creating a stream on vulkan:%d",
+                            dev.index);
+    }
+    dev.spare_semaphores.pop_back();
+    stream->dev = &dev;
+    stream->queue = &dev.queues[dev.next_queue.fetch_add(1, std::memory_order_relaxed) % dev.queue_count];
+    stream->timeline = semaphore;
+    stream->submitted.store(counter, std::memory_order_relaxed);
+    stream->pool = pool;
+    *out = stream;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t resolveStream(int device, void *stream, Stream **out) {
+    if (stream) {
+        *out = static_cast<Stream *>(stream);
+        return INFINI_STATUS_SUCCESS;
+    }
+    return defaultStream(device, out);
+}
+
+infiniStatus_t submit(Stream &stream, const Recorder *record, const char *what, uint64_t *value,
+                      VkSemaphore wait_semaphore, uint64_t wait_value) {
+    Device &dev = *stream.dev;
+    infiniStatus_t status = checkLost(dev);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    std::lock_guard<std::mutex> lock(stream.mutex);
+    status = flushLocked(stream, what); // the open batch goes first: stream order
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    VkCommandBuffer buffer = VK_NULL_HANDLE;
+    if (record) {
+        status = beginLocked(stream, what, &buffer);
+        if (status != INFINI_STATUS_SUCCESS) {
+            return status;
+        }
+        record->record(buffer);
+        VkResult result = endWithHostBarrier(buffer);
+        if (result != VK_SUCCESS) {
+            stream.spare.push_back(buffer);
+            return deviceFailure(dev, "vkEndCommandBuffer", result, what);
+        }
+    }
+    return submitLocked(stream, buffer, wait_semaphore, wait_value, what, value);
+}
+
+infiniStatus_t counterValue(Device &dev, VkSemaphore semaphore, uint64_t *value, const char *what) {
+    infiniStatus_t status = checkLost(dev);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    VkResult result = nativeApi().vkGetSemaphoreCounterValue(dev.device, semaphore, value);
+    return result == VK_SUCCESS ? INFINI_STATUS_SUCCESS : deviceFailure(dev, "vkGetSemaphoreCounterValue", result, what);
+}
+
+infiniStatus_t waitValue(Device &dev, VkSemaphore semaphore, uint64_t value, const char *what) {
+    infiniStatus_t status = checkLost(dev);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    VkSemaphoreWaitInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+    info.semaphoreCount = 1;
+    info.pSemaphores = &semaphore;
+    info.pValues = &value;
+    VkResult result = nativeApi().vkWaitSemaphores(dev.device, &info, UINT64_MAX);
+    return result == VK_SUCCESS ? INFINI_STATUS_SUCCESS : deviceFailure(dev, "vkWaitSemaphores", result, what);
+}
+
+infiniStatus_t finishStream(Stream &stream, const char *why) {
+    infiniStatus_t status = flush(stream, why);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    return waitValue(*stream.dev, stream.timeline, stream.submitted.load(std::memory_order_acquire), why);
+}
+
+// A stream on the next of the device's queues (in turn), with a timeline semaphore of its own.
+infiniStatus_t streamCreate(int device, void **out) {
+    Device &dev = infinirt::vulkan::device(device);
+    std::lock_guard<std::mutex> lock(dev.mutex);
+    Stream *stream = nullptr;
+    infiniStatus_t status = createStreamLocked(dev, &stream);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    try {
+        dev.streams.insert(stream);
+    } catch (...) {
+        nativeApi().vkDestroyCommandPool(dev.device, stream->pool, nullptr);
+        dev.spare_semaphores.push_back(stream->timeline);
+        delete stream;
+        throw;
+    }
+    *out = stream;
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Waits for the stream's work, then releases its command pool; its semaphore is kept for another
+// stream (events recorded on it stay complete).
+infiniStatus_t streamDestroy(int device, void *handle) {
+    Stream *stream = static_cast<Stream *>(handle);
+    Device &dev = infinirt::vulkan::device(device);
+    {
+        std::lock_guard<std::mutex> lock(dev.mutex);
+        dev.streams.erase(stream);
+    }
+    forgetStream(*stream);
+    infiniStatus_t status = finishStream(*stream, "destroying a stream");
+    std::lock_guard<std::mutex> lock(dev.mutex);
+    if (status != INFINI_STATUS_SUCCESS) {
+        // Its work may still run: the stream stays, usable, and the loader keeps its handle.
+        dev.streams.insert(stream);
+        return status;
+    }
+    nativeApi().vkDestroyCommandPool(dev.device, stream->pool, nullptr);
+    dev.spare_semaphores.push_back(stream->timeline);
+    delete stream;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamSynchronize(int device, void *handle) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, handle, &stream);
+    return status == INFINI_STATUS_SUCCESS ? finishStream(*stream, "synchronizing a stream") : status;
+}
+
+// SUCCESS when the semaphore's counter has reached the value of the last submission.
+infiniStatus_t streamQuery(int device, void *handle) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, handle, &stream);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    status = flush(*stream, "querying a stream"); // the truth includes the open batch
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    const uint64_t submitted = stream->submitted.load(std::memory_order_acquire);
+    uint64_t done = 0;
+    status = counterValue(*stream->dev, stream->timeline, &done, "querying a stream");
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    return done >= submitted ? INFINI_STATUS_SUCCESS : INFINI_STATUS_NOT_READY;
+}
+
+// A device-side wait: a submission with no commands that waits for the event's semaphore value
+// (nothing at all when the event was never recorded, was recorded on this stream, or is complete).
+infiniStatus_t streamWaitEvent(int device, void *stream_handle, void *event_handle) {
+    Stream *stream = nullptr;
+    infiniStatus_t status = resolveStream(device, stream_handle, &stream);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    Recorded recorded;
+    snapshot(*static_cast<Event *>(event_handle), &recorded);
+    if (recorded.semaphore == VK_NULL_HANDLE || recorded.semaphore == stream->timeline) {
+        return INFINI_STATUS_SUCCESS;
+    }
+    uint64_t done = 0;
+    status = counterValue(*stream->dev, recorded.semaphore, &done, "waiting for an event");
+    if (status != INFINI_STATUS_SUCCESS || done >= recorded.value) {
+        return status;
+    }
+    return submit(*stream, nullptr, "making a stream wait for an event", nullptr, recorded.semaphore, recorded.value);
+}
+
+} // namespace infinirt::vulkan
+
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::vulkan::streamQuery);
+INFINIRT_COMMON_HOT_ENTRY_HERE(infinirt::vulkan::streamWaitEvent);

@@ -1,0 +1,111 @@
+// A vulkan stream (vulkan_stream.cpp): a timeline semaphore on one of the device's queues. Work is
+// submitted with vkQueueSubmit in batches; each submission waits for the semaphore to reach the
+// value the previous one signals and signals the next value, so the stream's work runs in order
+// and the semaphore's counter says how much of it has completed.
+//
+// Batching: an asynchronous copy or fill enqueued while the stream is idle is submitted at once
+// (alone: the latency of one command). One enqueued while earlier work still runs is recorded into
+// the stream's open command buffer instead (after a barrier that orders it after the commands
+// before it), and the open batch is submitted by the first of: a call that needs the truth or an
+// order (every query, record, wait, synchronize, any other enqueue), 256 commands, or the
+// plugin's flusher thread, which submits every open batch about 50 us after it opened. So
+// StreamQuery and EventQuery tell the truth, and no work waits for a later call to be submitted.
+#pragma once
+
+#include "vulkan_device.h"
+#include "vulkan_native_api.h"
+
+#include "infinicore.h"
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+namespace infinirt::vulkan {
+
+// Owned by the loader's handle between streamCreate and streamDestroy; default streams live until
+// the process exits.
+struct Stream {
+    Device *dev = nullptr;
+    Queue *queue = nullptr;
+    VkSemaphore timeline = VK_NULL_HANDLE;
+    // Serialises the stream's submissions (recording into its pool, the values it signals).
+    std::mutex mutex;
+    // The value the last submission signals (the stream is idle when the counter has reached it).
+    // Written under `mutex`, read without it.
+    std::atomic<uint64_t> submitted{0};
+    VkCommandPool pool = VK_NULL_HANDLE; // used under `mutex`
+    struct InFlight {
+        VkCommandBuffer buffer;
+        uint64_t value; // done once the counter reaches it
+    };
+    std::deque<InFlight> in_flight;      // under `mutex`
+    std::vector<VkCommandBuffer> spare;  // under `mutex`
+    // The open batch (VK_NULL_HANDLE: none) and its commands, under `mutex`.
+    VkCommandBuffer open = VK_NULL_HANDLE;
+    uint32_t open_count = 0;
+};
+
+// Creates a stream of `dev` (its semaphore a spare one where there is one), with dev.mutex held.
+infiniStatus_t createStreamLocked(Device &dev, Stream **out);
+
+// `stream` as the plugin table receives it: NULL is the device's default stream.
+infiniStatus_t resolveStream(int device, void *stream, Stream **out);
+
+// One submission on `stream`: a command buffer recorded by `record` (NULL: no commands, the
+// submission only orders), after all earlier work of the stream and, when `wait_semaphore` is set,
+// after that semaphore reaches `wait_value`. *value (may be NULL) gets the value it signals.
+class Recorder {
+  public:
+    virtual void record(VkCommandBuffer buffer) const = 0;
+
+  protected:
+    ~Recorder() = default;
+};
+infiniStatus_t submit(Stream &stream, const Recorder *record, const char *what, uint64_t *value,
+                      VkSemaphore wait_semaphore = VK_NULL_HANDLE, uint64_t wait_value = 0);
+
+// submit() with a callable recording the commands.
+template <typename F>
+infiniStatus_t submitWith(Stream &stream, F &&record, const char *what, uint64_t *value = nullptr) {
+    struct Call final : Recorder {
+        F &f;
+        explicit Call(F &g) : f(g) {}
+        void record(VkCommandBuffer buffer) const override { f(buffer); }
+    } call(record);
+    return submit(stream, &call, what, value);
+}
+
+// An asynchronous command nobody waits for (a copy or fill on a stream): submitted at once when
+// the stream is idle, else recorded into the open batch (see the top of this file).
+infiniStatus_t enqueue(Stream &stream, const Recorder *record, const char *what);
+
+template <typename F>
+infiniStatus_t enqueueWith(Stream &stream, F &&record, const char *what) {
+    struct Call final : Recorder {
+        F &f;
+        explicit Call(F &g) : f(g) {}
+        void record(VkCommandBuffer buffer) const override { f(buffer); }
+    } call(record);
+    return enqueue(stream, &call, what);
+}
+
+// Submits the stream's open batch, if any. Every value the stream has handed out is then
+// submitted (`submitted` is the last one).
+infiniStatus_t flush(Stream &stream, const char *why);
+
+// The stream is about to be destroyed: the flusher thread forgets it.
+void forgetStream(Stream &stream);
+
+// Waits until `semaphore` of `dev` reaches `value`. DRIVER_ERROR when the device is lost.
+infiniStatus_t waitValue(Device &dev, VkSemaphore semaphore, uint64_t value, const char *what);
+
+// The semaphore's counter (0 with the failure reported when it cannot be read).
+infiniStatus_t counterValue(Device &dev, VkSemaphore semaphore, uint64_t *value, const char *what);
+
+// Waits until everything submitted to the stream so far has completed.
+infiniStatus_t finishStream(Stream &stream, const char *why);
+
+} // namespace infinirt::vulkan

@@ -1,0 +1,241 @@
+// What is specific to the vulkan backend, through the C ABI on every vulkan device found (lavapipe
+// in CI); skipped where there is none. The semantics every backend shares are in tests/conformance.
+#include "infinirt.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::vector<int> vulkanDevices() {
+    int count = 0;
+    if (infinirtGetDeviceCount(INFINI_DEVICE_VULKAN, &count) != INFINI_STATUS_SUCCESS) {
+        return {};
+    }
+    std::vector<int> ids;
+    for (int i = 0; i < count; ++i) {
+        ids.push_back(i);
+    }
+    return ids;
+}
+
+class Vulkan : public ::testing::TestWithParam<int> {
+  protected:
+    void SetUp() override { ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_VULKAN, GetParam()), INFINI_STATUS_SUCCESS); }
+};
+
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Vulkan);
+
+TEST_P(Vulkan, Properties) {
+    infinirtDeviceProperties_t props{};
+    props.struct_size = sizeof(props);
+    ASSERT_EQ(infinirtGetDeviceProperties(INFINI_DEVICE_VULKAN, GetParam(), &props), INFINI_STATUS_SUCCESS);
+    EXPECT_STRNE(props.name, "");
+    EXPECT_EQ(std::string(props.platform).rfind("Vulkan 1.", 0), 0u) << props.platform;
+    EXPECT_EQ(props.has_uuid, 1);
+    EXPECT_GT(props.total_memory, 0u);
+    EXPECT_GE(props.max_threads_per_block, 128); // Vulkan's minimum maxComputeWorkGroupInvocations
+    EXPECT_NE(props.device_kind, INFINIRT_DEVICE_KIND_UNKNOWN);
+}
+
+// Interior addresses of an allocation map back to it: copies to and from odd offsets, and a
+// fill of every ragged head and tail (vkCmdFillBuffer alone writes aligned words only).
+TEST_P(Vulkan, InteriorAddressesAndRaggedFills) {
+    constexpr size_t kSize = 64;
+    void *dev = nullptr;
+    ASSERT_EQ(infinirtMalloc(&dev, kSize), INFINI_STATUS_SUCCESS);
+    unsigned char *base = static_cast<unsigned char *>(dev);
+    std::vector<unsigned char> host(kSize), back(kSize);
+    for (size_t offset = 0; offset < 8; ++offset) {
+        for (size_t count = 1; count <= 13; ++count) {
+            for (size_t i = 0; i < kSize; ++i) {
+                host[i] = static_cast<unsigned char>(i * 7 + offset);
+            }
+            ASSERT_EQ(infinirtMemcpy(base, host.data(), kSize, INFINIRT_MEMCPY_H2D), INFINI_STATUS_SUCCESS);
+            ASSERT_EQ(infinirtMemset(base + offset, static_cast<int>(0xA0 + count), count), INFINI_STATUS_SUCCESS);
+            std::vector<unsigned char> expect = host;
+            std::memset(expect.data() + offset, static_cast<int>(0xA0 + count), count);
+            ASSERT_EQ(infinirtMemcpy(back.data(), base, kSize, INFINIRT_MEMCPY_D2H), INFINI_STATUS_SUCCESS);
+            ASSERT_EQ(back, expect) << "offset " << offset << " count " << count;
+        }
+    }
+    // A copy between two interior ranges of the same allocation that do not overlap, and one
+    // that does (through the host: vkCmdCopyBuffer's regions must not overlap).
+    for (size_t i = 0; i < kSize; ++i) {
+        host[i] = static_cast<unsigned char>(i);
+    }
+    ASSERT_EQ(infinirtMemcpy(base, host.data(), kSize, INFINIRT_MEMCPY_H2D), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMemcpy(base + 33, base + 1, 20, INFINIRT_MEMCPY_D2D), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMemcpy(base + 5, base + 3, 20, INFINIRT_MEMCPY_D2D), INFINI_STATUS_SUCCESS);
+    std::vector<unsigned char> expect = host;
+    std::memmove(expect.data() + 33, expect.data() + 1, 20);
+    std::memmove(expect.data() + 5, expect.data() + 3, 20);
+    ASSERT_EQ(infinirtMemcpy(back.data(), base, kSize, INFINIRT_MEMCPY_D2H), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(back, expect);
+    EXPECT_EQ(infinirtFree(dev), INFINI_STATUS_SUCCESS);
+}
+
+// Device-to-device copies of every shape: aligned to 16 bytes (the copy shader's words where it is
+// on, with a tail of 1..15 bytes), and not (vkCmdCopyBuffer). The vulkan.shader_copy entry runs this
+// with INFINIRT_VULKAN_SHADER_COPY=1, so that lavapipe runs the shader too.
+TEST_P(Vulkan, DeviceCopiesOfEveryShape) {
+    constexpr size_t kSize = size_t(1) << 20;
+    void *a = nullptr, *b = nullptr;
+    ASSERT_EQ(infinirtMalloc(&a, kSize), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMalloc(&b, kSize), INFINI_STATUS_SUCCESS);
+    std::vector<unsigned char> host(kSize), back(kSize);
+    for (size_t i = 0; i < kSize; ++i) {
+        host[i] = static_cast<unsigned char>((i * 131) ^ (i >> 9));
+    }
+    ASSERT_EQ(infinirtMemcpy(a, host.data(), kSize, INFINIRT_MEMCPY_H2D), INFINI_STATUS_SUCCESS);
+    for (size_t src_offset : {size_t(0), size_t(16), size_t(3)}) {
+        for (size_t dst_offset : {size_t(0), size_t(32), size_t(5)}) {
+            for (size_t size : {size_t(16), size_t(17), size_t(4096 + 7), kSize - 64}) {
+                ASSERT_EQ(infinirtMemset(b, 0, kSize), INFINI_STATUS_SUCCESS);
+                ASSERT_EQ(infinirtMemcpy(static_cast<unsigned char *>(b) + dst_offset,
+                                         static_cast<unsigned char *>(a) + src_offset, size, INFINIRT_MEMCPY_D2D),
+                          INFINI_STATUS_SUCCESS);
+                ASSERT_EQ(infinirtMemcpy(back.data(), b, kSize, INFINIRT_MEMCPY_D2H), INFINI_STATUS_SUCCESS);
+                std::vector<unsigned char> expect(kSize, 0);
+                std::memcpy(expect.data() + dst_offset, host.data() + src_offset, size);
+                ASSERT_TRUE(back == expect) << "src offset " << src_offset << ", dst offset " << dst_offset
+                                            << ", " << size << " bytes";
+            }
+        }
+    }
+    EXPECT_EQ(infinirtFree(a), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFree(b), INFINI_STATUS_SUCCESS);
+}
+
+// Pageable copies larger than two staging chunks (8 MiB each), both ways, on a stream, and
+// pinned copies of the same data.
+TEST_P(Vulkan, LargePageableAndPinnedCopies) {
+    const size_t size = (size_t(20) << 20) + 5;
+    std::vector<unsigned char> host(size), back(size, 0);
+    for (size_t i = 0; i < size; ++i) {
+        host[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
+    }
+    void *dev = nullptr, *pinned = nullptr;
+    ASSERT_EQ(infinirtMalloc(&dev, size), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMallocHost(&pinned, size), INFINI_STATUS_SUCCESS);
+    infinirtStream_t stream = nullptr;
+    ASSERT_EQ(infinirtStreamCreate(&stream), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMemcpyAsync(dev, host.data(), size, INFINIRT_MEMCPY_H2D, stream), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMemcpyAsync(back.data(), dev, size, INFINIRT_MEMCPY_D2H, stream), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtStreamSynchronize(stream), INFINI_STATUS_SUCCESS);
+    EXPECT_TRUE(back == host);
+    ASSERT_EQ(infinirtMemsetAsync(dev, 0, size, stream), INFINI_STATUS_SUCCESS);
+    std::memcpy(pinned, host.data(), size);
+    ASSERT_EQ(infinirtMemcpyAsync(dev, pinned, size, INFINIRT_MEMCPY_H2D, stream), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMemsetAsync(pinned, 0, 1, stream), INFINI_STATUS_SUCCESS); // pinned memory can be filled
+    ASSERT_EQ(infinirtMemcpyAsync(pinned, dev, size, INFINIRT_MEMCPY_D2H, stream), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtStreamSynchronize(stream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(std::memcmp(pinned, host.data(), size), 0);
+    EXPECT_EQ(infinirtStreamDestroy(stream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFreeHost(pinned), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFree(dev), INFINI_STATUS_SUCCESS);
+}
+
+// A stream is busy while its work runs and idle once it ended; a timed event pair measures a
+// non-negative time; a second stream waiting for the first's event sees its data.
+TEST_P(Vulkan, QueriesTellTheTruth) {
+    const size_t size = size_t(16) << 20;
+    void *a = nullptr, *b = nullptr;
+    ASSERT_EQ(infinirtMalloc(&a, size), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMalloc(&b, size), INFINI_STATUS_SUCCESS);
+    infinirtStream_t first = nullptr, second = nullptr;
+    infinirtEvent_t start = nullptr, end = nullptr;
+    ASSERT_EQ(infinirtStreamCreate(&first), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtStreamCreate(&second), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtEventCreate(&start), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtEventCreate(&end), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtEventRecord(start, first), INFINI_STATUS_SUCCESS);
+    for (int i = 0; i < 8; ++i) {
+        ASSERT_EQ(infinirtMemsetAsync(a, 0x11 * (i + 1), size, first), INFINI_STATUS_SUCCESS);
+    }
+    ASSERT_EQ(infinirtEventRecord(end, first), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtStreamWaitEvent(second, end), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMemcpyAsync(b, a, size, INFINIRT_MEMCPY_D2D, second), INFINI_STATUS_SUCCESS);
+    const infiniStatus_t busy = infinirtStreamQuery(second);
+    EXPECT_TRUE(busy == INFINI_STATUS_SUCCESS || busy == INFINI_STATUS_NOT_READY);
+    ASSERT_EQ(infinirtStreamSynchronize(second), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtStreamQuery(second), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtStreamQuery(first), INFINI_STATUS_SUCCESS); // second waited for all of first
+    infinirtEventStatus_t status = INFINIRT_EVENT_NOT_READY;
+    ASSERT_EQ(infinirtEventQuery(end, &status), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(status, INFINIRT_EVENT_COMPLETE);
+    float ms = -1;
+    ASSERT_EQ(infinirtEventElapsedTime(&ms, start, end), INFINI_STATUS_SUCCESS);
+    EXPECT_GE(ms, 0.0f);
+    std::vector<unsigned char> back(size);
+    ASSERT_EQ(infinirtMemcpy(back.data(), b, size, INFINIRT_MEMCPY_D2H), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(back.front(), 0x88);
+    EXPECT_EQ(back.back(), 0x88);
+    EXPECT_EQ(infinirtEventDestroy(start), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtEventDestroy(end), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtStreamDestroy(first), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtStreamDestroy(second), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFree(a), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFree(b), INFINI_STATUS_SUCCESS);
+}
+
+// Work enqueued while the stream is busy waits in the stream's open batch; it must still run without
+// any later infinirt call (the plugin's flusher thread submits it): the host polls pinned memory
+// that a batched copy writes, calling nothing, and sees the data arrive.
+TEST_P(Vulkan, BatchedWorkRunsWithoutALaterCall) {
+    const size_t big = size_t(32) << 20;
+    void *dev = nullptr, *pinned = nullptr;
+    ASSERT_EQ(infinirtMalloc(&dev, big), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMallocHost(&pinned, 64), INFINI_STATUS_SUCCESS);
+    std::memset(pinned, 0, 64);
+    infinirtStream_t stream = nullptr;
+    ASSERT_EQ(infinirtStreamCreate(&stream), INFINI_STATUS_SUCCESS);
+    for (int i = 1; i <= 4; ++i) { // the first runs at once, the others keep the stream busy or wait in the batch
+        ASSERT_EQ(infinirtMemsetAsync(dev, 0x70 + i, big, stream), INFINI_STATUS_SUCCESS);
+    }
+    ASSERT_EQ(infinirtMemcpyAsync(pinned, dev, 64, INFINIRT_MEMCPY_D2H, stream), INFINI_STATUS_SUCCESS);
+    volatile unsigned char *seen = static_cast<volatile unsigned char *>(pinned);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (seen[63] != 0x74 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    EXPECT_EQ(seen[0], 0x74);
+    EXPECT_EQ(seen[63], 0x74) << "the batched copy did not run within 20 s without a later call";
+    ASSERT_EQ(infinirtStreamSynchronize(stream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtStreamQuery(stream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtStreamDestroy(stream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFreeHost(pinned), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFree(dev), INFINI_STATUS_SUCCESS);
+}
+
+// INFINIRT_VULKAN_MEMORY_LIMIT (the vulkan.memory_limit entry: 64 MiB): the device reports it and
+// allocates no more; the refusal names the figures.
+TEST_P(Vulkan, MemoryLimit) {
+    const char *limit = std::getenv("INFINIRT_VULKAN_MEMORY_LIMIT");
+    if (limit == nullptr) {
+        GTEST_SKIP() << "runs in the vulkan.memory_limit entry (INFINIRT_VULKAN_MEMORY_LIMIT)";
+    }
+    const size_t bytes = std::strtoull(limit, nullptr, 10);
+    size_t free_bytes = 0, total = 0;
+    ASSERT_EQ(infinirtGetMemInfo(INFINI_DEVICE_VULKAN, GetParam(), &free_bytes, &total), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(total, bytes);
+    void *most = nullptr, *more = nullptr;
+    ASSERT_EQ(infinirtMalloc(&most, bytes - (size_t(1) << 20)), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtMalloc(&more, size_t(2) << 20), INFINI_STATUS_OUT_OF_MEMORY);
+    const std::string message = infinirtGetLastErrorMessage();
+    EXPECT_NE(message.find("INFINIRT_VULKAN_MEMORY_LIMIT"), std::string::npos) << message;
+    EXPECT_NE(message.find("2.0 MiB"), std::string::npos) << message;
+    EXPECT_EQ(infinirtFree(most), INFINI_STATUS_SUCCESS);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, Vulkan, ::testing::ValuesIn(vulkanDevices()),
+                         [](const ::testing::TestParamInfo<int> &info) { return "vulkan" + std::to_string(info.param); });
+
+} // namespace
