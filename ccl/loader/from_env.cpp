@@ -176,7 +176,12 @@ extern "C" __export infiniStatus_t infinicclCommInitFromEnv(infinicclComm_t *com
         bool timed_out = false;
         if (!client->get(scope + "host/" + std::to_string(r), deadline, &theirs, &error, &timed_out)) {
             if (!timed_out) {
-                return fail(INFINI_STATUS_DRIVER_ERROR, "%s: rank %d of %d: %s", kCall, me, n, error.c_str());
+                // Rank 0 gave up first (its bound started earlier) and its store went with it: the rank
+                // waited for is the one that did not come.
+                return fail(INFINI_STATUS_DRIVER_ERROR,
+                            "%s: rank %d of %d: rank %d never came to the rendezvous at %s:%ld: rank 0's store "
+                            "closed while this rank waited for it (%s; bound %.0f s, INFINICCL_TIMEOUT_S)",
+                            kCall, me, n, r, addr, port, error.c_str(), timeout);
             }
             std::vector<int> missing;
             for (int q = r; q < n; ++q) {
