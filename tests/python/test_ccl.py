@@ -114,6 +114,9 @@ def test_init_from_env(transport):
         procs.append(subprocess.Popen([sys.executable, "-c", CHILD], env=env, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True))
     outs = [p.communicate(timeout=120)[0] for p in procs]
+    if transport == "gloo" and all("built without Gloo" in out for out in outs):
+        # Refused as documented where the cpu plugin was built without libgloo-dev (the GPU machine).
+        pytest.skip("this build's cpu collectives plugin has no Gloo transport (INFINIRT_WITH_GLOO)")
     for r, (p, out) in enumerate(zip(procs, outs)):
         assert p.returncode == 0, out
         assert "rank %d of %d ok" % (r, n) in out, out
