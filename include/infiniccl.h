@@ -228,7 +228,9 @@ __INFINI_C __export infiniStatus_t infinicclCommGetSize(infinicclComm_t comm, in
  * at MASTER_ADDR:MASTER_PORT, a rank that never comes within the bound -> DRIVER_ERROR, the message
  * naming the variable or the missing ranks. Later, a cpu collective whose peer rank died fails
  * (DRIVER_ERROR) on every other rank with a message naming the rank that went, and the comm can no
- * longer be used. */
+ * longer be used. Blocks the calling thread until every rank has come or the bound has passed. A
+ * launcher's ranks are processes: one call per process at a time (each call is one rendezvous;
+ * rank 0's store holds one port); calls on other comms may run concurrently. */
 __INFINI_C __export infiniStatus_t infinicclCommInitFromEnv(infinicclComm_t *comm, infiniDevice_t device_type);
 
 /* Dtypes: nccl takes I8, U8, I32, U32, I64, U64, F16, F32, F64 and BF16 (NCCL 2.10+); cpu the same
