@@ -4,7 +4,13 @@
 # Builds the kernel images this machine can build from SOURCES and packs them with infinirt-pack
 # into one module file (docs/module-file.md), by default ${CMAKE_CURRENT_BINARY_DIR}/<name>.irtm:
 #   .c         -> one cpu shared object (lib<name>_cpu.so, the C compiler), always;
-#   .cl, .spv  -> packed as they are (OpenCL C source, SPIR-V) with OPENCL_OPTIONS as build options;
+#   .cl, .spv  -> packed as they are (OpenCL C source, SPIR-V) with OPENCL_OPTIONS as build options
+#                 (a .spv of the Vulkan flavour is filed under vulkan, one of OpenCL's under opencl);
+#   .comp      -> GLSL compute shaders, one kernel each, named after the file: compiled by glslc
+#                 (--target-env=vulkan1.2 -O), each entry point renamed from "main" to the file's
+#                 name (infinirt-pack entry) and linked into one Vulkan SPIR-V module by spirv-link,
+#                 when both are found (INFINIRT_GLSLC, INFINIRT_SPIRV_LINK; Debian's glslc and
+#                 spirv-tools); otherwise a status message says the file has no vulkan image;
 #   .cu        -> PTX (compute_<lowest architecture>) and a cubin per architecture, when nvcc is
 #                 found (INFINIRT_NVCC); otherwise a status message says the file has no cuda image.
 # CUDA_ARCHITECTURES defaults to INFINIRT_KERNELS_CUDA_ARCHITECTURES if set, else the build
@@ -12,6 +18,37 @@
 # property INFINIRT_MODULE_FILE holds the file's path. Usable in the infinirt tree and, through
 # find_package(infinirt), by other projects (the project must enable C for .c sources).
 include_guard(GLOBAL)
+
+# infinirt_glsl_module(<out.spv> <pack> <source.comp>...): the custom commands that build <out.spv>,
+# one Vulkan SPIR-V module holding one kernel per source, each named after its file (see above).
+# Sets INFINIRT_GLSL_MODULE_BUILT in the caller's scope to TRUE when glslc and spirv-link were
+# found (and the commands added), FALSE otherwise.
+function(infinirt_glsl_module out pack)
+  find_program(INFINIRT_GLSLC glslc DOC "glslc, to compile GLSL kernels for vulkan")
+  find_program(INFINIRT_SPIRV_LINK spirv-link DOC "spirv-link, to link GLSL kernels into one vulkan module")
+  if(NOT INFINIRT_GLSLC OR NOT INFINIRT_SPIRV_LINK)
+    set(INFINIRT_GLSL_MODULE_BUILT FALSE PARENT_SCOPE)
+    return()
+  endif()
+  get_filename_component(dir "${out}" DIRECTORY)
+  set(named "")
+  foreach(src IN LISTS ARGN)
+    get_filename_component(stem "${src}" NAME_WE)
+    set(spv ${dir}/${stem}.main.spv)
+    add_custom_command(OUTPUT ${dir}/${stem}.spv
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
+      COMMAND ${INFINIRT_GLSLC} --target-env=vulkan1.2 -O -o ${spv} ${src}
+      COMMAND ${pack} entry ${stem} ${spv} -o ${dir}/${stem}.spv
+      DEPENDS ${src} ${pack}
+      COMMENT "glslc: ${stem}.comp -> Vulkan SPIR-V (entry point ${stem})" VERBATIM)
+    list(APPEND named ${dir}/${stem}.spv)
+  endforeach()
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${INFINIRT_SPIRV_LINK} --target-env vulkan1.2 -o ${out} ${named}
+    DEPENDS ${named}
+    COMMENT "spirv-link: ${out}" VERBATIM)
+  set(INFINIRT_GLSL_MODULE_BUILT TRUE PARENT_SCOPE)
+endfunction()
 
 function(infinirt_add_kernels name)
   cmake_parse_arguments(ARG "" "OUTPUT;OPENCL_OPTIONS" "SOURCES;CUDA_ARCHITECTURES" ${ARGN})
@@ -43,6 +80,7 @@ function(infinirt_add_kernels name)
 
   set(c_sources "")
   set(cu_sources "")
+  set(comp_sources "")
   set(pack_args "")
   set(depends "")
   foreach(src IN LISTS ARG_SOURCES)
@@ -52,6 +90,8 @@ function(infinirt_add_kernels name)
       list(APPEND c_sources ${src})
     elseif(ext STREQUAL ".cu")
       list(APPEND cu_sources ${src})
+    elseif(ext STREQUAL ".comp")
+      list(APPEND comp_sources ${src})
     elseif(ext STREQUAL ".cl" OR ext STREQUAL ".spv")
       if(DEFINED ARG_OPENCL_OPTIONS AND NOT ARG_OPENCL_OPTIONS STREQUAL "")
         list(APPEND pack_args --options "${ARG_OPENCL_OPTIONS}")
@@ -59,7 +99,7 @@ function(infinirt_add_kernels name)
       list(APPEND pack_args ${src})
       list(APPEND depends ${src})
     else()
-      message(FATAL_ERROR "infinirt_add_kernels(${name}): ${src}: not a .c, .cl, .spv or .cu file")
+      message(FATAL_ERROR "infinirt_add_kernels(${name}): ${src}: not a .c, .cl, .spv, .comp or .cu file")
     endif()
   endforeach()
 
@@ -118,6 +158,16 @@ function(infinirt_add_kernels name)
       endforeach()
     else()
       message(STATUS "infinirt_add_kernels(${name}): nvcc not found: ${name}.irtm has no cuda image")
+    endif()
+  endif()
+
+  if(comp_sources)
+    infinirt_glsl_module(${dir}/${name}_vulkan.spv ${pack} ${comp_sources})
+    if(INFINIRT_GLSL_MODULE_BUILT)
+      list(APPEND pack_args ${dir}/${name}_vulkan.spv)
+      list(APPEND depends ${dir}/${name}_vulkan.spv)
+    else()
+      message(STATUS "infinirt_add_kernels(${name}): glslc or spirv-link not found: ${name}.irtm has no vulkan image")
     endif()
   endif()
 

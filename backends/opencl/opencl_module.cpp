@@ -7,6 +7,7 @@
 #include "opencl_native_api.h"
 
 #include "common/module_rank.hpp"
+#include "common/spirv.hpp"
 #include "common/text.hpp"
 
 #include <CL/cl_ext.h>
@@ -467,8 +468,17 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
                                 "image %zu is %s; the opencl backend loads OPENCL_C, SPIRV and DEVICE_BINARY images", i,
                                 common::moduleFormatName(format));
         }
-        if (format == INFINIRT_MODULE_FORMAT_SPIRV && dev.code.il_versions.empty()) {
-            return noIl(dev, i);
+        if (format == INFINIRT_MODULE_FORMAT_SPIRV) {
+            const common::SpirvFlavour flavour = common::spirvFlavour(images[i].data, images[i].size);
+            if (flavour == common::SpirvFlavour::Vulkan) {
+                return common::fail(INFINI_STATUS_BAD_PARAM,
+                                    "image %zu is %s; the opencl backend loads OpenCL SPIR-V (the Kernel capability): "
+                                    "load it on a vulkan device",
+                                    i, common::spirvFlavourName(flavour));
+            }
+            if (dev.code.il_versions.empty()) {
+                return noIl(dev, i);
+            }
         }
     }
     Build build{dev, ""};

@@ -1,7 +1,8 @@
 // vulkan_backend.h - private declarations shared by the files of the vulkan backend: the error
 // table's helpers and the plugin entries. Nothing here crosses the plugin boundary: the loader sees
 // only the table built in vulkan_plugin.cpp. The backend's objects have a header each:
-// vulkan_device.h, vulkan_stream.h, vulkan_event.h, vulkan_memory.h.
+// vulkan_device.h, vulkan_stream.h, vulkan_event.h, vulkan_memory.h, vulkan_module.h (with
+// vulkan_spirv.h, what a module declares).
 //
 // Devices, their VkDevice, queues and default streams are created once and never released: the
 // plugin may be called until the process exits, and driver objects must not be released from
@@ -36,7 +37,7 @@ infiniStatus_t nativeFailure(const char *call, VkResult code, const char *what_f
 // installs those defined and names the ones left NULL. What each does on Vulkan is said at its
 // definition: vulkan_device.cpp, vulkan_stream.cpp, vulkan_event.cpp, vulkan_memory.cpp (device
 // memory is one VkBuffer per allocation, and the pointer is its buffer device address),
-// vulkan_peer.cpp.
+// vulkan_module.cpp, vulkan_launch.cpp, vulkan_peer.cpp.
 INFINIRT_COMMON_DECLARE_ENTRIES();
 
 } // namespace infinirt::vulkan

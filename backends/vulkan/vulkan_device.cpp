@@ -152,9 +152,12 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
 
     VkPhysicalDeviceVulkan12Features features12{};
     features12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    VkPhysicalDeviceVulkan11Features features11{};
+    features11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+    features11.pNext = &features12;
     VkPhysicalDeviceFeatures2 features{};
     features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-    features.pNext = &features12;
+    features.pNext = &features11;
     vk.vkGetPhysicalDeviceFeatures2(pd, &features);
     std::string lacking;
     if (!features12.bufferDeviceAddress) {
@@ -176,9 +179,12 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
 
     VkPhysicalDeviceVulkan12Properties props12{};
     props12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES;
+    VkPhysicalDeviceSubgroupProperties subgroup{};
+    subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+    subgroup.pNext = &props12;
     VkPhysicalDeviceMaintenance3Properties maintenance3{};
     maintenance3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
-    maintenance3.pNext = &props12;
+    maintenance3.pNext = &subgroup;
     VkPhysicalDeviceMaintenance4Properties maintenance4{};
     maintenance4.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES;
     VkPhysicalDevicePCIBusInfoPropertiesEXT pci{};
@@ -206,6 +212,23 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
         dev.pci_bus_id = bus_id;
     }
     dev.timestamp_period = dev.properties.limits.timestampPeriod;
+    ShaderFeatures &shader = dev.shader;
+    shader.float16 = features12.shaderFloat16;
+    shader.float64 = features.features.shaderFloat64;
+    shader.int8 = features12.shaderInt8;
+    shader.int16 = features.features.shaderInt16;
+    shader.int64_atomics = features12.shaderBufferInt64Atomics;
+    shader.storage_buffer_16 = features11.storageBuffer16BitAccess;
+    shader.uniform_storage_16 = features11.uniformAndStorageBuffer16BitAccess;
+    shader.push_constant_16 = features11.storagePushConstant16;
+    shader.storage_buffer_8 = features12.storageBuffer8BitAccess;
+    shader.uniform_storage_8 = features12.uniformAndStorageBuffer8BitAccess;
+    shader.push_constant_8 = features12.storagePushConstant8;
+    shader.memory_model = features12.vulkanMemoryModel;
+    shader.memory_model_device_scope = features12.vulkanMemoryModelDeviceScope;
+    shader.subgroup_size = subgroup.subgroupSize;
+    shader.subgroup_operations =
+        (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 ? subgroup.supportedOperations : 0;
 
     VkPhysicalDeviceMemoryProperties memory{};
     vk.vkGetPhysicalDeviceMemoryProperties(pd, &memory);
@@ -234,10 +257,26 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
     enable12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
     enable12.bufferDeviceAddress = VK_TRUE;
     enable12.timelineSemaphore = VK_TRUE;
+    enable12.shaderFloat16 = shader.float16;
+    enable12.shaderInt8 = shader.int8;
+    enable12.shaderBufferInt64Atomics = shader.int64_atomics;
+    enable12.storageBuffer8BitAccess = shader.storage_buffer_8;
+    enable12.uniformAndStorageBuffer8BitAccess = shader.uniform_storage_8;
+    enable12.storagePushConstant8 = shader.push_constant_8;
+    enable12.vulkanMemoryModel = shader.memory_model;
+    enable12.vulkanMemoryModelDeviceScope = shader.memory_model_device_scope;
+    VkPhysicalDeviceVulkan11Features enable11{};
+    enable11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+    enable11.pNext = &enable12;
+    enable11.storageBuffer16BitAccess = shader.storage_buffer_16;
+    enable11.uniformAndStorageBuffer16BitAccess = shader.uniform_storage_16;
+    enable11.storagePushConstant16 = shader.push_constant_16;
     VkPhysicalDeviceFeatures2 enable{};
     enable.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-    enable.pNext = &enable12;
+    enable.pNext = &enable11;
     enable.features.shaderInt64 = VK_TRUE;
+    enable.features.shaderFloat64 = shader.float64;
+    enable.features.shaderInt16 = shader.int16;
     std::vector<const char *> enabled_extensions;
     if (hasExtension(extensions, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME)) {
         enabled_extensions.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);

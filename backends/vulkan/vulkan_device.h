@@ -34,6 +34,17 @@ struct StagingChunk {
     unsigned char *host = nullptr;
 };
 
+// The optional shader features of a device, each enabled at vkCreateDevice where the device has
+// it: a module declaring a capability whose feature is missing is refused (vulkan_module.cpp).
+struct ShaderFeatures {
+    bool float16 = false, float64 = false, int8 = false, int16 = false, int64_atomics = false;
+    bool storage_buffer_16 = false, uniform_storage_16 = false, push_constant_16 = false;
+    bool storage_buffer_8 = false, uniform_storage_8 = false, push_constant_8 = false;
+    bool memory_model = false, memory_model_device_scope = false;
+    uint32_t subgroup_size = 0;       // VkPhysicalDeviceSubgroupProperties::subgroupSize
+    uint32_t subgroup_operations = 0; // its supportedOperations where compute is among its stages
+};
+
 // One usable Vulkan device. Fields above `allocated` are immutable after discovery.
 struct Device {
     int index = 0;
@@ -51,6 +62,7 @@ struct Device {
     const char *memory_source = "the device-local heap's size"; // what heap_size is, for messages
     size_t max_alloc = 0;       // the largest single allocation: maxMemoryAllocationSize and maxBufferSize
     bool memory_budget = false; // VK_EXT_memory_budget is enabled
+    ShaderFeatures shader;
     uint32_t timestamp_bits = 0; // the family's timestampValidBits (0: no timestamps)
     double timestamp_period = 1; // nanoseconds per timestamp tick
     // 4-byte patterns of every byte value (value v at 4 * v), in host-visible memory: the ragged

@@ -63,7 +63,10 @@ namespace infinirt::vulkan {
     X(vkCreateComputePipelines)                                                                                   \
     X(vkCmdBindPipeline)                                                                                          \
     X(vkCmdPushConstants)                                                                                         \
-    X(vkCmdDispatch)
+    X(vkCmdDispatch)                                                                                              \
+    X(vkDestroyPipeline)                                                                                          \
+    X(vkDestroyPipelineLayout)                                                                                    \
+    X(vkCmdUpdateBuffer)
 
 // One function pointer per symbol, named like the symbol: nativeApi().vkQueueSubmit(...).
 struct NativeApi {

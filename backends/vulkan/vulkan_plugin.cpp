@@ -15,7 +15,7 @@ using common::Entry;
 // of this plugin); stream-ordered allocation (the loader allocates with malloc_device and frees
 // after the stream's work); graphs (the loader records the calls made on a capturing stream and
 // replays them through the entries); the native handles (a stream is a timeline semaphore on a
-// queue other streams share: no one Vulkan object stands for it); modules and kernels (not yet);
+// queue other streams share: no one Vulkan object stands for it);
 // peers' direct copies and waits (one VkDevice per device: the loader stages and waits on the
 // host); limits; stream priorities (the range is (0, 0)); host registration, virtual memory and
 // IPC (not yet).
@@ -25,10 +25,8 @@ const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
                      Entry::stream_begin_capture, Entry::stream_end_capture, Entry::graph_destroy,
                      Entry::graph_instantiate, Entry::graph_exec_destroy, Entry::graph_launch,
                      Entry::stream_get_native, Entry::event_get_native, Entry::device_get_native_context,
-                     Entry::pointer_get_attributes, Entry::module_load, Entry::module_unload,
-                     Entry::module_get_kernel, Entry::module_get_global, Entry::kernel_get_attribute,
-                     Entry::kernel_set_attribute, Entry::launch_kernel, Entry::memcpy_peer_async,
-                     Entry::stream_wait_peer_event, Entry::module_rank_image, Entry::thread_state_save,
+                     Entry::pointer_get_attributes, Entry::memcpy_peer_async,
+                     Entry::stream_wait_peer_event, Entry::thread_state_save,
                      Entry::thread_state_restore, Entry::device_get_limit, Entry::device_set_limit,
                      Entry::device_get_stream_priority_range, Entry::stream_create_with_priority,
                      Entry::host_register, Entry::host_unregister, Entry::mem_get_granularity,

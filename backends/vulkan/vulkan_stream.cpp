@@ -278,6 +278,21 @@ infiniStatus_t enqueue(Stream &stream, const Recorder *record, const char *what)
     return status;
 }
 
+infiniStatus_t argumentBuffer(Stream &stream, VkBuffer *buffer, VkDeviceAddress *address) {
+    std::lock_guard<std::mutex> lock(stream.mutex);
+    if (stream.arguments == VK_NULL_HANDLE) {
+        const infiniStatus_t status =
+            createBuffer(*stream.dev, kArgumentBytes, stream.dev->device_type, &stream.arguments,
+                         &stream.arguments_memory, &stream.arguments_address, "a stream's kernel argument buffer");
+        if (status != INFINI_STATUS_SUCCESS) {
+            return status;
+        }
+    }
+    *buffer = stream.arguments;
+    *address = stream.arguments_address;
+    return INFINI_STATUS_SUCCESS;
+}
+
 infiniStatus_t createStreamLocked(Device &dev, Stream **out) {
     const NativeApi &vk = nativeApi();
     VkSemaphore semaphore = VK_NULL_HANDLE;
@@ -433,6 +448,9 @@ infiniStatus_t streamDestroy(int device, void *handle) {
         return status;
     }
     nativeApi().vkDestroyCommandPool(dev.device, stream->pool, nullptr);
+    if (stream->arguments != VK_NULL_HANDLE) {
+        destroyBuffer(dev, stream->arguments, stream->arguments_memory);
+    }
     dev.spare_semaphores.push_back(stream->timeline);
     delete stream;
     return INFINI_STATUS_SUCCESS;

@@ -46,7 +46,19 @@ struct Stream {
     // The open batch (VK_NULL_HANDLE: none) and its commands, under `mutex`.
     VkCommandBuffer open = VK_NULL_HANDLE;
     uint32_t open_count = 0;
+    // Where kernels whose arguments go in a buffer get them (vulkan_launch.cpp): kArgumentBytes of
+    // device memory, made on the stream's first such launch (under `mutex`), released with it.
+    VkBuffer arguments = VK_NULL_HANDLE;
+    VkDeviceMemory arguments_memory = VK_NULL_HANDLE;
+    VkDeviceAddress arguments_address = 0;
 };
+
+// The most bytes of arguments a kernel can take in a buffer (vkCmdUpdateBuffer's limit).
+inline constexpr uint32_t kArgumentBytes = 65536;
+
+// The stream's argument buffer, made on first use. Each launch writes its arguments there with
+// vkCmdUpdateBuffer in stream order, so one buffer serves every launch of the stream.
+infiniStatus_t argumentBuffer(Stream &stream, VkBuffer *buffer, VkDeviceAddress *address);
 
 // Creates a stream of `dev` (its semaphore a spare one where there is one), with dev.mutex held.
 infiniStatus_t createStreamLocked(Device &dev, Stream **out);

@@ -51,18 +51,16 @@ const std::vector<Enrolment> &Table() {
          }},
         {"vulkan",
          {F::kDeviceProperties, F::kMemory, F::kStreams, F::kEvents, F::kStreamQuery, F::kEventTiming,
-          F::kStreamOrderedAlloc, F::kStreamCapture, F::kCrossDeviceHandles, F::kResourceSnapshot},
+          F::kStreamOrderedAlloc, F::kStreamCapture, F::kCrossDeviceHandles, F::kResourceSnapshot, F::kKernels},
          {
              {F::kNativeHandles,
               "a vulkan stream is a timeline semaphore on a VkQueue that other streams share, and an event a value "
               "of such a semaphore: no single Vulkan object stands for either, so stream_get_native, "
               "event_get_native and device_get_native_context are left NULL (the loader answers NOT_IMPLEMENTED)"},
-             {F::kKernels,
-              "SPIR-V compute modules on vulkan are the next issue's work (issue 46): the module and launch entries "
-              "are left NULL and the loader answers NOT_IMPLEMENTED"},
              {F::kModuleGlobals,
-              "Vulkan SPIR-V has no module-scope variables with a device address the host could be given (and the "
-              "module entries are left NULL)"},
+              "Vulkan SPIR-V has no module-scope variables with a device address the host could be given: a "
+              "shader's Private and Workgroup variables have no address outside it, so module_get_global answers "
+              "NOT_IMPLEMENTED"},
          }},
         // The template a vendor copies (backends/skeleton): with INFINIRT_SKELETON_DEVICE_COUNT it
         // reports template devices and their properties; every other entry is the vendor's to fill.

@@ -111,6 +111,12 @@ TEST_P(KernelBadInput, BuildFailureIsReportedWithItsLog) {
     } else if (backend() == "cpu") {
         text = "\x7f" "ELF but no shared object follows: garbage bytes";
         broken.format = INFINIRT_MODULE_FORMAT_HOST_SO;
+    } else if (backend() == "vulkan") {
+        // SPIR-V 1.5 declaring the Shader capability, then an instruction of 9 words cut short.
+        const uint32_t words[] = {0x07230203u, 0x00010500u, 0, 16, 0, (2u << 16) | 17u, 1, (9u << 16) | 15u, 5};
+        text.assign(reinterpret_cast<const char *>(words), sizeof words);
+        broken.format = INFINIRT_MODULE_FORMAT_SPIRV;
+        line = "word 7";
     } else {
         GTEST_SKIP() << "no broken image is written for backend \"" << backend() << "\"";
     }

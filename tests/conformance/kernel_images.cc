@@ -92,6 +92,8 @@ std::vector<KernelImage> KernelImages(const DeviceParam &device, std::string *wh
             AddImage(&images, "cubin", INFINIRT_TEST_KERNELS_CUBIN, INFINIRT_MODULE_FORMAT_CUBIN, why_not);
             AddImage(&images, "fatbin", INFINIRT_TEST_KERNELS_FATBIN, INFINIRT_MODULE_FORMAT_FATBIN, why_not);
         }
+    } else if (device.backend == "vulkan") {
+        AddImage(&images, "Vulkan SPIR-V", INFINIRT_TEST_KERNELS_SPV, INFINIRT_MODULE_FORMAT_SPIRV, why_not);
     } else {
         *why_not = "this tree builds no image of the kernel set (tests/conformance/kernels/) for backend \"" +
                    device.backend + "\"";

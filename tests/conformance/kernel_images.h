@@ -1,5 +1,5 @@
-// The conformance kernel set (kernels/: kernels.cu, kernels.cl, kernels_cpu.c, the same kernels
-// written three ways) as module images for each backend, and what the kernel tests share: the
+// The conformance kernel set (kernels/: kernels.cu, kernels.cl, kernels_cpu.c and vulkan/*.comp, the
+// same kernels written four ways) as module images for each backend, and what the kernel tests share: the
 // module owner, argument and config builders, the host declaration of the by-value struct, and
 // the KernelTest fixture, which loads the set onto the device under test.
 #ifndef INFINIRT_TESTS_KERNEL_IMAGES_H
@@ -35,7 +35,8 @@ struct KernelImage {
 // The images of the kernel set built for `device`'s backend, the one the tests load first: cpu,
 // the kernels_cpu.c shared object (HOST_SO); cuda, the PTX, then the cubin and the fatbin when
 // the device can run their machine code (compute capability 9.x, INFINIRT_TEST_CUDA_ARCH);
-// opencl, kernels.cl (OPENCL_C). Empty, with `why_not` saying why, when this build has none for
+// opencl, kernels.cl (OPENCL_C); vulkan, vulkan/*.comp linked into one SPIR-V module (SPIRV). Empty,
+// with `why_not` saying why, when this build has none for
 // the backend (e.g. nvcc was not found, or a backend this tree builds no image for).
 std::vector<KernelImage> KernelImages(const DeviceParam &device, std::string *why_not);
 

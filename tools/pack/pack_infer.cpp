@@ -1,6 +1,8 @@
 // pack_infer.cpp - backend, format and architecture from the extension and the image's header.
 #include "pack_infer.h"
 
+#include "common/spirv.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -109,8 +111,10 @@ Inferred inferEntry(const std::string &path, const std::vector<unsigned char> &b
     if (endsWith(path, ".cl")) {
         return {"opencl", 5};
     }
-    if (endsWith(path, ".spv")) {
-        return {"opencl", 6};
+    if (endsWith(path, ".spv")) { // by its flavour: Vulkan's Shader capability, or OpenCL's Kernel
+        const bool vulkan = infinirt::common::spirvFlavour(bytes.data(), bytes.size()) ==
+                            infinirt::common::SpirvFlavour::Vulkan;
+        return {vulkan ? "vulkan" : "opencl", 6};
     }
     if (endsWith(path, ".so") || path.find(".so.") != std::string::npos) {
         return {"cpu", 8, soArch(bytes)};

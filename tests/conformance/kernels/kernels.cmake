@@ -2,7 +2,9 @@
 # tests/conformance/CMakeLists.txt after infinirt_conformance is defined:
 #   cpu:    kernels_cpu.c -> a MODULE library (the system C compiler) loaded as HOST_SO;
 #   cuda:   kernels.cu -> PTX, cubin and fatbin by nvcc, where CMake finds it;
-#   opencl: kernels.cl, read at run time.
+#   opencl: kernels.cl, read at run time;
+#   vulkan: vulkan/*.comp -> one Vulkan SPIR-V module (kernels.spv) by glslc, infinirt-pack entry and
+#           spirv-link, where CMake finds them (cmake/InfinirtKernels.cmake).
 # The test program finds each file through a compile definition holding its path ("" when the
 # image was not built here).
 
@@ -55,9 +57,22 @@ else()
   message(STATUS "nvcc not found: the conformance kernels are not built for cuda (cuda devices fail the kernel tests)")
 endif()
 
+include(${PROJECT_SOURCE_DIR}/cmake/InfinirtKernels.cmake)
+file(GLOB _kernels_comp CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/vulkan/*.comp)
+set(_kernels_spv ${CMAKE_CURRENT_BINARY_DIR}/kernels/kernels.spv)
+infinirt_glsl_module(${_kernels_spv} infinirt-pack ${_kernels_comp})
+if(INFINIRT_GLSL_MODULE_BUILT)
+  add_custom_target(infinirt_conformance_kernels_vulkan DEPENDS ${_kernels_spv})
+  add_dependencies(infinirt_conformance infinirt_conformance_kernels_vulkan)
+else()
+  set(_kernels_spv "")
+  message(STATUS "glslc or spirv-link not found: the conformance kernels are not built for vulkan")
+endif()
+
 target_compile_definitions(infinirt_conformance PRIVATE
   INFINIRT_TEST_KERNELS_CPU="$<TARGET_FILE:infinirt_conformance_kernels_cpu>"
   INFINIRT_TEST_KERNELS_CL="${CMAKE_CURRENT_LIST_DIR}/kernels.cl"
   INFINIRT_TEST_KERNELS_PTX="${_kernels_ptx}"
   INFINIRT_TEST_KERNELS_CUBIN="${_kernels_cubin}"
-  INFINIRT_TEST_KERNELS_FATBIN="${_kernels_fatbin}")
+  INFINIRT_TEST_KERNELS_FATBIN="${_kernels_fatbin}"
+  INFINIRT_TEST_KERNELS_SPV="${_kernels_spv}")
