@@ -6,11 +6,17 @@ set -euo pipefail
 
 # To build the libraries, plugins, infinirt-info and the quickstart example. libgloo-dev: the cpu
 # collective plugin's transport between hosts (Gloo over TCP; built by default, INFINIRT_WITH_GLOO=AUTO).
+# libvulkan-dev, mesa-vulkan-drivers, glslc, spirv-tools: the vulkan backend's headers (it builds
+# where vulkan/vulkan.h is, INFINIRT_WITH_VULKAN=AUTO), the Khronos loader and Mesa's Vulkan drivers
+# (lavapipe: a Vulkan device on any CPU; RADV and ANV for AMD and Intel GPUs), and the GLSL compiler
+# and SPIR-V linker that build the examples' and tests' vulkan kernels (cmake/InfinirtKernels.cmake;
+# the backend's built-in shaders are checked in, scripts/vulkan-shaders.sh regenerates them).
 INFINIRT_BUILD_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   ocl-icd-opencl-dev opencl-headers
   libamdhip64-dev
   libgloo-dev
+  libvulkan-dev mesa-vulkan-drivers glslc spirv-tools
 )
 # Only to build and run the tests and benchmarks: GoogleTest, Google Benchmark, the Python
 # clients, PoCL (the OpenCL device the conformance suite runs on without a GPU) and clinfo;
@@ -24,10 +30,6 @@ INFINIRT_BUILD_PACKAGES=(
 # lintian: the Debian packages' check (tests/packages/packages_test.sh).
 # iproute2: the several-hosts tests (tests/ccl/netns_hosts.py) make network namespaces joined by veth
 # pairs with `ip` (unshare, nsenter and setpriv are util-linux's, always there).
-# libvulkan-dev, mesa-vulkan-drivers, glslc: the vulkan backend's headers (it builds where
-# vulkan/vulkan.h is, INFINIRT_WITH_VULKAN=AUTO), the Khronos loader and Mesa's lavapipe (the Vulkan
-# device the conformance suite runs on without a GPU), and the GLSL compiler that
-# scripts/vulkan-shaders.sh runs (the build itself needs no glslc: the SPIR-V is checked in).
 INFINIRT_TEST_PACKAGES=(
   python3 python3-numpy python3-pytest python3-setuptools python3-pip python3-venv python3-wheel
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -35,7 +37,6 @@ INFINIRT_TEST_PACKAGES=(
   clang-14 libclang-rt-14-dev libc6-dbg valgrind
   abigail-tools python3-matplotlib
   lintian iproute2
-  libvulkan-dev mesa-vulkan-drivers glslc
 )
 
 # infinirt_install_deps [build|all]: installs the build packages, and with `all` (the default)

@@ -7,6 +7,7 @@
 #include "vulkan_module.h"
 #include "vulkan_stream.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 
@@ -68,11 +69,29 @@ __attribute__((noinline, cold)) infiniStatus_t refuseConfig(const Kernel &k, con
                                 limits.maxComputeWorkGroupSize[2]);
         }
     }
-    return common::fail(INFINI_STATUS_BAD_PARAM,
-                        "grid %ux%ux%u for kernel \"%s\" on vulkan:%d: over the device's maxComputeWorkGroupCount "
-                        "%ux%ux%u",
-                        c.grid[0], c.grid[1], c.grid[2], e.name.c_str(), k.device, limits.maxComputeWorkGroupCount[0],
-                        limits.maxComputeWorkGroupCount[1], limits.maxComputeWorkGroupCount[2]);
+    return common::fail(INFINI_STATUS_INTERNAL_ERROR, "launch of kernel \"%s\" on vulkan:%d refused for no reason",
+                        e.name.c_str(), k.device);
+}
+
+// vkCmdDispatch of the grid; a grid over maxComputeWorkGroupCount in some dimension as several
+// vkCmdDispatchBase parts, each within the limits (the pipelines allow a base: kernelPipeline).
+void recordDispatch(VkCommandBuffer buffer, const uint32_t grid[3], const uint32_t limit[3]) {
+    const NativeApi &vk = nativeApi();
+    if (grid[0] <= limit[0] && grid[1] <= limit[1] && grid[2] <= limit[2]) {
+        vk.vkCmdDispatch(buffer, grid[0], grid[1], grid[2]);
+        return;
+    }
+    for (uint64_t z = 0; z < grid[2]; z += limit[2]) {
+        const uint32_t nz = static_cast<uint32_t>(std::min<uint64_t>(limit[2], grid[2] - z));
+        for (uint64_t y = 0; y < grid[1]; y += limit[1]) {
+            const uint32_t ny = static_cast<uint32_t>(std::min<uint64_t>(limit[1], grid[1] - y));
+            for (uint64_t x = 0; x < grid[0]; x += limit[0]) {
+                const uint32_t nx = static_cast<uint32_t>(std::min<uint64_t>(limit[0], grid[0] - x));
+                vk.vkCmdDispatchBase(buffer, static_cast<uint32_t>(x), static_cast<uint32_t>(y),
+                                     static_cast<uint32_t>(z), nx, ny, nz);
+            }
+        }
+    }
 }
 
 // Whether the config needs refuseConfig's look (all fields but the arguments' count, which the
@@ -83,7 +102,7 @@ inline bool configRefused(const Kernel &k, const infinirtLaunchConfig_t &c) {
     bool refused = (c.flags & INFINIRT_LAUNCH_COOPERATIVE) != 0 || (c.cluster[0] | c.cluster[1] | c.cluster[2]) != 0;
     for (int d = 0; d < 3; ++d) {
         refused = refused || (e.spec_id[d] < 0 && c.block[d] != e.fixed_size[d]) ||
-                  c.block[d] > limits.maxComputeWorkGroupSize[d] || c.grid[d] > limits.maxComputeWorkGroupCount[d];
+                  c.block[d] > limits.maxComputeWorkGroupSize[d];
     }
     return refused;
 }
@@ -173,8 +192,8 @@ infiniStatus_t layArguments(const Kernel &k, const infinirtKernelArg_t *args, ui
 } // namespace
 
 // Checked here, beyond the loader's checks: COOPERATIVE and clusters are NOT_IMPLEMENTED; a block
-// dimension the module fixes must be given as fixed, and each within maxComputeWorkGroupSize; the
-// grid within maxComputeWorkGroupCount; each argument must fit its parameter (VALUE: its size;
+// dimension the module fixes must be given as fixed, and each within maxComputeWorkGroupSize; a
+// grid over maxComputeWorkGroupCount runs as several dispatches (recordDispatch); each argument must fit its parameter (VALUE: its size;
 // POINTER: a buffer reference or 64-bit integer; LOCAL: a 32- or 64-bit integer, which gets its
 // bytes, as does specialization constant 100 + index where the module declares it), else
 // BAD_PARAM naming both. The
@@ -237,6 +256,7 @@ infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig
         std::memcpy(push, &address, sizeof address);
     }
     const NativeApi &vk = nativeApi();
+    const VkPhysicalDeviceLimits &limits = stream->dev->properties.limits;
     return enqueueWith(
         *stream,
         [&](VkCommandBuffer buffer) {
@@ -255,7 +275,7 @@ infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig
             } else if (e.push_bytes > 0) {
                 vk.vkCmdPushConstants(buffer, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, e.push_bytes, block);
             }
-            vk.vkCmdDispatch(buffer, c.grid[0], c.grid[1], c.grid[2]);
+            recordDispatch(buffer, c.grid, limits.maxComputeWorkGroupCount);
         },
         "launching a kernel");
 }

@@ -339,6 +339,7 @@ infiniStatus_t kernelPipeline(Kernel &k, const Shape &shape, VkPipeline *pipelin
     specialization.pData = data.data();
     VkComputePipelineCreateInfo info{};
     info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+    info.flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT; // grids over the limit run in parts (vulkan_launch.cpp)
     info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     info.stage.module = k.module->shader;

@@ -66,7 +66,8 @@ namespace infinirt::vulkan {
     X(vkCmdDispatch)                                                                                              \
     X(vkDestroyPipeline)                                                                                          \
     X(vkDestroyPipelineLayout)                                                                                    \
-    X(vkCmdUpdateBuffer)
+    X(vkCmdUpdateBuffer)                                                                                          \
+    X(vkCmdDispatchBase)
 
 // One function pointer per symbol, named like the symbol: nativeApi().vkQueueSubmit(...).
 struct NativeApi {

@@ -1,7 +1,8 @@
 /*
  * saxpy: load the kernel `saxpy` from one module file (saxpy.irtm, built by infinirt_add_kernels
- * with a cpu shared object, OpenCL C, and PTX and cubin where nvcc was found) onto the default
- * device, whatever it is, run it and check the result. Plain C99 against the installed C ABI.
+ * with a cpu shared object, OpenCL C, Vulkan SPIR-V where glslc was found, and PTX and cubin where
+ * nvcc was found) onto every device infinirt finds, whatever it is, run it there and check the
+ * result: one line per device. Plain C99 against the installed C ABI.
  *
  * Usage: infinirt-saxpy [MODULE_FILE]   (default: ../share/infinirt/saxpy.irtm next to the program)
  *
@@ -83,16 +84,16 @@ static void defaultModulePath(char *out, size_t size) {
     }
 }
 
-int main(int argc, char **argv) {
+/* Runs saxpy on type:id with the module file at `path`; 0 when its result is right. */
+static int runOn(infiniDevice_t type, int id, const char *path) {
     const unsigned n = 1u << 24;
     const size_t bytes = (size_t)n * sizeof(float);
     const float a = 2.0f;
-    infiniDevice_t type;
-    int id, round;
+    int round;
     unsigned i, bad = 0;
     float *x, *y, *dev_x, *dev_y;
     float ms = 0.0f, times[ROUNDS];
-    char path[PATH_MAX + 64], log[4096], image[96];
+    char log[4096], image[96];
     infinirtModule_t module;
     infinirtKernel_t saxpy;
     infinirtStream_t stream;
@@ -101,23 +102,13 @@ int main(int argc, char **argv) {
     infinirtLaunchConfig_t cfg;
     infinirtKernelArg_t args[4];
 
-    if (argc > 2) {
-        fprintf(stderr, "usage: %s [MODULE_FILE]\n", argv[0]);
-        return 2;
-    }
-    if (argc == 2) {
-        snprintf(path, sizeof path, "%s", argv[1]);
-    } else {
-        defaultModulePath(path, sizeof path);
-    }
-
-    CHECK(infinirtInit());
-    CHECK(infinirtGetDevice(&type, &id));
+    CHECK(infinirtSetDevice(type, id));
     memset(&props, 0, sizeof props);
     props.struct_size = sizeof props;
     CHECK(infinirtGetDeviceProperties(type, id, &props));
     if (infinirtModuleLoadFile(&module, type, id, path, NULL, log, sizeof log) != INFINI_STATUS_SUCCESS) {
-        fprintf(stderr, "infinirtModuleLoadFile(%s) failed: %s\n%s", path, infinirtGetLastErrorMessage(), log);
+        fprintf(stderr, "%s:%d: infinirtModuleLoadFile(%s) failed: %s\n%s", infinirtGetDeviceTypeName(type), id, path,
+                infinirtGetLastErrorMessage(), log);
         return 1;
     }
     CHECK(infinirtModuleGetKernel(&saxpy, module, "saxpy"));
@@ -172,7 +163,7 @@ int main(int argc, char **argv) {
         }
     }
     if (bad != 0) {
-        fprintf(stderr, "saxpy: %u of %u results wrong\n", bad, n);
+        fprintf(stderr, "%s:%d: saxpy: %u of %u results wrong\n", infinirtGetDeviceTypeName(type), id, bad, n);
         return 1;
     }
     chosenImage(log, image, sizeof image);
@@ -180,6 +171,7 @@ int main(int argc, char **argv) {
            "(3 x 64 MiB read or written; median of %d launches, noisy on shared machines); result verified\n",
            infinirtGetDeviceTypeName(type), id, props.name, image, ms,
            ms > 0.0f ? 3.0 * (double)bytes / (ms * 1e6) : 0.0, ROUNDS);
+    fflush(stdout);
 
     CHECK(infinirtEventDestroy(start));
     CHECK(infinirtEventDestroy(stop));
@@ -190,4 +182,35 @@ int main(int argc, char **argv) {
     free(x);
     free(y);
     return 0;
+}
+
+int main(int argc, char **argv) {
+    char path[PATH_MAX + 64];
+    int counts[INFINI_DEVICE_TYPE_COUNT];
+    int type, id, ran = 0, failed = 0;
+
+    if (argc > 2) {
+        fprintf(stderr, "usage: %s [MODULE_FILE]\n", argv[0]);
+        return 2;
+    }
+    if (argc == 2) {
+        snprintf(path, sizeof path, "%s", argv[1]);
+    } else {
+        defaultModulePath(path, sizeof path);
+    }
+    CHECK(infinirtInit());
+    CHECK(infinirtGetAllDeviceCount(counts));
+    for (type = 0; type < INFINI_DEVICE_TYPE_COUNT; ++type) {
+        for (id = 0; id < counts[type]; ++id) {
+            ++ran;
+            if (runOn((infiniDevice_t)type, id, path) != 0) {
+                ++failed;
+            }
+        }
+    }
+    if (failed != 0) {
+        fprintf(stderr, "saxpy: failed on %d of %d devices\n", failed, ran);
+        return 1;
+    }
+    return ran > 0 ? 0 : 1;
 }
