@@ -1,5 +1,6 @@
 """Modules and kernels from Python: a cpu kernel built here with the system C compiler (HOST_SO),
-and OpenCL C on every OpenCL device (PoCL in CI). Arguments: Buffers and int addresses
+OpenCL C on every OpenCL device (PoCL in CI), and the conformance kernels' Vulkan SPIR-V on every
+Vulkan device (lavapipe in CI). Arguments: Buffers and int addresses
 (POINTER), LocalMemory (LOCAL), NumPy scalars, ctypes values and structs (VALUE)."""
 import ctypes
 
@@ -368,3 +369,66 @@ def test_cpu_kernel_launched_from_threads(cpu, cpu_image):
     for t in threads:
         t.join()
     assert not errors, errors
+
+
+def vulkan_devices():
+    try:
+        return [str(d) for d in infinirt.devices() if d.type == "vulkan"]
+    except Exception:
+        return []
+
+
+def vulkan_kernel_set():
+    """The conformance kernel set as one Vulkan SPIR-V module, as this build made it (glslc)."""
+    import os
+    path = os.path.join(os.environ.get("INFINIRT_TEST_BUILD_DIR", ""), "tests", "conformance", "kernels",
+                        "kernels.spv")
+    if not os.path.exists(path):
+        pytest.skip("this build has no Vulkan SPIR-V kernels (%s; glslc or spirv-link not found)" % path)
+    with open(path, "rb") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("dev", vulkan_devices() or [pytest.param("vulkan:0", marks=pytest.mark.skip(
+    reason="no Vulkan device (CI has lavapipe)"))])
+def test_vulkan_kernels_with_dlpack_arrays(dev):
+    device = infinirt.Device(dev)
+    image = vulkan_kernel_set()
+    m = infinirt.Module(image, format="spirv", device=device)
+    assert "vector_add" in m.log
+    k = m.kernel("vector_add")
+    assert k.attribute("num_params") == 4
+    n = 1000
+    a = numpy.arange(n, dtype=numpy.float32)
+    b = numpy.full(n, 0.5, dtype=numpy.float32)
+    da, db, dc = (infinirt.alloc(a.nbytes, device) for _ in range(3))
+    da.copy_from(a)
+    db.copy_from(b)
+    dc.fill(0)
+    va, vb, vc = (buf.view("float32") for buf in (da, db, dc))
+    assert vc.__dlpack_device__() == (7, device.index)  # kDLVulkan
+    s = infinirt.Stream(device)
+    k.launch((n + 127) // 128, 128, va, vb, vc, numpy.int32(n), stream=s)
+    s.synchronize()
+    out = numpy.empty_like(a)
+    dc.copy_to(out)
+    assert (out == a + b).all()
+
+    blocks, block = 4, 64
+    data = numpy.arange(blocks * block, dtype=numpy.float32)
+    din, dout = infinirt.alloc(data.nbytes, device), infinirt.alloc(4 * blocks, device)
+    din.copy_from(data)
+    m.kernel("block_sum").launch(blocks, block, din.view("float32"), dout.view("float32"),
+                                 infinirt.LocalMemory(4 * block))
+    device.synchronize()
+    sums = numpy.empty(blocks, dtype=numpy.float32)
+    dout.copy_to(sums)
+    assert (sums == data.reshape(blocks, block).sum(axis=1)).all()
+
+    auto = infinirt.Module(image, device=device)  # AUTO: the SPIR-V magic number
+    with pytest.raises(infinirt.BadParamError):
+        auto.kernel("vector_add").launch(1, 1, va)  # NUM_PARAMS is read from the module: 4 expected
+    opencl_flavour = numpy.array([0x07230203, 0x00010000, 0, 8, 0, (2 << 16) | 17, 6], dtype=numpy.uint32)
+    with pytest.raises(infinirt.BadParamError) as e:
+        infinirt.Module(opencl_flavour.tobytes(), format="spirv", device=device)
+    assert "OpenCL SPIR-V" in str(e.value)
