@@ -224,8 +224,12 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
     shader.storage_buffer_8 = features12.storageBuffer8BitAccess;
     shader.uniform_storage_8 = features12.uniformAndStorageBuffer8BitAccess;
     shader.push_constant_8 = features12.storagePushConstant8;
-    shader.memory_model = features12.vulkanMemoryModel;
-    shader.memory_model_device_scope = features12.vulkanMemoryModelDeviceScope;
+    // vulkanMemoryModel only when asked: enabling it makes lavapipe's shaders several times slower
+    // (its code generation follows the model for every shader, not only those declaring it).
+    const char *memory_model = std::getenv("INFINIRT_VULKAN_MEMORY_MODEL");
+    const bool want_memory_model = memory_model != nullptr && std::strcmp(memory_model, "1") == 0;
+    shader.memory_model = want_memory_model && features12.vulkanMemoryModel;
+    shader.memory_model_device_scope = want_memory_model && features12.vulkanMemoryModelDeviceScope;
     shader.subgroup_size = subgroup.subgroupSize;
     shader.subgroup_operations =
         (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 ? subgroup.supportedOperations : 0;

@@ -35,7 +35,8 @@ struct StagingChunk {
 };
 
 // The optional shader features of a device, each enabled at vkCreateDevice where the device has
-// it: a module declaring a capability whose feature is missing is refused (vulkan_module.cpp).
+// it (vulkanMemoryModel only with INFINIRT_VULKAN_MEMORY_MODEL=1): a module declaring a capability
+// whose feature is not enabled is refused (vulkan_module.cpp).
 struct ShaderFeatures {
     bool float16 = false, float64 = false, int8 = false, int16 = false, int64_atomics = false;
     bool storage_buffer_16 = false, uniform_storage_16 = false, push_constant_16 = false;

@@ -154,7 +154,10 @@ infiniStatus_t moduleLoad(int device, const infinirtModuleImage_t *images, size_
             return buildFailed(device,
                                std::string("the module declares the capability ") + capabilityName(capability) +
                                    ", which vulkan:" + std::to_string(device) + " (\"" + dev.properties.deviceName +
-                                   "\") lacks (its feature is not supported by the driver)",
+                                   "\") lacks (the driver does not support its feature" +
+                                   (capability == 5345 || capability == 5346
+                                        ? ", or it is off: INFINIRT_VULKAN_MEMORY_MODEL=1 turns it on)"
+                                        : ")"),
                                log, log_size);
         }
     }

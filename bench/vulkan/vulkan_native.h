@@ -48,7 +48,15 @@ namespace infinirt_bench {
     X(vkCmdWriteTimestamp)                                                                                             \
     X(vkCmdResetQueryPool)                                                                                             \
     X(vkCreateQueryPool)                                                                                               \
-    X(vkQueueSubmit)
+    X(vkQueueSubmit)                                                                                                   \
+    X(vkCreateShaderModule)                                                                                            \
+    X(vkCreatePipelineLayout)                                                                                          \
+    X(vkCreateComputePipelines)                                                                                        \
+    X(vkCmdBindPipeline)                                                                                               \
+    X(vkCmdPushConstants)                                                                                              \
+    X(vkCmdDispatch)                                                                                                   \
+    X(vkCmdDispatchBase)                                                                                               \
+    X(vkGetBufferDeviceAddress)
 
 struct Api {
 #define BENCH_TOOL_VK_DECLARE(name) PFN_##name name = nullptr;
@@ -61,6 +69,7 @@ struct Buffer {
     VkDeviceMemory memory = VK_NULL_HANDLE;
     void *host = nullptr;
     size_t size = 0;
+    VkDeviceAddress address = 0;
 };
 
 // The native program's state. Lives until the process exits (the tool measures once).
@@ -89,14 +98,19 @@ struct Native {
         VkBufferCreateInfo info{};
         info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
         info.size = size;
-        info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
         if (vk.vkCreateBuffer(device, &info, nullptr, &b.buffer) != VK_SUCCESS) {
             return false;
         }
         VkMemoryRequirements needs{};
         vk.vkGetBufferMemoryRequirements(device, b.buffer, &needs);
+        VkMemoryAllocateFlagsInfo flags{}; // kernels reach the buffers by their device addresses
+        flags.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO;
+        flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
         VkMemoryAllocateInfo alloc{};
         alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+        alloc.pNext = &flags;
         alloc.allocationSize = needs.size;
         alloc.memoryTypeIndex = type;
         if (vk.vkAllocateMemory(device, &alloc, nullptr, &b.memory) != VK_SUCCESS ||
@@ -106,6 +120,10 @@ struct Native {
         if (type == host_type && vk.vkMapMemory(device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.host) != VK_SUCCESS) {
             return false;
         }
+        VkBufferDeviceAddressInfo address{};
+        address.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO;
+        address.buffer = b.buffer;
+        b.address = vk.vkGetBufferDeviceAddress(device, &address);
         b.size = size;
         return true;
     }
@@ -258,6 +276,7 @@ inline std::string buildNative(Native &n, infiniDevice_t which, int id) {
     VkPhysicalDeviceVulkan12Features features12{};
     features12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
     features12.timelineSemaphore = VK_TRUE;
+    features12.bufferDeviceAddress = VK_TRUE; // every device infinirt serves has it
     VkDeviceCreateInfo device_info{};
     device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
     device_info.pNext = &features12;
