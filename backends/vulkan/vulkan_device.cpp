@@ -223,6 +223,7 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
     dev.shader_copy = shader_copy != nullptr && (std::strcmp(shader_copy, "0") == 0 || std::strcmp(shader_copy, "1") == 0)
                           ? shader_copy[0] == '1'
                           : kindOf(dev.properties.deviceType) == INFINIRT_DEVICE_KIND_GPU;
+    dev.shader_copy_least = shader_copy != nullptr && std::strcmp(shader_copy, "1") == 0 ? 0 : size_t{256} << 10;
 
     std::vector<float> priorities(dev.queue_count, 1.0f);
     VkDeviceQueueCreateInfo queue_info{};

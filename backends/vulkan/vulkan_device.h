@@ -62,11 +62,16 @@ struct Device {
     // (vulkan_pipelines.cpp) rather than vkCmdCopyBuffer: GPUs (NVIDIA's transfer path copies at a
     // fifth of what its shaders reach); INFINIRT_VULKAN_SHADER_COPY=1 or 0 decides for every device.
     bool shader_copy = false;
+    // The smallest copy that goes through the shader: smaller ones are a vkCmdCopyBuffer, which
+    // costs less to start (the bandwidth does not matter there); 0 with INFINIRT_VULKAN_SHADER_COPY=1.
+    size_t shader_copy_least = 0;
 
     // The built-in pipelines (vulkan_pipelines.h), created on first use under pipeline_mutex.
     std::mutex pipeline_mutex;
     VkPipelineLayout copy_layout = VK_NULL_HANDLE;
     VkPipeline copy_pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout fill_layout = VK_NULL_HANDLE;
+    VkPipeline fill_pipeline = VK_NULL_HANDLE;
 
     // Bytes of device memory infinirt holds on this device.
     std::atomic<size_t> allocated{0};

@@ -149,6 +149,16 @@ infiniStatus_t unusable(int device, const Side &side, const void *ptr, size_t si
                         common::formatBytes(a.size).c_str(), device);
 }
 
+// What a copy of `size` bytes between two buffers touches (for the batch's barriers).
+Access copyAccess(VkBuffer dst, size_t dst_offset, VkBuffer src, size_t src_offset, size_t size) {
+    Access access;
+    access.read = Range{src, src_offset, src_offset + size};
+    access.write = Range{dst, dst_offset, dst_offset + size};
+    access.content.from = src;
+    access.content.shift = static_cast<int64_t>(src_offset) - static_cast<int64_t>(dst_offset);
+    return access;
+}
+
 // A copy between two buffers, in the stream's order; waited for when `blocking`.
 infiniStatus_t bufferCopy(Stream &stream, VkBuffer dst, size_t dst_offset, VkBuffer src, size_t src_offset,
                           size_t size, bool blocking) {
@@ -157,7 +167,7 @@ infiniStatus_t bufferCopy(Stream &stream, VkBuffer dst, size_t dst_offset, VkBuf
         nativeApi().vkCmdCopyBuffer(buffer, src, dst, 1, &region);
     };
     if (!blocking) {
-        return enqueueWith(stream, record, "copying");
+        return enqueueWith(stream, record, copyAccess(dst, dst_offset, src, src_offset, size), "copying");
     }
     uint64_t value = 0;
     infiniStatus_t status = submitWith(stream, record, "copying", &value);
@@ -189,7 +199,8 @@ infiniStatus_t shaderCopy(Stream &stream, const Side &to, const Side &from, size
         }
     };
     if (!blocking) {
-        return enqueueWith(stream, record, "copying through the copy shader");
+        return enqueueWith(stream, record, copyAccess(to.buffer, to.offset, from.buffer, from.offset, size),
+                           "copying through the copy shader");
     }
     uint64_t value = 0;
     infiniStatus_t status = submitWith(stream, record, "copying through the copy shader", &value);
@@ -299,8 +310,8 @@ infiniStatus_t copy(int device, void *dst, const void *src, size_t size, Stream 
         if (!overlap) {
             const bool device_memory = !to.located.allocation.host && !from.located.allocation.host;
             const uintptr_t dst_address = to.located.base + to.offset, src_address = from.located.base + from.offset;
-            if (stream.dev->shader_copy && device_memory && size >= 16 && dst_address % 16 == 0 &&
-                src_address % 16 == 0) {
+            if (stream.dev->shader_copy && device_memory && size >= stream.dev->shader_copy_least &&
+                size >= 16 && dst_address % 16 == 0 && src_address % 16 == 0) {
                 return shaderCopy(stream, to, from, size, blocking);
             }
             return bufferCopy(stream, to.buffer, to.offset, from.buffer, from.offset, size, blocking);
@@ -326,7 +337,8 @@ infiniStatus_t copy(int device, void *dst, const void *src, size_t size, Stream 
 }
 
 // vkCmdFillBuffer writes aligned 4-byte words: the middle of the range; the up to 3 bytes before
-// and after it are copied from the device's pattern buffer.
+// and after it are set by the fill shader (fill.comp) in the same command buffer, or, where its
+// pipeline cannot be made, copied from the device's pattern buffer.
 infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream &stream, bool blocking) {
     Side side;
     locate(device, ptr, count, &side);
@@ -342,22 +354,56 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream &stre
     const size_t head_end = std::min(end, (begin + 3) & ~size_t{3});
     const size_t middle_end = head_end + ((end - head_end) & ~size_t{3});
     const VkBuffer target = side.buffer;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    const bool ragged = head_end > begin || end > middle_end;
+    FillEdgeArguments edges{};
+    if (ragged && fillPipeline(dev, &pipeline, &layout) == INFINI_STATUS_SUCCESS) {
+        // The edge words by address: a device allocation's base is its device address; pinned host
+        // memory has a buffer device address of its own.
+        const uint64_t base = side.located.allocation.address;
+        auto mask = [](size_t from, size_t to) { // bytes [from, to) of one word
+            uint32_t m = 0;
+            for (size_t i = from; i < to; ++i) {
+                m |= 0xffu << (8 * (i % 4));
+            }
+            return m;
+        };
+        int n = 0;
+        if (head_end > begin) {
+            edges.word[n] = base + (begin & ~size_t{3});
+            edges.mask[n++] = mask(begin, head_end);
+        }
+        if (end > middle_end) {
+            edges.word[n] = base + middle_end;
+            edges.mask[n++] = mask(middle_end, end);
+        }
+        edges.value = byte * 0x01010101u;
+    }
     auto record = [&](VkCommandBuffer buffer) {
         const NativeApi &vk = nativeApi();
+        if (middle_end > head_end) {
+            vk.vkCmdFillBuffer(buffer, target, head_end, middle_end - head_end, byte * 0x01010101u);
+        }
+        if (pipeline != VK_NULL_HANDLE) {
+            recordShaderFillEdges(buffer, pipeline, layout, edges);
+            return;
+        }
         if (head_end > begin) {
             const VkBufferCopy region{4 * byte, begin, head_end - begin};
             vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
-        }
-        if (middle_end > head_end) {
-            vk.vkCmdFillBuffer(buffer, target, head_end, middle_end - head_end, byte * 0x01010101u);
         }
         if (end > middle_end) {
             const VkBufferCopy region{4 * byte, middle_end, end - middle_end};
             vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
         }
     };
+    // The words holding the range: the edge words are rewritten whole (only the range's bytes change).
+    Access access;
+    access.write = Range{target, begin & ~size_t{3}, (end + 3) & ~size_t{3}};
+    access.content.shift = byte;
     if (!blocking) {
-        return enqueueWith(stream, record, "setting memory");
+        return enqueueWith(stream, record, access, "setting memory");
     }
     uint64_t done = 0;
     infiniStatus_t status = submitWith(stream, record, "setting memory", &done);
@@ -434,6 +480,7 @@ infiniStatus_t mallocDevice(int device, void **ptr, size_t size) {
         }
         return status;
     }
+    allocation.address = address;
     allocation.reserved = address % 4096 == 0 && reserveHostRange(static_cast<uintptr_t>(address), size);
     try {
         deviceMap().insert(static_cast<uintptr_t>(address), allocation);
@@ -488,8 +535,8 @@ infiniStatus_t mallocHost(int device, void **ptr, size_t size) {
     allocation.device = device;
     allocation.size = size;
     allocation.host = true;
-    infiniStatus_t status =
-        createBuffer(dev, size, dev.host_type, &allocation.buffer, &allocation.memory, nullptr, "pinned host memory");
+    infiniStatus_t status = createBuffer(dev, size, dev.host_type, &allocation.buffer, &allocation.memory,
+                                         &allocation.address, "pinned host memory");
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
