@@ -210,6 +210,105 @@ infiniStatus_t shaderCopy(Stream &stream, const Side &to, const Side &from, size
     return waitValue(dev, stream.timeline, value, "waiting for a copy");
 }
 
+// Pageable host memory imported for one copy (VK_EXT_external_memory_host): the range covering the
+// caller's bytes, widened to the device's minImportedHostPointerAlignment, as a buffer of its own;
+// the caller's bytes start at `offset` in it.
+struct Imported {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    size_t offset = 0;
+};
+
+// The smallest pageable copy that is imported: below it, pinning the pages costs more than the
+// host copy into a staging chunk.
+constexpr size_t kImportLeast = size_t{1} << 20;
+
+// Imports [ptr, ptr + size) where the device can (false: stage it instead; the reason is logged
+// at DEBUG). The pages stay the caller's: the import only pins them until releaseImport.
+bool importHost(Device &dev, const void *ptr, size_t size, Imported *out) {
+    if (dev.host_pointer_properties == nullptr || size < kImportLeast) {
+        return false;
+    }
+    const NativeApi &vk = nativeApi();
+    const size_t align = dev.import_alignment;
+    const uintptr_t first = reinterpret_cast<uintptr_t>(ptr) & ~(uintptr_t{align} - 1);
+    const size_t length = (reinterpret_cast<uintptr_t>(ptr) + size - first + align - 1) & ~(align - 1);
+    void *begin = reinterpret_cast<void *>(first);
+    const char *failed = nullptr;
+    VkResult result = VK_SUCCESS;
+    VkMemoryHostPointerPropertiesEXT properties{};
+    properties.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT;
+    VkExternalMemoryBufferCreateInfo external{};
+    external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
+    external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+    VkBufferCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    info.pNext = &external;
+    info.size = length;
+    info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VkMemoryRequirements needs{};
+    Imported imported;
+    if (length > dev.max_alloc) {
+        failed = "the range is larger than one allocation may be";
+    } else if ((result = dev.host_pointer_properties(dev.device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+                                                     begin, &properties)) != VK_SUCCESS) {
+        failed = "vkGetMemoryHostPointerPropertiesEXT";
+    } else if ((result = vk.vkCreateBuffer(dev.device, &info, nullptr, &imported.buffer)) != VK_SUCCESS) {
+        failed = "vkCreateBuffer";
+    } else {
+        vk.vkGetBufferMemoryRequirements(dev.device, imported.buffer, &needs);
+        const uint32_t types = needs.memoryTypeBits & properties.memoryTypeBits;
+        VkImportMemoryHostPointerInfoEXT import{};
+        import.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT;
+        import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+        import.pHostPointer = begin;
+        VkMemoryAllocateInfo alloc{};
+        alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+        alloc.pNext = &import;
+        alloc.allocationSize = length;
+        alloc.memoryTypeIndex = types != 0 ? static_cast<uint32_t>(__builtin_ctz(types)) : 0;
+        if (types == 0 || needs.size > length) {
+            failed = "no memory type fits both the buffer and the host pointer";
+        } else if ((result = vk.vkAllocateMemory(dev.device, &alloc, nullptr, &imported.memory)) != VK_SUCCESS) {
+            failed = "vkAllocateMemory (importing the host pointer)";
+        } else if ((result = vk.vkBindBufferMemory(dev.device, imported.buffer, imported.memory, 0)) != VK_SUCCESS) {
+            failed = "vkBindBufferMemory";
+        }
+    }
+    if (failed != nullptr) {
+        if (imported.memory != VK_NULL_HANDLE) {
+            vk.vkFreeMemory(dev.device, imported.memory, nullptr);
+        }
+        if (imported.buffer != VK_NULL_HANDLE) {
+            vk.vkDestroyBuffer(dev.device, imported.buffer, nullptr);
+        }
+        common::logMessage(INFINIRT_LOG_DEBUG, "vulkan:%d: %s of pageable memory at %p not imported: %s (%s); staged",
+                           dev.index, common::formatBytes(size).c_str(), ptr, failed, nativeErrorName(result));
+        return false;
+    }
+    imported.offset = reinterpret_cast<uintptr_t>(ptr) - first;
+    *out = imported;
+    return true;
+}
+
+void releaseImport(Device &dev, const Imported &imported) { destroyBuffer(dev, imported.buffer, imported.memory); }
+
+// A copy between a buffer and pageable host memory imported for it, complete on return. The
+// import goes once no copy reads it (kept for good when the wait fails: a copy may still use it).
+infiniStatus_t importedCopy(Stream &stream, const Imported &imported, VkBuffer buffer, size_t offset, size_t size,
+                            bool to_host) {
+    infiniStatus_t status =
+        to_host ? bufferCopy(stream, imported.buffer, imported.offset, buffer, offset, size, true)
+                : bufferCopy(stream, buffer, offset, imported.buffer, imported.offset, size, true);
+    const infiniStatus_t finished =
+        status == INFINI_STATUS_SUCCESS ? status : finishStream(stream, "after a copy with imported host memory");
+    if (finished == INFINI_STATUS_SUCCESS) {
+        releaseImport(*stream.dev, imported);
+    }
+    return status;
+}
+
 // Host memory the device cannot read (pageable) into a buffer, through two staging chunks: the
 // host fills one while the device copies the other. Complete on return (the chunks go back).
 infiniStatus_t stagedUpload(Stream &stream, VkBuffer dst, size_t dst_offset, const unsigned char *src, size_t size) {
@@ -322,10 +421,17 @@ infiniStatus_t copy(int device, void *dst, const void *src, size_t size, Stream 
         return status == INFINI_STATUS_SUCCESS ? stagedUpload(stream, to.buffer, to.offset, bounce.data(), size)
                                                : status;
     }
+    Imported imported;
     if (to.buffer != VK_NULL_HANDLE) {
+        if (importHost(*stream.dev, src, size, &imported)) {
+            return importedCopy(stream, imported, to.buffer, to.offset, size, false);
+        }
         return stagedUpload(stream, to.buffer, to.offset, static_cast<const unsigned char *>(src), size);
     }
     if (from.buffer != VK_NULL_HANDLE) {
+        if (importHost(*stream.dev, dst, size, &imported)) {
+            return importedCopy(stream, imported, from.buffer, from.offset, size, true);
+        }
         return stagedDownload(stream, static_cast<unsigned char *>(dst), from.buffer, from.offset, size);
     }
     // Two pieces of host memory the device does not hold: by the CPU, after the stream's work.
