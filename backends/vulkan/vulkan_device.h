@@ -51,8 +51,8 @@ struct Device {
     const char *memory_source = "the device-local heap's size"; // what heap_size is, for messages
     size_t max_alloc = 0;       // the largest single allocation: maxMemoryAllocationSize and maxBufferSize
     bool memory_budget = false; // VK_EXT_memory_budget is enabled
-    // VK_EXT_external_memory_host (enabled where present): pageable host memory is imported and
-    // copied directly (vulkan_memory.cpp), at this alignment; INFINIRT_VULKAN_HOST_IMPORT=0 turns it off.
+    // VK_EXT_external_memory_host, with INFINIRT_VULKAN_HOST_IMPORT=1 where the device has it:
+    // pageable host memory is imported and copied directly (vulkan_memory.cpp), at this alignment.
     PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_properties = nullptr; // NULL: no import
     size_t import_alignment = 0;
     uint32_t timestamp_bits = 0; // the family's timestampValidBits (0: no timestamps)

@@ -223,8 +223,8 @@ struct Imported {
 // host copy into a staging chunk.
 constexpr size_t kImportLeast = size_t{1} << 20;
 
-// Imports [ptr, ptr + size) where the device can (false: stage it instead; the reason is logged
-// at DEBUG). The pages stay the caller's: the import only pins them until releaseImport.
+// Imports [ptr, ptr + size) where the device can and INFINIRT_VULKAN_HOST_IMPORT=1 asks for it
+// (false: stage it instead; the reason is logged at DEBUG). The pages stay the caller's: the import only pins them until releaseImport.
 bool importHost(Device &dev, const void *ptr, size_t size, Imported *out) {
     if (dev.host_pointer_properties == nullptr || size < kImportLeast) {
         return false;

@@ -115,9 +115,9 @@ TEST_P(Vulkan, DeviceCopiesOfEveryShape) {
 }
 
 // Pageable copies larger than two staging chunks (8 MiB each), both ways, on a stream, and
-// pinned copies of the same data. Where the device has VK_EXT_external_memory_host the pageable
-// range (not aligned: a vector's) is imported; the vulkan.host_staging entry runs this with
-// INFINIRT_VULKAN_HOST_IMPORT=0, through the staging chunks.
+// pinned copies of the same data. The vulkan.host_import entry runs this with
+// INFINIRT_VULKAN_HOST_IMPORT=1: where the device has VK_EXT_external_memory_host the pageable
+// range (not aligned: a vector's) is then imported rather than staged.
 TEST_P(Vulkan, LargePageableAndPinnedCopies) {
     const size_t size = (size_t(20) << 20) + 5;
     std::vector<unsigned char> host(size), back(size, 0);
