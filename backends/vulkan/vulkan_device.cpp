@@ -124,14 +124,15 @@ void describe(const Device &dev, const VkPhysicalDeviceMemoryProperties &memory)
                        "vulkan: \"%s\": Vulkan %s, driver %s (%s); heaps %s (device memory: heap %u, type %u; "
                        "pinned: type %u); queue family %u, %u compute queue(s), timestamps %u bits at %.3g ns; "
                        "push constants %u B, shared memory %u B, work group %u invocations, largest "
-                       "allocation %s; memory budget %s; copies between device memory %s",
+                       "allocation %s; memory budget %s; copies between device memory %s; pageable memory %s",
                        dev.properties.deviceName, versionText(dev.properties.apiVersion).c_str(),
                        dev.driver_name.c_str(), dev.driver_info.c_str(), heaps.c_str(), dev.device_heap,
                        dev.device_type, dev.host_type, dev.family, dev.queue_count, dev.timestamp_bits,
                        dev.timestamp_period, l.maxPushConstantsSize, l.maxComputeSharedMemorySize,
                        l.maxComputeWorkGroupInvocations, common::formatBytes(dev.max_alloc).c_str(),
                        dev.memory_budget ? "VK_EXT_memory_budget" : "none (heap less what infinirt holds)",
-                       dev.shader_copy ? "by the copy shader" : "by vkCmdCopyBuffer");
+                       dev.shader_copy ? "by the copy shader" : "by vkCmdCopyBuffer",
+                       dev.host_pointer_properties ? "imported (VK_EXT_external_memory_host)" : "staged");
 }
 
 // Builds the Device for `pd`, or returns false with why it cannot serve infinirt.
@@ -187,6 +188,8 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
     maintenance3.pNext = &subgroup;
     VkPhysicalDeviceMaintenance4Properties maintenance4{};
     maintenance4.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES;
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT host_import{};
+    host_import.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT;
     VkPhysicalDevicePCIBusInfoPropertiesEXT pci{};
     pci.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT;
     void *chain = &maintenance3;
@@ -198,6 +201,15 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
     if (has_pci) {
         pci.pNext = chain;
         chain = &pci;
+    }
+    const char *import_setting = std::getenv("INFINIRT_VULKAN_HOST_IMPORT");
+    // Off unless asked for: on the H200 the import (pinning the pages per copy) measured slower than
+    // staging below 16 MiB and for D2H at every size (docs/backends/vulkan.md).
+    const bool has_import = hasExtension(extensions, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) &&
+                            import_setting != nullptr && std::strcmp(import_setting, "1") == 0;
+    if (has_import) {
+        host_import.pNext = chain;
+        chain = &host_import;
     }
     VkPhysicalDeviceProperties2 props2{};
     props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
@@ -250,6 +262,7 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
     dev.shader_copy = shader_copy != nullptr && (std::strcmp(shader_copy, "0") == 0 || std::strcmp(shader_copy, "1") == 0)
                           ? shader_copy[0] == '1'
                           : kindOf(dev.properties.deviceType) == INFINIRT_DEVICE_KIND_GPU;
+    dev.shader_copy_least = shader_copy != nullptr && std::strcmp(shader_copy, "1") == 0 ? 0 : size_t{256} << 10;
 
     std::vector<float> priorities(dev.queue_count, 1.0f);
     VkDeviceQueueCreateInfo queue_info{};
@@ -286,6 +299,9 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
         enabled_extensions.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
         dev.memory_budget = true;
     }
+    if (has_import) {
+        enabled_extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+    }
     VkDeviceCreateInfo info{};
     info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
     info.pNext = &enable;
@@ -298,6 +314,11 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
         *why = label + ": vkCreateDevice failed: " + nativeErrorName(result) + " (" +
                std::to_string(static_cast<int>(result)) + ")";
         return false;
+    }
+    if (has_import && host_import.minImportedHostPointerAlignment > 0) {
+        dev.host_pointer_properties = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
+            vk.vkGetDeviceProcAddr(dev.device, "vkGetMemoryHostPointerPropertiesEXT"));
+        dev.import_alignment = static_cast<size_t>(host_import.minImportedHostPointerAlignment);
     }
     dev.queues = std::make_unique<Queue[]>(dev.queue_count);
     for (uint32_t i = 0; i < dev.queue_count; ++i) {

@@ -64,6 +64,10 @@ struct Device {
     size_t max_alloc = 0;       // the largest single allocation: maxMemoryAllocationSize and maxBufferSize
     bool memory_budget = false; // VK_EXT_memory_budget is enabled
     ShaderFeatures shader;
+    // VK_EXT_external_memory_host, with INFINIRT_VULKAN_HOST_IMPORT=1 where the device has it:
+    // pageable host memory is imported and copied directly (vulkan_memory.cpp), at this alignment.
+    PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_properties = nullptr; // NULL: no import
+    size_t import_alignment = 0;
     uint32_t timestamp_bits = 0; // the family's timestampValidBits (0: no timestamps)
     double timestamp_period = 1; // nanoseconds per timestamp tick
     // 4-byte patterns of every byte value (value v at 4 * v), in host-visible memory: the ragged
@@ -75,11 +79,16 @@ struct Device {
     // (vulkan_pipelines.cpp) rather than vkCmdCopyBuffer: GPUs (NVIDIA's transfer path copies at a
     // fifth of what its shaders reach); INFINIRT_VULKAN_SHADER_COPY=1 or 0 decides for every device.
     bool shader_copy = false;
+    // The smallest copy that goes through the shader: smaller ones are a vkCmdCopyBuffer, which
+    // costs less to start (the bandwidth does not matter there); 0 with INFINIRT_VULKAN_SHADER_COPY=1.
+    size_t shader_copy_least = 0;
 
     // The built-in pipelines (vulkan_pipelines.h), created on first use under pipeline_mutex.
     std::mutex pipeline_mutex;
     VkPipelineLayout copy_layout = VK_NULL_HANDLE;
     VkPipeline copy_pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout fill_layout = VK_NULL_HANDLE;
+    VkPipeline fill_pipeline = VK_NULL_HANDLE;
 
     // Bytes of device memory infinirt holds on this device.
     std::atomic<size_t> allocated{0};

@@ -257,6 +257,8 @@ infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig
     }
     const NativeApi &vk = nativeApi();
     const VkPhysicalDeviceLimits &limits = stream->dev->properties.limits;
+    Access access;
+    access.everything = true; // a kernel may read and write any memory
     return enqueueWith(
         *stream,
         [&](VkCommandBuffer buffer) {
@@ -277,7 +279,7 @@ infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig
             }
             recordDispatch(buffer, c.grid, limits.maxComputeWorkGroupCount);
         },
-        "launching a kernel");
+        access, "launching a kernel");
 }
 
 } // namespace infinirt::vulkan

@@ -149,6 +149,16 @@ infiniStatus_t unusable(int device, const Side &side, const void *ptr, size_t si
                         common::formatBytes(a.size).c_str(), device);
 }
 
+// What a copy of `size` bytes between two buffers touches (for the batch's barriers).
+Access copyAccess(VkBuffer dst, size_t dst_offset, VkBuffer src, size_t src_offset, size_t size) {
+    Access access;
+    access.read = Range{src, src_offset, src_offset + size};
+    access.write = Range{dst, dst_offset, dst_offset + size};
+    access.content.from = src;
+    access.content.shift = static_cast<int64_t>(src_offset) - static_cast<int64_t>(dst_offset);
+    return access;
+}
+
 // A copy between two buffers, in the stream's order; waited for when `blocking`.
 infiniStatus_t bufferCopy(Stream &stream, VkBuffer dst, size_t dst_offset, VkBuffer src, size_t src_offset,
                           size_t size, bool blocking) {
@@ -157,7 +167,7 @@ infiniStatus_t bufferCopy(Stream &stream, VkBuffer dst, size_t dst_offset, VkBuf
         nativeApi().vkCmdCopyBuffer(buffer, src, dst, 1, &region);
     };
     if (!blocking) {
-        return enqueueWith(stream, record, "copying");
+        return enqueueWith(stream, record, copyAccess(dst, dst_offset, src, src_offset, size), "copying");
     }
     uint64_t value = 0;
     infiniStatus_t status = submitWith(stream, record, "copying", &value);
@@ -189,7 +199,8 @@ infiniStatus_t shaderCopy(Stream &stream, const Side &to, const Side &from, size
         }
     };
     if (!blocking) {
-        return enqueueWith(stream, record, "copying through the copy shader");
+        return enqueueWith(stream, record, copyAccess(to.buffer, to.offset, from.buffer, from.offset, size),
+                           "copying through the copy shader");
     }
     uint64_t value = 0;
     infiniStatus_t status = submitWith(stream, record, "copying through the copy shader", &value);
@@ -197,6 +208,105 @@ infiniStatus_t shaderCopy(Stream &stream, const Side &to, const Side &from, size
         return status;
     }
     return waitValue(dev, stream.timeline, value, "waiting for a copy");
+}
+
+// Pageable host memory imported for one copy (VK_EXT_external_memory_host): the range covering the
+// caller's bytes, widened to the device's minImportedHostPointerAlignment, as a buffer of its own;
+// the caller's bytes start at `offset` in it.
+struct Imported {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    size_t offset = 0;
+};
+
+// The smallest pageable copy that is imported: below it, pinning the pages costs more than the
+// host copy into a staging chunk.
+constexpr size_t kImportLeast = size_t{1} << 20;
+
+// Imports [ptr, ptr + size) where the device can and INFINIRT_VULKAN_HOST_IMPORT=1 asks for it
+// (false: stage it instead; the reason is logged at DEBUG). The pages stay the caller's: the import only pins them until releaseImport.
+bool importHost(Device &dev, const void *ptr, size_t size, Imported *out) {
+    if (dev.host_pointer_properties == nullptr || size < kImportLeast) {
+        return false;
+    }
+    const NativeApi &vk = nativeApi();
+    const size_t align = dev.import_alignment;
+    const uintptr_t first = reinterpret_cast<uintptr_t>(ptr) & ~(uintptr_t{align} - 1);
+    const size_t length = (reinterpret_cast<uintptr_t>(ptr) + size - first + align - 1) & ~(align - 1);
+    void *begin = reinterpret_cast<void *>(first);
+    const char *failed = nullptr;
+    VkResult result = VK_SUCCESS;
+    VkMemoryHostPointerPropertiesEXT properties{};
+    properties.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT;
+    VkExternalMemoryBufferCreateInfo external{};
+    external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
+    external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+    VkBufferCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    info.pNext = &external;
+    info.size = length;
+    info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VkMemoryRequirements needs{};
+    Imported imported;
+    if (length > dev.max_alloc) {
+        failed = "the range is larger than one allocation may be";
+    } else if ((result = dev.host_pointer_properties(dev.device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+                                                     begin, &properties)) != VK_SUCCESS) {
+        failed = "vkGetMemoryHostPointerPropertiesEXT";
+    } else if ((result = vk.vkCreateBuffer(dev.device, &info, nullptr, &imported.buffer)) != VK_SUCCESS) {
+        failed = "vkCreateBuffer";
+    } else {
+        vk.vkGetBufferMemoryRequirements(dev.device, imported.buffer, &needs);
+        const uint32_t types = needs.memoryTypeBits & properties.memoryTypeBits;
+        VkImportMemoryHostPointerInfoEXT import{};
+        import.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT;
+        import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+        import.pHostPointer = begin;
+        VkMemoryAllocateInfo alloc{};
+        alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+        alloc.pNext = &import;
+        alloc.allocationSize = length;
+        alloc.memoryTypeIndex = types != 0 ? static_cast<uint32_t>(__builtin_ctz(types)) : 0;
+        if (types == 0 || needs.size > length) {
+            failed = "no memory type fits both the buffer and the host pointer";
+        } else if ((result = vk.vkAllocateMemory(dev.device, &alloc, nullptr, &imported.memory)) != VK_SUCCESS) {
+            failed = "vkAllocateMemory (importing the host pointer)";
+        } else if ((result = vk.vkBindBufferMemory(dev.device, imported.buffer, imported.memory, 0)) != VK_SUCCESS) {
+            failed = "vkBindBufferMemory";
+        }
+    }
+    if (failed != nullptr) {
+        if (imported.memory != VK_NULL_HANDLE) {
+            vk.vkFreeMemory(dev.device, imported.memory, nullptr);
+        }
+        if (imported.buffer != VK_NULL_HANDLE) {
+            vk.vkDestroyBuffer(dev.device, imported.buffer, nullptr);
+        }
+        common::logMessage(INFINIRT_LOG_DEBUG, "vulkan:%d: %s of pageable memory at %p not imported: %s (%s); staged",
+                           dev.index, common::formatBytes(size).c_str(), ptr, failed, nativeErrorName(result));
+        return false;
+    }
+    imported.offset = reinterpret_cast<uintptr_t>(ptr) - first;
+    *out = imported;
+    return true;
+}
+
+void releaseImport(Device &dev, const Imported &imported) { destroyBuffer(dev, imported.buffer, imported.memory); }
+
+// A copy between a buffer and pageable host memory imported for it, complete on return. The
+// import goes once no copy reads it (kept for good when the wait fails: a copy may still use it).
+infiniStatus_t importedCopy(Stream &stream, const Imported &imported, VkBuffer buffer, size_t offset, size_t size,
+                            bool to_host) {
+    infiniStatus_t status =
+        to_host ? bufferCopy(stream, imported.buffer, imported.offset, buffer, offset, size, true)
+                : bufferCopy(stream, buffer, offset, imported.buffer, imported.offset, size, true);
+    const infiniStatus_t finished =
+        status == INFINI_STATUS_SUCCESS ? status : finishStream(stream, "after a copy with imported host memory");
+    if (finished == INFINI_STATUS_SUCCESS) {
+        releaseImport(*stream.dev, imported);
+    }
+    return status;
 }
 
 // Host memory the device cannot read (pageable) into a buffer, through two staging chunks: the
@@ -299,8 +409,8 @@ infiniStatus_t copy(int device, void *dst, const void *src, size_t size, Stream 
         if (!overlap) {
             const bool device_memory = !to.located.allocation.host && !from.located.allocation.host;
             const uintptr_t dst_address = to.located.base + to.offset, src_address = from.located.base + from.offset;
-            if (stream.dev->shader_copy && device_memory && size >= 16 && dst_address % 16 == 0 &&
-                src_address % 16 == 0) {
+            if (stream.dev->shader_copy && device_memory && size >= stream.dev->shader_copy_least &&
+                size >= 16 && dst_address % 16 == 0 && src_address % 16 == 0) {
                 return shaderCopy(stream, to, from, size, blocking);
             }
             return bufferCopy(stream, to.buffer, to.offset, from.buffer, from.offset, size, blocking);
@@ -311,10 +421,17 @@ infiniStatus_t copy(int device, void *dst, const void *src, size_t size, Stream 
         return status == INFINI_STATUS_SUCCESS ? stagedUpload(stream, to.buffer, to.offset, bounce.data(), size)
                                                : status;
     }
+    Imported imported;
     if (to.buffer != VK_NULL_HANDLE) {
+        if (importHost(*stream.dev, src, size, &imported)) {
+            return importedCopy(stream, imported, to.buffer, to.offset, size, false);
+        }
         return stagedUpload(stream, to.buffer, to.offset, static_cast<const unsigned char *>(src), size);
     }
     if (from.buffer != VK_NULL_HANDLE) {
+        if (importHost(*stream.dev, dst, size, &imported)) {
+            return importedCopy(stream, imported, from.buffer, from.offset, size, true);
+        }
         return stagedDownload(stream, static_cast<unsigned char *>(dst), from.buffer, from.offset, size);
     }
     // Two pieces of host memory the device does not hold: by the CPU, after the stream's work.
@@ -326,7 +443,8 @@ infiniStatus_t copy(int device, void *dst, const void *src, size_t size, Stream 
 }
 
 // vkCmdFillBuffer writes aligned 4-byte words: the middle of the range; the up to 3 bytes before
-// and after it are copied from the device's pattern buffer.
+// and after it are set by the fill shader (fill.comp) in the same command buffer, or, where its
+// pipeline cannot be made, copied from the device's pattern buffer.
 infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream &stream, bool blocking) {
     Side side;
     locate(device, ptr, count, &side);
@@ -342,22 +460,56 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream &stre
     const size_t head_end = std::min(end, (begin + 3) & ~size_t{3});
     const size_t middle_end = head_end + ((end - head_end) & ~size_t{3});
     const VkBuffer target = side.buffer;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    const bool ragged = head_end > begin || end > middle_end;
+    FillEdgeArguments edges{};
+    if (ragged && fillPipeline(dev, &pipeline, &layout) == INFINI_STATUS_SUCCESS) {
+        // The edge words by address: a device allocation's base is its device address; pinned host
+        // memory has a buffer device address of its own.
+        const uint64_t base = side.located.allocation.address;
+        auto mask = [](size_t from, size_t to) { // bytes [from, to) of one word
+            uint32_t m = 0;
+            for (size_t i = from; i < to; ++i) {
+                m |= 0xffu << (8 * (i % 4));
+            }
+            return m;
+        };
+        int n = 0;
+        if (head_end > begin) {
+            edges.word[n] = base + (begin & ~size_t{3});
+            edges.mask[n++] = mask(begin, head_end);
+        }
+        if (end > middle_end) {
+            edges.word[n] = base + middle_end;
+            edges.mask[n++] = mask(middle_end, end);
+        }
+        edges.value = byte * 0x01010101u;
+    }
     auto record = [&](VkCommandBuffer buffer) {
         const NativeApi &vk = nativeApi();
+        if (middle_end > head_end) {
+            vk.vkCmdFillBuffer(buffer, target, head_end, middle_end - head_end, byte * 0x01010101u);
+        }
+        if (pipeline != VK_NULL_HANDLE) {
+            recordShaderFillEdges(buffer, pipeline, layout, edges);
+            return;
+        }
         if (head_end > begin) {
             const VkBufferCopy region{4 * byte, begin, head_end - begin};
             vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
-        }
-        if (middle_end > head_end) {
-            vk.vkCmdFillBuffer(buffer, target, head_end, middle_end - head_end, byte * 0x01010101u);
         }
         if (end > middle_end) {
             const VkBufferCopy region{4 * byte, middle_end, end - middle_end};
             vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
         }
     };
+    // The words holding the range: the edge words are rewritten whole (only the range's bytes change).
+    Access access;
+    access.write = Range{target, begin & ~size_t{3}, (end + 3) & ~size_t{3}};
+    access.content.shift = byte;
     if (!blocking) {
-        return enqueueWith(stream, record, "setting memory");
+        return enqueueWith(stream, record, access, "setting memory");
     }
     uint64_t done = 0;
     infiniStatus_t status = submitWith(stream, record, "setting memory", &done);
@@ -434,6 +586,7 @@ infiniStatus_t mallocDevice(int device, void **ptr, size_t size) {
         }
         return status;
     }
+    allocation.address = address;
     allocation.reserved = address % 4096 == 0 && reserveHostRange(static_cast<uintptr_t>(address), size);
     try {
         deviceMap().insert(static_cast<uintptr_t>(address), allocation);
@@ -488,8 +641,8 @@ infiniStatus_t mallocHost(int device, void **ptr, size_t size) {
     allocation.device = device;
     allocation.size = size;
     allocation.host = true;
-    infiniStatus_t status =
-        createBuffer(dev, size, dev.host_type, &allocation.buffer, &allocation.memory, nullptr, "pinned host memory");
+    infiniStatus_t status = createBuffer(dev, size, dev.host_type, &allocation.buffer, &allocation.memory,
+                                         &allocation.address, "pinned host memory");
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }

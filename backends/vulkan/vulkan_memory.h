@@ -17,6 +17,7 @@ struct Allocation {
     bool host = false; // pinned host memory (mapped); device memory otherwise
     VkBuffer buffer = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
+    uint64_t address = 0;  // the buffer's device address (for device memory, the pointer given out)
     bool reserved = false; // device memory whose address range this plugin reserved in the host's (see mallocDevice)
 };
 

@@ -30,6 +30,7 @@ namespace infinirt::vulkan {
     X(vkGetPhysicalDeviceMemoryProperties2)                                                                       \
     X(vkEnumerateDeviceExtensionProperties)                                                                       \
     X(vkCreateDevice)                                                                                             \
+    X(vkGetDeviceProcAddr)                                                                                        \
     X(vkGetDeviceQueue)                                                                                           \
     X(vkCreateBuffer)                                                                                             \
     X(vkDestroyBuffer)                                                                                            \

@@ -4,6 +4,7 @@
 #include "vulkan_backend.h"
 
 #include "shaders/copy.spv.h"
+#include "shaders/fill.spv.h"
 
 #include <algorithm>
 
@@ -54,33 +55,56 @@ infiniStatus_t createPipeline(Device &dev, const uint32_t *spirv, size_t spirv_b
     return INFINI_STATUS_SUCCESS;
 }
 
-} // namespace
-
-infiniStatus_t copyPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout *layout) {
+// The pipeline `*created` (with `*created_layout`) of `dev`, created on first use.
+infiniStatus_t builtinPipeline(Device &dev, const uint32_t *spirv, size_t spirv_bytes, uint32_t push_bytes,
+                               const char *what, VkPipeline *created, VkPipelineLayout *created_layout,
+                               VkPipeline *pipeline, VkPipelineLayout *layout) {
     std::lock_guard<std::mutex> lock(dev.pipeline_mutex);
-    if (dev.copy_pipeline == VK_NULL_HANDLE) {
-        infiniStatus_t status = createPipeline(dev, shaders::kCopySpirv, sizeof(shaders::kCopySpirv),
-                                               sizeof(CopyArguments), "creating the copy shader's pipeline",
-                                               &dev.copy_pipeline, &dev.copy_layout);
+    if (*created == VK_NULL_HANDLE) {
+        infiniStatus_t status = createPipeline(dev, spirv, spirv_bytes, push_bytes, what, created, created_layout);
         if (status != INFINI_STATUS_SUCCESS) {
             return status;
         }
     }
-    *pipeline = dev.copy_pipeline;
-    *layout = dev.copy_layout;
+    *pipeline = *created;
+    *layout = *created_layout;
     return INFINI_STATUS_SUCCESS;
+}
+
+} // namespace
+
+infiniStatus_t copyPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout *layout) {
+    return builtinPipeline(dev, shaders::kCopySpirv, sizeof(shaders::kCopySpirv), sizeof(CopyArguments),
+                           "creating the copy shader's pipeline", &dev.copy_pipeline, &dev.copy_layout, pipeline,
+                           layout);
+}
+
+infiniStatus_t fillPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout *layout) {
+    return builtinPipeline(dev, shaders::kFillSpirv, sizeof(shaders::kFillSpirv), sizeof(FillEdgeArguments),
+                           "creating the fill shader's pipeline", &dev.fill_pipeline, &dev.fill_layout, pipeline,
+                           layout);
 }
 
 void recordShaderCopy(const Device &dev, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
                       const CopyArguments &arguments) {
     const NativeApi &vk = nativeApi();
-    constexpr uint64_t kGroup = 256; // copy.comp's local_size_x
-    const uint64_t groups =
-        std::min<uint64_t>({(arguments.count + kGroup - 1) / kGroup, dev.properties.limits.maxComputeWorkGroupCount[0],
-                            uint64_t{65535}});
+    // copy.comp's local_size_x times its kUnroll: the words one work group moves per step. One step
+    // per group where the grid allows it (65535 groups of 1,024 words: 1 GiB), a grid-stride loop
+    // beyond.
+    constexpr uint64_t kGroupWords = 256 * 4;
+    const uint64_t groups = std::min<uint64_t>({(arguments.count + kGroupWords - 1) / kGroupWords,
+                                                dev.properties.limits.maxComputeWorkGroupCount[0], uint64_t{65535}});
     vk.vkCmdBindPipeline(buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     vk.vkCmdPushConstants(buffer, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(arguments), &arguments);
     vk.vkCmdDispatch(buffer, static_cast<uint32_t>(groups), 1, 1);
+}
+
+void recordShaderFillEdges(VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
+                           const FillEdgeArguments &arguments) {
+    const NativeApi &vk = nativeApi();
+    vk.vkCmdBindPipeline(buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vk.vkCmdPushConstants(buffer, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(arguments), &arguments);
+    vk.vkCmdDispatch(buffer, 1, 1, 1);
 }
 
 } // namespace infinirt::vulkan

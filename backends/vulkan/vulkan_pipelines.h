@@ -28,4 +28,20 @@ infiniStatus_t copyPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout 
 void recordShaderCopy(const Device &dev, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
                       const CopyArguments &arguments);
 
+// What fill.comp reads: the head and tail words of a ragged fill (4-byte aligned device addresses,
+// 0: none), the bytes of each to set, and the byte value in all four bytes.
+struct FillEdgeArguments {
+    uint64_t word[2];
+    uint32_t mask[2];
+    uint32_t value;
+    uint32_t unused;
+};
+
+// The fill-edge pipeline of `dev`, as copyPipeline.
+infiniStatus_t fillPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout *layout);
+
+// Records fill.comp's one dispatch setting the edge words of `arguments` into `buffer`.
+void recordShaderFillEdges(VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
+                           const FillEdgeArguments &arguments);
+
 } // namespace infinirt::vulkan

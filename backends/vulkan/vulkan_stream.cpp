@@ -208,7 +208,7 @@ void notifyFlusher(Stream &stream) {
     f.wake.notify_one();
 }
 
-// Commands of a batch after the first are ordered after the ones before them.
+// A full memory barrier: the commands after it in `buffer` are ordered after the ones before it.
 void orderAfterEarlierCommands(VkCommandBuffer buffer) {
     VkMemoryBarrier barrier{};
     barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
@@ -216,6 +216,48 @@ void orderAfterEarlierCommands(VkCommandBuffer buffer) {
     barrier.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
     nativeApi().vkCmdPipelineBarrier(buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
                                      1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+bool overlaps(const Range &a, const Range &b) {
+    return a.buffer != VK_NULL_HANDLE && a.buffer == b.buffer && a.begin < b.end && b.begin < a.end;
+}
+
+// Under stream.mutex: whether a command touching `access` must wait for the open batch's commands
+// since its last barrier (see the top of vulkan_stream.h); `repeat` is set when it writes exactly
+// what one of them wrote, with the same content (nothing new to remember).
+bool needsBarrier(const Stream &stream, const Access &access, bool *repeat) {
+    *repeat = false;
+    if (stream.everything || (access.everything && (!stream.reads.empty() || !stream.writes.empty()))) {
+        return true;
+    }
+    for (const Range &read : stream.reads) {
+        if (overlaps(access.write, read)) {
+            return true;
+        }
+    }
+    for (const auto &[written, content] : stream.writes) {
+        if (overlaps(access.read, written)) {
+            return true;
+        }
+        if (overlaps(access.write, written)) {
+            if (content.from != access.content.from || content.shift != access.content.shift) {
+                return true;
+            }
+            *repeat = *repeat || (written.begin == access.write.begin && written.end == access.write.end);
+        }
+    }
+    return false;
+}
+
+// Under stream.mutex: the open batch's commands since its last barrier touch `access` too.
+void remember(Stream &stream, const Access &access) {
+    stream.everything = stream.everything || access.everything;
+    if (access.read.buffer != VK_NULL_HANDLE) {
+        stream.reads.push_back(access.read);
+    }
+    if (access.write.buffer != VK_NULL_HANDLE) {
+        stream.writes.emplace_back(access.write, access.content);
+    }
 }
 
 constexpr uint32_t kMostBatched = 256;
@@ -233,7 +275,7 @@ infiniStatus_t flush(Stream &stream, const char *why) {
     return flushLocked(stream, why);
 }
 
-infiniStatus_t enqueue(Stream &stream, const Recorder *record, const char *what) {
+infiniStatus_t enqueue(Stream &stream, const Recorder *record, const Access &access, const char *what) {
     Device &dev = *stream.dev;
     infiniStatus_t status = checkLost(dev);
     if (status != INFINI_STATUS_SUCCESS) {
@@ -263,9 +305,23 @@ infiniStatus_t enqueue(Stream &stream, const Recorder *record, const char *what)
             }
             stream.open = buffer;
             stream.open_count = 1;
+            stream.reads.clear();
+            stream.writes.clear();
+            stream.everything = false;
+            remember(stream, access);
             opened = true;
         } else {
-            orderAfterEarlierCommands(stream.open);
+            bool repeat = false;
+            if (needsBarrier(stream, access, &repeat)) {
+                orderAfterEarlierCommands(stream.open);
+                stream.reads.clear();
+                stream.writes.clear();
+                stream.everything = false;
+                repeat = false;
+            }
+            if (!repeat) {
+                remember(stream, access);
+            }
             record->record(stream.open);
             if (++stream.open_count >= kMostBatched) {
                 status = flushLocked(stream, what);

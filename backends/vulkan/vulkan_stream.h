@@ -5,11 +5,16 @@
 //
 // Batching: an asynchronous copy or fill enqueued while the stream is idle is submitted at once
 // (alone: the latency of one command). One enqueued while earlier work still runs is recorded into
-// the stream's open command buffer instead (after a barrier that orders it after the commands
-// before it), and the open batch is submitted by the first of: a call that needs the truth or an
+// the stream's open command buffer instead, and the open batch is submitted by the first of: a call that needs the truth or an
 // order (every query, record, wait, synchronize, any other enqueue), 256 commands, or the
 // plugin's flusher thread, which submits every open batch about 50 us after it opened. So
 // StreamQuery and EventQuery tell the truth, and no work waits for a later call to be submitted.
+//
+// Barriers in a batch: each batched command says what it reads and writes (Access). A command
+// follows a full memory barrier only when it touches what the commands since the last barrier
+// touched in a way whose order matters: it reads what they write, writes what they read, or writes
+// what they write with other content. Commands on disjoint ranges (and repeats writing the same
+// bytes, as two fills of one value) run without one, as in a native command buffer.
 #pragma once
 
 #include "vulkan_device.h"
@@ -21,9 +26,30 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace infinirt::vulkan {
+
+// Bytes [begin, end) of a buffer (VK_NULL_HANDLE: none).
+struct Range {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    size_t begin = 0, end = 0;
+};
+
+// What a batched command touches. Two writes of one `content` put the same bytes at the same place
+// whatever their order: a fill's byte value (`from` VK_NULL_HANDLE, `shift` the value), or a
+// copy's source buffer and its offset less the destination's.
+struct Access {
+    Range read, write;
+    // Any memory at all (a kernel launch): ordered after every command before it, and every command
+    // after it after it.
+    bool everything = false;
+    struct Content {
+        VkBuffer from = VK_NULL_HANDLE;
+        int64_t shift = 0;
+    } content;
+};
 
 // Owned by the loader's handle between streamCreate and streamDestroy; default streams live until
 // the process exits.
@@ -51,6 +77,10 @@ struct Stream {
     VkBuffer arguments = VK_NULL_HANDLE;
     VkDeviceMemory arguments_memory = VK_NULL_HANDLE;
     VkDeviceAddress arguments_address = 0;
+    // What the open batch's commands since its last barrier read and wrote, under `mutex`.
+    std::vector<Range> reads;
+    std::vector<std::pair<Range, Access::Content>> writes;
+    bool everything = false; // a command since the last barrier touched Access::everything
 };
 
 // The most bytes of arguments a kernel can take in a buffer (vkCmdUpdateBuffer's limit).
@@ -90,18 +120,19 @@ infiniStatus_t submitWith(Stream &stream, F &&record, const char *what, uint64_t
     return submit(stream, &call, what, value);
 }
 
-// An asynchronous command nobody waits for (a copy or fill on a stream): submitted at once when
-// the stream is idle, else recorded into the open batch (see the top of this file).
-infiniStatus_t enqueue(Stream &stream, const Recorder *record, const char *what);
+// An asynchronous command nobody waits for (a copy or fill on a stream) touching `access`:
+// submitted at once when the stream is idle, else recorded into the open batch (see the top of
+// this file).
+infiniStatus_t enqueue(Stream &stream, const Recorder *record, const Access &access, const char *what);
 
 template <typename F>
-infiniStatus_t enqueueWith(Stream &stream, F &&record, const char *what) {
+infiniStatus_t enqueueWith(Stream &stream, F &&record, const Access &access, const char *what) {
     struct Call final : Recorder {
         F &f;
         explicit Call(F &g) : f(g) {}
         void record(VkCommandBuffer buffer) const override { f(buffer); }
     } call(record);
-    return enqueue(stream, &call, what);
+    return enqueue(stream, &call, access, what);
 }
 
 // Submits the stream's open batch, if any. Every value the stream has handed out is then
