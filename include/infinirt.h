@@ -810,7 +810,9 @@ typedef struct {
 
 /* Loads `count` images onto (device, device_id) as one module; count > 1 links them (cuda: PTX,
  * cubin and fatbin images through the JIT linker; opencl: OpenCL C sources compiled and linked;
- * cpu: not supported, BAD_PARAM). AUTO is resolved from the image's first bytes: ELF (cubin,
+ * cpu and vulkan: not supported, BAD_PARAM). SPIRV is OpenCL SPIR-V (the Kernel capability) on
+ * opencl and Vulkan SPIR-V (the Shader capability) on vulkan; the other flavour is BAD_PARAM naming
+ * it. AUTO is resolved from the image's first bytes: ELF (cubin,
  * hsaco or HOST_SO by machine), fatbin and SPIR-V magic numbers, PTX text (".version"/".target"),
  * other text as OPENCL_C; DEVICE_BINARY must be named. `log` (may be NULL, or log_size 0)
  * receives the build/JIT log, truncated and NUL-terminated, on success and on failure.
@@ -827,7 +829,8 @@ __export infiniStatus_t infinirtModuleLoad(infinirtModule_t *module, infiniDevic
  * `path` is an infinirt module file (docs/module-file.md, written by infinirt-pack). Only entries
  * for the device's backend (its plugin's name) whose architecture is "any" or fits the device
  * take part, best first: cuda, a cubin of the device's exact architecture, then a fatbin, then
- * PTX; opencl, a device binary for the device, then SPIR-V, then OpenCL C; cpu, a shared object
+ * PTX; opencl, a device binary for the device, then SPIR-V, then OpenCL C; vulkan, SPIR-V; cpu, a
+ * shared object
  * of the host's machine. The chosen image is loaded as infinirtModuleLoad loads it, with the
  * entry's options followed by `options` (NULL for none); where the backend answers
  * NOT_IMPLEMENTED, BUILD_FAILED, DRIVER_ERROR or DEVICE_ARCHITECTURE_NOT_SUPPORTED, the next
@@ -840,8 +843,8 @@ __export infiniStatus_t infinirtModuleLoad(infinirtModule_t *module, infiniDevic
 __export infiniStatus_t infinirtModuleLoadFile(infinirtModule_t *module, infiniDevice_t device, int device_id,
                                                const char *path, const char *options, char *log, size_t log_size);
 /* Invalidates the module and every kernel handle taken from it. Launches already queued run to
- * completion (cuda/hip wait for the device's queued work before releasing the code; cpu and
- * opencl do not block: the queued launches keep the code alive). If a live graph or graph exec holds a launch of one of its kernels, the release of
+ * completion (cuda/hip and vulkan wait for the device's queued work before releasing the code; cpu
+ * and opencl do not block: the queued launches keep the code alive). If a live graph or graph exec holds a launch of one of its kernels, the release of
  * the code is deferred until the last of them is destroyed (the handles die now; the graph stays
  * valid). INVALID_HANDLE for a bad handle. */
 __export infiniStatus_t infinirtModuleUnload(infinirtModule_t module);
@@ -852,7 +855,7 @@ __export infiniStatus_t infinirtModuleGetKernel(infinirtKernel_t *kernel, infini
 /* The device address and size of the module-scope variable `name`; infinirtMemcpy reads and
  * writes it (kind DEFAULT, or H2D/D2H). NULL ptr -> NULL_POINTER (size may be NULL);
  * INVALID_HANDLE; NULL name -> NULL_POINTER; SYMBOL_NOT_FOUND; NOT_IMPLEMENTED where the backend has no host-visible
- * address for module variables (opencl without cl_intel_global_variable_pointers). */
+ * address for module variables (opencl without cl_intel_global_variable_pointers; vulkan). */
 __export infiniStatus_t infinirtModuleGetGlobal(void **ptr, size_t *size, infinirtModule_t module, const char *name);
 
 typedef enum {
@@ -907,8 +910,11 @@ typedef struct {
  * not recognise is passed on, with a warning in the log: cpu kernels may take any host memory).
  * A LOCAL argument reaches a cuda/hip kernel as a size_t byte offset into the block's dynamic
  * shared memory (placed after dynamic_shared_bytes, each aligned to 16 bytes), an OpenCL kernel
- * as a __local pointer, a cpu kernel as a pointer into launch->shared. On a capturing stream the
- * launch is captured (argument values of capture time). */
+ * as a __local pointer, a vulkan shader as the byte count (in its integer member and in
+ * specialization constant 100 + its index), a cpu kernel as a pointer into launch->shared. A
+ * vulkan kernel's arguments are its push-constant block's members, in order (docs/kernels.md,
+ * "Vulkan: the argument layout"); COOPERATIVE and clusters are NOT_IMPLEMENTED there. On a
+ * capturing stream the launch is captured (argument values of capture time). */
 __export infiniStatus_t infinirtLaunchKernel(infinirtKernel_t kernel, const infinirtLaunchConfig_t *config,
                                              const infinirtKernelArg_t *args, uint32_t num_args,
                                              infinirtStream_t stream);

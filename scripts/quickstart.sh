@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install what building needs (no test packages), build the libraries, plugins and
-# tools without tests or benchmarks, then list backends and devices and run the two examples on
-# the default device. scripts/test.sh reconfigures the same build/ with the tests on.
+# tools without tests or benchmarks, then list backends and devices and run the two examples (the
+# copies on the default device, saxpy on every device). scripts/test.sh reconfigures the same build/ with the tests on.
 # Its last line is the verdict: "quickstart: PASSED (<what ran>)" or "quickstart: FAILED at <step>"
 # (exit status 1).
 set -uo pipefail
@@ -58,4 +58,4 @@ echo "      (README.md, \"Use it from C\"; nothing to rebuild)."
 if [ ${#missing_python[@]} -gt 0 ]; then
   echo "      For Python (README.md, \"Use it from Python\"): sudo apt-get install ${missing_python[*]}"
 fi
-echo "quickstart: PASSED (built build/, listed backends and devices, copies and saxpy verified on ${default_device:-the default device})"
+echo "quickstart: PASSED (built build/, listed backends and devices, copies verified on ${default_device:-the default device}, saxpy on every device)"
