@@ -170,6 +170,10 @@ infiniStatus_t layArguments(const Kernel &k, const infinirtKernelArg_t *args, ui
             const uint32_t narrow = static_cast<uint32_t>(bytes);
             std::memcpy(block + p.offset, p.size == 8 ? static_cast<const void *>(&bytes) : &narrow, p.size);
             if (k.local_spec[i] >= 0) { // the module declares specialization constant 100 + i
+                if (shape->size + 2 > Shape::kMost) {
+                    return badArgument(k, i, arg, "more LOCAL arguments sized by specialization constants than "
+                                                  "infinirt passes (14)");
+                }
                 shape->push_back(i);
                 shape->push_back(bytes);
             }
@@ -214,7 +218,6 @@ infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig
         return status;
     }
     Shape shape;
-    shape.reserve(8);
     for (int d = 0; d < 3; ++d) {
         if (e.spec_id[d] >= 0) {
             shape.push_back(c.block[d]);

@@ -331,7 +331,7 @@ infiniStatus_t kernelPipeline(Kernel &k, const Shape &shape, VkPipeline *pipelin
     if (k.dynamic_spec >= 0) {
         add(k.dynamic_spec, k.dynamic_spec_bytes);
     }
-    while (next + 1 < shape.size()) { // (index, bytes) of each LOCAL argument
+    while (next + 1 < shape.size) { // (index, bytes) of each LOCAL argument
         const size_t index = shape[next++];
         add(k.local_spec[index], k.local_spec_bytes[index]);
     }

@@ -10,6 +10,7 @@
 
 #include "infinicore.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -25,7 +26,19 @@ struct Module;
 // What sets a pipeline apart: the values of the specialization constants a launch sets, in this
 // order: the block's dimensions sized by one, the dynamic shared bytes where the module declares
 // kSpecDynamicSharedBytes, then (index, bytes) of each LOCAL argument whose constant it declares.
-using Shape = std::vector<uint64_t>;
+struct Shape {
+    static constexpr size_t kMost = 32; // 3 dimensions, the dynamic bytes, 14 LOCAL arguments
+    uint64_t value[kMost];
+    size_t size = 0;
+    void push_back(uint64_t v) { value[size++] = v; } // the launch checks the room first
+    bool operator==(const Shape &o) const {
+        return size == o.size && std::equal(value, value + size, o.value);
+    }
+    bool operator<(const Shape &o) const {
+        return std::lexicographical_compare(value, value + size, o.value, o.value + o.size);
+    }
+    uint64_t operator[](size_t i) const { return value[i]; }
+};
 
 // One entry point of a module, taken on the first module_get_kernel of its name and released with
 // the module. Fields above `mutex` are immutable after creation.

@@ -209,13 +209,16 @@ void notifyFlusher(Stream &stream) {
 }
 
 // A full memory barrier: the commands after it in `buffer` are ordered after the ones before it.
+// Every batched command is a transfer (copies, vkCmdFillBuffer, vkCmdUpdateBuffer) or a compute
+// dispatch (the built-in shaders, kernels): the barrier names those two stages only.
 void orderAfterEarlierCommands(VkCommandBuffer buffer) {
     VkMemoryBarrier barrier{};
     barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-    barrier.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-    nativeApi().vkCmdPipelineBarrier(buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
-                                     1, &barrier, 0, nullptr, 0, nullptr);
+    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask =
+        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    nativeApi().vkCmdPipelineBarrier(buffer, stages, stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
 bool overlaps(const Range &a, const Range &b) {
@@ -260,7 +263,7 @@ void remember(Stream &stream, const Access &access) {
     }
 }
 
-constexpr uint32_t kMostBatched = 256;
+constexpr uint32_t kMostBatched = 1024;
 
 } // namespace
 
@@ -285,24 +288,12 @@ infiniStatus_t enqueue(Stream &stream, const Recorder *record, const Access &acc
     {
         std::lock_guard<std::mutex> lock(stream.mutex);
         if (stream.open == VK_NULL_HANDLE) {
-            uint64_t done = 0;
-            const bool idle =
-                nativeApi().vkGetSemaphoreCounterValue(dev.device, stream.timeline, &done) == VK_SUCCESS &&
-                done >= stream.submitted.load(std::memory_order_relaxed);
             VkCommandBuffer buffer = VK_NULL_HANDLE;
             status = beginLocked(stream, what, &buffer);
             if (status != INFINI_STATUS_SUCCESS) {
                 return status;
             }
             record->record(buffer);
-            if (idle) { // alone, at once: the latency of one command
-                VkResult result = endWithHostBarrier(buffer);
-                if (result != VK_SUCCESS) {
-                    stream.spare.push_back(buffer);
-                    return deviceFailure(dev, "vkEndCommandBuffer", result, what);
-                }
-                return submitLocked(stream, buffer, VK_NULL_HANDLE, 0, what, nullptr);
-            }
             stream.open = buffer;
             stream.open_count = 1;
             stream.reads.clear();

@@ -3,12 +3,14 @@
 // value the previous one signals and signals the next value, so the stream's work runs in order
 // and the semaphore's counter says how much of it has completed.
 //
-// Batching: an asynchronous copy or fill enqueued while the stream is idle is submitted at once
-// (alone: the latency of one command). One enqueued while earlier work still runs is recorded into
-// the stream's open command buffer instead, and the open batch is submitted by the first of: a call that needs the truth or an
-// order (every query, record, wait, synchronize, any other enqueue), 256 commands, or the
-// plugin's flusher thread, which submits every open batch about 50 us after it opened. So
-// StreamQuery and EventQuery tell the truth, and no work waits for a later call to be submitted.
+// Batching: an asynchronous command (a copy, a fill, a kernel launch) is recorded into the stream's
+// open command buffer (one is begun when none is open), and the open batch is submitted by the
+// first of: a call that needs the truth or an order (every query, record, wait, synchronize, any
+// other submission), 1,024 commands, or the plugin's flusher thread, which submits every open
+// batch about 50 us after it opened. So StreamQuery and EventQuery tell the truth, and no work
+// waits for a later call to be submitted. A command followed by a synchronize costs what a native
+// program's one submission costs (begin, record, end, submit, wait); a burst of commands shares
+// submissions.
 //
 // Barriers in a batch: each batched command says what it reads and writes (Access). A command
 // follows a full memory barrier only when it touches what the commands since the last barrier
@@ -120,9 +122,8 @@ infiniStatus_t submitWith(Stream &stream, F &&record, const char *what, uint64_t
     return submit(stream, &call, what, value);
 }
 
-// An asynchronous command nobody waits for (a copy or fill on a stream) touching `access`:
-// submitted at once when the stream is idle, else recorded into the open batch (see the top of
-// this file).
+// An asynchronous command nobody waits for (a copy, fill or launch on a stream) touching `access`:
+// recorded into the open batch (see the top of this file).
 infiniStatus_t enqueue(Stream &stream, const Recorder *record, const Access &access, const char *what);
 
 template <typename F>
