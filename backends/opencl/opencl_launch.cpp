@@ -6,19 +6,12 @@
 
 #include "opencl_native_api.h"
 
+#include "common/kernel_args.hpp"
+
 #include <mutex>
 
 namespace infinirt::opencl {
 namespace {
-
-const char *argKindName(infinirtKernelArgKind_t kind) {
-    switch (kind) {
-    case INFINIRT_KERNEL_ARG_VALUE: return "VALUE";
-    case INFINIRT_KERNEL_ARG_POINTER: return "POINTER";
-    case INFINIRT_KERNEL_ARG_LOCAL: return "LOCAL";
-    }
-    return "unknown";
-}
 
 // Cold: the detail of a refused argument.
 __attribute__((noinline, cold)) infiniStatus_t
@@ -30,7 +23,7 @@ argFailure(const Kernel &k, uint32_t index, const infinirtKernelArg_t &arg, cons
                              index, *static_cast<void *const *>(arg.value), k.name.c_str(), k.device);
     }
     return nativeFailure(call, err, "for argument %u (%s, %zu bytes) of kernel \"%s\" on opencl:%d", index,
-                         argKindName(arg.kind), arg.size, k.name.c_str(), k.device);
+                         common::kernelArgKindName(arg.kind), arg.size, k.name.c_str(), k.device);
 }
 
 const char *paramName(Param param) {
@@ -51,7 +44,7 @@ __attribute__((noinline, cold)) infiniStatus_t paramMismatch(const Kernel &k, ui
     nativeApi().clGetKernelArgInfo(k.kernel, index, CL_KERNEL_ARG_TYPE_NAME, sizeof(type) - 1, type, nullptr);
     return common::fail(INFINI_STATUS_BAD_PARAM,
                         "argument %u (%s, %zu bytes) of kernel \"%s\" on opencl:%d: parameter %u (%s) is %s", index,
-                        argKindName(arg.kind), arg.size, k.name.c_str(), k.device, index,
+                        common::kernelArgKindName(arg.kind), arg.size, k.name.c_str(), k.device, index,
                         type[0] ? type : "type unknown", paramName(k.params[index]));
 }
 

@@ -7,6 +7,8 @@
 #include "vulkan_module.h"
 #include "vulkan_stream.h"
 
+#include "common/kernel_args.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -14,22 +16,13 @@
 namespace infinirt::vulkan {
 namespace {
 
-const char *argKindName(infinirtKernelArgKind_t kind) {
-    switch (kind) {
-    case INFINIRT_KERNEL_ARG_VALUE: return "VALUE";
-    case INFINIRT_KERNEL_ARG_POINTER: return "POINTER";
-    case INFINIRT_KERNEL_ARG_LOCAL: return "LOCAL";
-    }
-    return "unknown";
-}
-
 __attribute__((noinline, cold)) infiniStatus_t badArgument(const Kernel &k, uint32_t index,
                                                            const infinirtKernelArg_t &arg, const char *why) {
     const SpirvParam &p = k.entry->params[index];
     return common::fail(INFINI_STATUS_BAD_PARAM,
                         "argument %u (%s, %zu bytes) of kernel \"%s\" on vulkan:%d: parameter %u is %s (%u bytes at "
                         "offset %u of its argument block): %s",
-                        index, argKindName(arg.kind), arg.size, k.entry->name.c_str(), k.device, index, p.type.c_str(),
+                        index, common::kernelArgKindName(arg.kind), arg.size, k.entry->name.c_str(), k.device, index, p.type.c_str(),
                         p.size, p.offset, why);
 }
 

@@ -257,6 +257,13 @@ inline Row ratioAtLeast(const std::string &what, const std::string &unit, Pair p
     return {what, unit, p.ours, p.anchor, limit, p.anchor > 0 && p.ours / p.anchor >= ratio ? 1 : 0, p.added};
 }
 
+// Limit "ours <= ratio x anchor" (a latency).
+inline Row ratioAtMost(const std::string &what, Pair p, double ratio) {
+    char limit[64];
+    std::snprintf(limit, sizeof limit, "ratio <= %g", ratio);
+    return {what, "ns", p.ours, p.anchor, limit, p.anchor > 0 && p.ours / p.anchor <= ratio ? 1 : 0, p.added};
+}
+
 inline Row info(const std::string &what, const std::string &unit, Pair p) {
     return {what, unit, p.ours, p.anchor, "-", -1, p.added};
 }

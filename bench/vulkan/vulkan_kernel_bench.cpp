@@ -33,12 +33,6 @@ using namespace infinirt_bench;
 
 namespace {
 
-Row ratioAtMost(const std::string &what, Pair p, double ratio) {
-    char limit[64];
-    std::snprintf(limit, sizeof limit, "ratio <= %g", ratio);
-    return {what, "ns", p.ours, p.anchor, limit, p.anchor > 0 && p.ours / p.anchor <= ratio ? 1 : 0, p.added};
-}
-
 // The native program's compute pipeline of entry point `name` (block size x 1 x 1 through
 // specialization constant 0), with `push_bytes` of push constants.
 struct NativePipeline {

@@ -19,16 +19,6 @@
 
 using namespace infinirt_bench;
 
-namespace {
-
-Row ratioAtMost(const std::string &what, Pair p, double ratio) {
-    char limit[64];
-    std::snprintf(limit, sizeof limit, "ratio <= %g", ratio);
-    return {what, "ns", p.ours, p.anchor, limit, p.anchor > 0 && p.ours / p.anchor <= ratio ? 1 : 0, p.added};
-}
-
-} // namespace
-
 int main(int argc, char **argv) {
     const bool quick = quickMode(argc, argv);
     const int id = intOption(argc, argv, "--device", 0);

@@ -1,6 +1,7 @@
 // What is specific to the vulkan backend, through the C ABI on every vulkan device found (lavapipe
 // in CI); skipped where there is none. The semantics every backend shares are in tests/conformance.
 #include "infinirt.h"
+#include "vulkan_devices.h"
 
 #include <gtest/gtest.h>
 
@@ -13,18 +14,6 @@
 #include <vector>
 
 namespace {
-
-std::vector<int> vulkanDevices() {
-    int count = 0;
-    if (infinirtGetDeviceCount(INFINI_DEVICE_VULKAN, &count) != INFINI_STATUS_SUCCESS) {
-        return {};
-    }
-    std::vector<int> ids;
-    for (int i = 0; i < count; ++i) {
-        ids.push_back(i);
-    }
-    return ids;
-}
 
 class Vulkan : public ::testing::TestWithParam<int> {
   protected:

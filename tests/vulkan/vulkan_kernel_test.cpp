@@ -4,6 +4,7 @@
 // are GLSL (tests/vulkan/kernels/), compiled at build time; on every vulkan device found (lavapipe
 // in CI), skipped where there is none.
 #include "infinirt.h"
+#include "vulkan_devices.h"
 
 #include <gtest/gtest.h>
 
@@ -19,18 +20,6 @@
 #endif
 
 namespace {
-
-std::vector<int> vulkanDevices() {
-    int count = 0;
-    if (infinirtGetDeviceCount(INFINI_DEVICE_VULKAN, &count) != INFINI_STATUS_SUCCESS) {
-        return {};
-    }
-    std::vector<int> ids;
-    for (int i = 0; i < count; ++i) {
-        ids.push_back(i);
-    }
-    return ids;
-}
 
 std::vector<char> readFile(const std::string &path) {
     std::ifstream in(path, std::ios::binary);
