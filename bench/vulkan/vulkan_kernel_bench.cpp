@@ -8,7 +8,8 @@
 //   - an empty kernel's launch then synchronize; native: its dispatch submitted alone and waited
 //     for. Limit: ours <= 1.1 x native;
 //   - 1,000 empty launches then one synchronize; native: one command buffer holding 1,000
-//     dispatches. Limit: ours <= 1.2 x native;
+//     dispatches. Limit: ours <= 1.2 x native. Beside it (information) a native command buffer
+//     with a barrier between the dispatches, the order a stream keeps;
 //   - the host's part of the 1,000 launches (enqueueing them, best of 5; information);
 //   - the first launch of a new block size (its pipeline's creation) beside a launch of a block
 //     size already used (information).
@@ -231,6 +232,38 @@ int main(int argc, char **argv) {
             },
             nothing),
         1.2));
+    // The same 1,000 launches against a native command buffer that orders each dispatch after the
+    // one before it, as stream order does (a compute-to-compute barrier between dispatches).
+    rows.push_back(info(
+        "1000 empty launches vs native with barriers",
+        "ns",
+        paired(
+            rounds, quick ? 1 : 10,
+            [&] {
+                for (int i = 0; i < kMany; ++i) {
+                    infinirtLaunchKernel(empty, &empty_config, nullptr, 0, stream);
+                }
+                infinirtStreamSynchronize(stream);
+            },
+            [&] {
+                native.submit([&](VkCommandBuffer cb) {
+                    native.vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, native_empty.pipeline);
+                    VkMemoryBarrier barrier{};
+                    barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+                    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+                    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+                    for (int i = 0; i < kMany; ++i) {
+                        if (i > 0) {
+                            native.vk.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0,
+                                                           nullptr, 0, nullptr);
+                        }
+                        native.vk.vkCmdDispatch(cb, 1, 1, 1);
+                    }
+                });
+                native.wait();
+            },
+            nothing)));
     // The host's part of the 1,000 launches: the time to enqueue them (then synchronized, untimed).
     double enqueue_ns = 0;
     for (int r = 0; r < (quick ? 1 : 5); ++r) {
