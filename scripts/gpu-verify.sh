@@ -109,12 +109,13 @@ finish() {
 # ---- NVIDIA's Vulkan driver ----------------------------------------------------------------------
 # The GPU machine has no Khronos loader (libvulkan.so.1) and no Vulkan headers: the lead carries
 # Debian's libvulkan1 and libvulkan-dev as .deb files in .gl/ (git-ignored), unpacked here before
-# the build so that the vulkan plugin is built and finds its loader. The installed ICD JSON names
+# the build so that the vulkan plugin is built and finds its loader (and glslc, libshaderc1 and
+# spirv-tools, which build the vulkan kernels' SPIR-V). The installed ICD JSON names
 # libGLX_nvidia.so.0, which gives no vkCreateInstance without a display; a JSON of our own names
 # libEGL_nvidia.so.0 (with the installed one's api_version), and VK_DRIVER_FILES points the loader
 # at it alone.
 vk_ready=0
-if ! ldconfig -p | grep -q 'libvulkan.so.1' || [ ! -f /usr/include/vulkan/vulkan.h ]; then
+if ! ldconfig -p | grep -q 'libvulkan.so.1' || [ ! -f /usr/include/vulkan/vulkan.h ] || ! command -v glslc > /dev/null; then
   if compgen -G ".gl/*.deb" > /dev/null; then
     for deb in .gl/*.deb; do dpkg -x "$deb" / || echo "gpu-verify: dpkg -x $deb failed" >&2; done
     ldconfig
@@ -141,6 +142,10 @@ fi
 quick_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt-vulkan infinirt_conformance
                cuda_dispatch_bench infinirt-dispatch-bench infinirt-kernels-cuda-bench infinicore_alloc_bench
                infinirt-vulkan-bench)
+# The vulkan kernels (glslc and spirv-link, carried as .debs in .gl/ too, build their SPIR-V).
+if command -v glslc > /dev/null && command -v spirv-link > /dev/null; then
+  quick_targets+=(infinirt-vulkan-kernel-bench vulkan_kernel_test infinirt-saxpy infinirt_saxpy_kernels)
+fi
 pairs_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt-vulkan infinirt_conformance
                infiniccl infiniccl-cpu infiniccl-nccl ccl_conformance_test ccl_published_client infiniccl-allreduce
                ccl_allreduce_bench infinicore_device_pair_tests infinirt-peer-bench ccl_hosts_nccl_bench)
@@ -361,6 +366,22 @@ run_bench "alloc bench" "$build/bin/infinicore_alloc_bench"
 # synchronize) against a native Vulkan program on the same GPU.
 if [ $vk_ready -eq 1 ]; then
   run_bench "vulkan small work" env INFINIRT_BACKENDS=vulkan "$build/bin/infinirt-vulkan-bench"
+  # Issue 46's kernels: saxpy over 256 MiB, an empty launch, 1,000 launches and a new shape's first
+  # launch against a native Vulkan program dispatching the same SPIR-V; the kernel tests beyond the
+  # conformance suite; saxpy from its module file on every device (cuda, NVIDIA's OpenCL, vulkan).
+  if [ -x "$build/bin/infinirt-vulkan-kernel-bench" ]; then
+    run_bench "vulkan kernels" env INFINIRT_BACKENDS=vulkan "$build/bin/infinirt-vulkan-kernel-bench"
+    part=$(mktemp)
+    INFINIRT_BACKENDS=vulkan timeout 120 "$build/bin/vulkan_kernel_test" > "$part" 2>&1
+    rc=$?
+    { echo "==== vulkan kernel tests on NVIDIA's Vulkan ===="; cat "$part"; } >> "$tests"
+    gtest_part "vulkan kernel tests on NVIDIA's Vulkan" "$part" $rc
+    rm -f "$part"
+    run_bench "saxpy on every device" env OCL_ICD_FILENAMES="$nv_ocl" OCL_ICD_VENDORS=/nonexistent \
+      INFINIRT_BACKENDS=cuda,opencl,vulkan "$build/bin/infinirt-saxpy"
+  else
+    note "vulkan kernels" FAILED "glslc or spirv-link not found (carry the glslc, libshaderc1 and spirv-tools .debs in .gl/)"
+  fi
 fi
 run_bench "python launch bench" env INFINIRT_LIBRARY="$build/lib/libinfinirt.so.0" PYTHONPATH="$PWD/python" \
   PYTHONDONTWRITEBYTECODE=1 INFINIRT_TEST_INCLUDE="$PWD/include" timeout 150 python3 bench/python/launch_bench.py
