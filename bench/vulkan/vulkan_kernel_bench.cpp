@@ -1,7 +1,7 @@
 // vulkan_kernel_bench.cpp - issue 46's kernel figures on a vulkan device: each through
 // infinirtLaunchKernel beside a native Vulkan program (vulkan_native.h: its own VkDevice on the
 // same physical device) dispatching the same SPIR-V (kernels built from examples/saxpy/saxpy.comp
-// and tests/conformance/kernels/vulkan/empty.comp) in the same run, in ABBA rounds:
+// and tools/bench/empty.comp) in the same run, in ABBA rounds:
 //   - saxpy over 256 MiB of floats (x and y, 64 Mi each), launch then synchronize; native: one
 //     command buffer binding the pipeline, pushing the same arguments and dispatching, submitted
 //     and waited for. Limit: our bandwidth >= 0.95 x native's;
