@@ -146,18 +146,14 @@ infiniStatus_t flushLocked(Stream &stream, const char *what) {
     return submitLocked(stream, buffer, VK_NULL_HANDLE, 0, what, nullptr);
 }
 
-// The flusher thread: submits every stream's open batch within about 50 us of its opening, so
-// that no enqueued work waits for a later call. One for the process, started on first need (again
-// in a forked child), never joined (the plugin is never unloaded). While batches keep opening it
-// looks for them every 50 us on its own, so an enqueue that opens a batch only adds the stream to
-// `pending` (no wake-up call on the enqueuing thread's path); after 2 ms without a batch it waits
-// to be woken.
+// The flusher thread: submits every stream's open batch about 50 us after it opened, so that no
+// enqueued work waits for a later call. One for the process, started on first need (again in a
+// forked child), never joined (the plugin is never unloaded).
 struct Flusher {
     std::mutex mutex;
     std::condition_variable wake;
     std::vector<Stream *> pending; // streams whose batch opened since the last pass
     bool started = false;
-    bool asleep = false; // waiting without a time limit: the next batch must wake it
 };
 
 std::atomic<Flusher *> g_flusher{nullptr};
@@ -177,29 +173,13 @@ Flusher &flusher() {
     return *f;
 }
 
-constexpr auto kFlushPeriod = std::chrono::microseconds(50);
-constexpr int kIdlePeriods = 40; // 2 ms without a batch, then the flusher waits to be woken
-
 void flusherLoop(Flusher *f) {
     std::unique_lock<std::mutex> lock(f->mutex);
-    int idle = 0;
     for (;;) {
-        if (f->pending.empty()) {
-            if (idle >= kIdlePeriods) {
-                f->asleep = true;
-                f->wake.wait(lock, [f] { return !f->pending.empty(); });
-                f->asleep = false;
-                // Woken by a batch that has just opened: give it the period to grow.
-                lock.unlock();
-                std::this_thread::sleep_for(kFlushPeriod);
-                lock.lock();
-            } else {
-                f->wake.wait_for(lock, kFlushPeriod);
-                ++idle;
-                continue; // a batch found now opened within the last period: submitted below
-            }
-        }
-        idle = 0;
+        f->wake.wait(lock, [f] { return !f->pending.empty(); });
+        lock.unlock();
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+        lock.lock();
         // Under the flusher's mutex: forgetStream waits for this pass before a stream goes.
         for (Stream *stream : f->pending) {
             std::lock_guard<std::mutex> stream_lock(stream->mutex);
@@ -215,7 +195,6 @@ void flusherLoop(Flusher *f) {
 // Called without stream.mutex held (the flusher takes its mutex, then the stream's).
 void notifyFlusher(Stream &stream) {
     Flusher &f = flusher();
-    bool wake = false;
     {
         std::lock_guard<std::mutex> lock(f.mutex);
         if (!f.started) {
@@ -225,11 +204,8 @@ void notifyFlusher(Stream &stream) {
         if (std::find(f.pending.begin(), f.pending.end(), &stream) == f.pending.end()) {
             f.pending.push_back(&stream);
         }
-        wake = f.asleep;
     }
-    if (wake) {
-        f.wake.notify_one();
-    }
+    f.wake.notify_one();
 }
 
 // A full memory barrier: the commands after it in `buffer` are ordered after the ones before it.
