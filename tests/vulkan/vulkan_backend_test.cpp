@@ -177,9 +177,10 @@ TEST_P(Vulkan, QueriesTellTheTruth) {
     EXPECT_EQ(infinirtFree(b), INFINI_STATUS_SUCCESS);
 }
 
-// Work enqueued while the stream is busy waits in the stream's open batch; it must still run without
-// any later infinirt call (the plugin's flusher thread submits it): the host polls pinned memory
-// that a batched copy writes, calling nothing, and sees the data arrive.
+// Work enqueued waits in the stream's open batch; it must still run without any later infinirt
+// call (the plugin's flusher thread submits it): the host polls pinned memory that a batched copy
+// writes, calling nothing, and sees the data arrive. Twice: the second time after 20 ms without
+// work on the stream.
 TEST_P(Vulkan, BatchedWorkRunsWithoutALaterCall) {
     const size_t big = size_t(32) << 20;
     void *dev = nullptr, *pinned = nullptr;
@@ -188,7 +189,7 @@ TEST_P(Vulkan, BatchedWorkRunsWithoutALaterCall) {
     std::memset(pinned, 0, 64);
     infinirtStream_t stream = nullptr;
     ASSERT_EQ(infinirtStreamCreate(&stream), INFINI_STATUS_SUCCESS);
-    for (int i = 1; i <= 4; ++i) { // the first runs at once, the others keep the stream busy or wait in the batch
+    for (int i = 1; i <= 4; ++i) { // all wait in the stream's open batch
         ASSERT_EQ(infinirtMemsetAsync(dev, 0x70 + i, big, stream), INFINI_STATUS_SUCCESS);
     }
     ASSERT_EQ(infinirtMemcpyAsync(pinned, dev, 64, INFINIRT_MEMCPY_D2H, stream), INFINI_STATUS_SUCCESS);
@@ -199,6 +200,15 @@ TEST_P(Vulkan, BatchedWorkRunsWithoutALaterCall) {
     }
     EXPECT_EQ(seen[0], 0x74);
     EXPECT_EQ(seen[63], 0x74) << "the batched copy did not run within 20 s without a later call";
+    ASSERT_EQ(infinirtStreamSynchronize(stream), INFINI_STATUS_SUCCESS);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(infinirtMemsetAsync(dev, 0x21, 64, stream), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMemcpyAsync(pinned, dev, 64, INFINIRT_MEMCPY_D2H, stream), INFINI_STATUS_SUCCESS);
+    const auto again = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (seen[63] != 0x21 && std::chrono::steady_clock::now() < again) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    EXPECT_EQ(seen[63], 0x21) << "a batch opened after 20 ms without work did not run within 20 s without a later call";
     ASSERT_EQ(infinirtStreamSynchronize(stream), INFINI_STATUS_SUCCESS);
     EXPECT_EQ(infinirtStreamQuery(stream), INFINI_STATUS_SUCCESS);
     EXPECT_EQ(infinirtStreamDestroy(stream), INFINI_STATUS_SUCCESS);
