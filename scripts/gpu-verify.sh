@@ -139,16 +139,20 @@ if ldconfig -p | grep -q 'libvulkan.so.1' && [ -f /usr/include/vulkan/vulkan.h ]
 fi
 
 # ---- build -------------------------------------------------------------------------------------
-quick_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt-vulkan infinirt_conformance
-               cuda_dispatch_bench infinirt-dispatch-bench infinirt-kernels-cuda-bench infinicore_alloc_bench
-               infinirt-vulkan-bench)
-# The vulkan kernels (glslc and spirv-link, carried as .debs in .gl/ too, build their SPIR-V).
-if command -v glslc > /dev/null && command -v spirv-link > /dev/null; then
-  quick_targets+=(infinirt-vulkan-kernel-bench vulkan_kernel_test infinirt-saxpy infinirt_saxpy_kernels)
-fi
-pairs_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt-vulkan infinirt_conformance
+quick_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt_conformance
+               cuda_dispatch_bench infinirt-dispatch-bench infinirt-kernels-cuda-bench infinicore_alloc_bench)
+pairs_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infinirt-opencl infinirt_conformance
                infiniccl infiniccl-cpu infiniccl-nccl ccl_conformance_test ccl_published_client infiniccl-allreduce
                ccl_allreduce_bench infinicore_device_pair_tests infinirt-peer-bench ccl_hosts_nccl_bench)
+# The vulkan targets exist only where the plugin is built (the loader and headers found above), and
+# the vulkan kernels only where glslc and spirv-link (carried as .debs in .gl/ too) build their SPIR-V.
+if [ $vk_ready -eq 1 ]; then
+  quick_targets+=(infinirt-vulkan infinirt-vulkan-bench)
+  pairs_targets+=(infinirt-vulkan)
+  if command -v glslc > /dev/null && command -v spirv-link > /dev/null; then
+    quick_targets+=(infinirt-vulkan-kernel-bench vulkan_kernel_test infinirt-saxpy infinirt_saxpy_kernels)
+  fi
+fi
 t0=$(date +%s)
 {
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFINIRT_WITH_CUDA=ON -DINFINIRT_WITH_OPENCL=ON \
