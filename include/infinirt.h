@@ -233,7 +233,10 @@ __export infiniStatus_t infinirtDeviceSetLimit(infiniDevice_t device, int device
  * other stream shares); cuda: the driver's range (cuCtxGetStreamPriorityRange); opencl where
  * the device lists cl_khr_priority_hints: (1, -1), queues created with CL_QUEUE_PRIORITY_KHR 1 LOW,
  * -1 HIGH, and 0 without the hint (OpenCL's default, MED: that of infinirtStreamCreate's and the
- * default streams); opencl without it, and hip: (0, 0). NULL outputs -> NULL_POINTER. */
+ * default streams); opencl without it, and hip: (0, 0); vulkan where the device's compute queue
+ * family has two queues or more: (0, -1), streams of -1 submit to queues created with queue
+ * priority 1.0 and the others to queues at 0.5 (Vulkan ranks them within the process's device
+ * only), one queue: (0, 0). NULL outputs -> NULL_POINTER. */
 __export infiniStatus_t infinirtDeviceGetStreamPriorityRange(int *least, int *greatest, infiniDevice_t device, int device_id);
 /* infinirtStreamCreate with a priority within the current device's range; outside it ->
  * BAD_PARAM (never clamped, unlike CUDA). Graphs captured from the stream keep its priority

@@ -57,6 +57,25 @@ void applyMemoryLimit(Device &dev) {
     dev.max_alloc = std::min(dev.max_alloc, dev.heap_size);
 }
 
+// INFINIRT_VULKAN_SPIN_US (0 to 1,000,000), else 100 us on a GPU (`gpu`) and 0 elsewhere.
+std::chrono::microseconds spinSetting(bool gpu) {
+    const char *setting = std::getenv("INFINIRT_VULKAN_SPIN_US");
+    const std::chrono::microseconds fallback(gpu ? 100 : 0);
+    if (setting == nullptr) {
+        return fallback;
+    }
+    unsigned long long value = 0;
+    if (std::strcmp(setting, "0") == 0) {
+        return std::chrono::microseconds(0);
+    }
+    if (!common::parseCount(setting, &value) || value > 1000000) {
+        common::logMessage(INFINIRT_LOG_WARN,
+                           "INFINIRT_VULKAN_SPIN_US=\"%s\" ignored: expected microseconds from 0 to 1000000", setting);
+        return fallback;
+    }
+    return std::chrono::microseconds(value);
+}
+
 // The memory type for device memory: DEVICE_LOCAL, preferably not host-visible (a discrete GPU's
 // own memory rather than its BAR window); and for pinned memory: HOST_VISIBLE | HOST_COHERENT,
 // preferably HOST_CACHED (host reads of copied-back data). False when either is missing.
@@ -263,8 +282,15 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
                           ? shader_copy[0] == '1'
                           : kindOf(dev.properties.deviceType) == INFINIRT_DEVICE_KIND_GPU;
     dev.shader_copy_least = shader_copy != nullptr && std::strcmp(shader_copy, "1") == 0 ? 0 : size_t{256} << 10;
+    dev.spin = spinSetting(kindOf(dev.properties.deviceType) == INFINIRT_DEVICE_KIND_GPU);
 
-    std::vector<float> priorities(dev.queue_count, 1.0f);
+    // Queue priorities are relative to the other queues of this VkDevice only; global priority
+    // (VK_KHR_global_priority) is one per queue family, so it cannot tell two streams apart.
+    dev.high_queues = dev.queue_count >= 2 && dev.properties.limits.discreteQueuePriorities >= 2
+                          ? std::max(1u, dev.queue_count / 4)
+                          : 0;
+    std::vector<float> priorities(dev.queue_count, dev.high_queues > 0 ? 0.5f : 1.0f);
+    std::fill(priorities.end() - dev.high_queues, priorities.end(), 1.0f);
     VkDeviceQueueCreateInfo queue_info{};
     queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
     queue_info.queueFamilyIndex = dev.family;

@@ -10,6 +10,7 @@
 #include "infinicore.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -92,8 +93,18 @@ struct Device {
 
     // Bytes of device memory infinirt holds on this device.
     std::atomic<size_t> allocated{0};
-    // Streams are spread over the family's queues in turn.
+    // How long a wait polls a timeline semaphore's counter before it blocks in vkWaitSemaphores
+    // (a blocking wait wakes tens of microseconds after the GPU signals): INFINIRT_VULKAN_SPIN_US,
+    // else 100 us on GPUs and none on devices whose work runs on the host's CPUs (lavapipe), where
+    // polling would take a core from the work itself.
+    std::chrono::microseconds spin{0};
+    // Stream priorities: where the family has two queues or more, the last high_queues of them
+    // (a quarter, at least one) are created with queue priority 1.0 and serve the streams of
+    // priority -1; the others, at 0.5, serve every other stream. 0 with one queue (range (0, 0)).
+    uint32_t high_queues = 0;
+    // Streams are spread over the queues of their priority in turn.
     std::atomic<uint32_t> next_queue{0};
+    std::atomic<uint32_t> next_high_queue{0};
     // Set once a call saw VK_ERROR_DEVICE_LOST: every later call that submits or waits fails.
     std::atomic<bool> lost{false};
 

@@ -3,6 +3,7 @@
 // of live allocations that turn any address inside one into its buffer and offset.
 #include "vulkan_backend.h"
 #include "vulkan_device.h"
+#include "vulkan_host_copy.h"
 #include "vulkan_memory.h"
 #include "vulkan_pipelines.h"
 #include "vulkan_stream.h"
@@ -74,9 +75,10 @@ AllocationMap &hostMap() {
     return *map;
 }
 
-// Pageable host memory moves through chunks of this size, two at a time (one copied by the host
-// while the device copies the other).
+// Pageable host memory moves through chunks of this size, kDepth in turn (the host copies one while
+// the device copies the others).
 constexpr size_t kChunk = size_t{8} << 20;
+constexpr size_t kDepth = 4;
 
 infiniStatus_t acquireChunk(Device &dev, StagingChunk *out) {
     {
@@ -114,6 +116,20 @@ void releaseChunk(Device &dev, const StagingChunk &chunk) {
     } catch (...) {
         destroyBuffer(dev, chunk.buffer, chunk.memory);
     }
+}
+
+// Waits for the stream (no copy reads or writes the chunks any more, failed or not), then gives
+// the chunks back; when the wait fails they are kept out of the pool for good (a copy may still
+// use them). Returns `status`, else the wait's failure.
+infiniStatus_t releaseChunks(Stream &stream, const StagingChunk (&chunks)[kDepth], infiniStatus_t status,
+                             const char *what) {
+    const infiniStatus_t finished = finishStream(stream, what);
+    if (finished == INFINI_STATUS_SUCCESS) {
+        for (const StagingChunk &chunk : chunks) {
+            releaseChunk(*stream.dev, chunk);
+        }
+    }
+    return status != INFINI_STATUS_SUCCESS ? status : finished;
 }
 
 // A range as a buffer of `device`: its device memory or its pinned host memory. `found` says
@@ -309,15 +325,16 @@ infiniStatus_t importedCopy(Stream &stream, const Imported &imported, VkBuffer b
     return status;
 }
 
-// Host memory the device cannot read (pageable) into a buffer, through two staging chunks: the
-// host fills one while the device copies the other. Complete on return (the chunks go back).
+// Host memory the device cannot read (pageable) into a buffer, through kDepth staging chunks in
+// turn: the host fills one (hostCopy) while the device copies the ones filled before it. Complete on
+// return (the chunks go back).
 infiniStatus_t stagedUpload(Stream &stream, VkBuffer dst, size_t dst_offset, const unsigned char *src, size_t size) {
     Device &dev = *stream.dev;
-    StagingChunk chunks[2];
-    uint64_t values[2] = {0, 0};
+    StagingChunk chunks[kDepth];
+    uint64_t values[kDepth] = {};
     infiniStatus_t status = INFINI_STATUS_SUCCESS;
-    int k = 0;
-    for (size_t done = 0; done < size && status == INFINI_STATUS_SUCCESS; done += kChunk, k ^= 1) {
+    size_t k = 0;
+    for (size_t done = 0; done < size && status == INFINI_STATUS_SUCCESS; done += kChunk, k = (k + 1) % kDepth) {
         const size_t n = std::min(kChunk, size - done);
         if (chunks[k].buffer == VK_NULL_HANDLE) {
             status = acquireChunk(dev, &chunks[k]);
@@ -327,7 +344,7 @@ infiniStatus_t stagedUpload(Stream &stream, VkBuffer dst, size_t dst_offset, con
         if (status != INFINI_STATUS_SUCCESS) {
             break;
         }
-        std::memcpy(chunks[k].host, src + done, n);
+        hostCopy(chunks[k].host, src + done, n);
         const VkBuffer from = chunks[k].buffer;
         status = submitWith(
             stream,
@@ -337,24 +354,18 @@ infiniStatus_t stagedUpload(Stream &stream, VkBuffer dst, size_t dst_offset, con
             },
             "copying from pageable memory", &values[k]);
     }
-    // The chunks go back only once no copy reads them, failed or not.
-    // (When the wait fails they are kept out of the pool for good: a copy may still read them.)
-    const infiniStatus_t finished = finishStream(stream, "staging a copy from pageable memory");
-    if (finished == INFINI_STATUS_SUCCESS) {
-        for (const StagingChunk &chunk : chunks) {
-            releaseChunk(dev, chunk);
-        }
-    }
-    return status != INFINI_STATUS_SUCCESS ? status : finished;
+    return releaseChunks(stream, chunks, status, "staging a copy from pageable memory");
 }
 
-// A buffer into pageable host memory, through two staging chunks: the device copies the next
-// piece while the host copies one out. After the stream's earlier work; complete on return.
+// A buffer into pageable host memory, through kDepth staging chunks in turn: the device copies
+// the next pieces while the host copies one out (hostCopy). After the stream's earlier work;
+// complete on return.
 infiniStatus_t stagedDownload(Stream &stream, unsigned char *dst, VkBuffer src, size_t src_offset, size_t size) {
     Device &dev = *stream.dev;
-    StagingChunk chunks[2];
-    uint64_t values[2] = {0, 0};
-    auto enqueue = [&](int k, size_t done) -> infiniStatus_t {
+    StagingChunk chunks[kDepth];
+    uint64_t values[kDepth] = {};
+    // The device's copy of the piece at `done` into chunk k.
+    auto enqueue = [&](size_t k, size_t done) -> infiniStatus_t {
         if (chunks[k].buffer == VK_NULL_HANDLE) {
             infiniStatus_t status = acquireChunk(dev, &chunks[k]);
             if (status != INFINI_STATUS_SUCCESS) {
@@ -371,27 +382,22 @@ infiniStatus_t stagedDownload(Stream &stream, unsigned char *dst, VkBuffer src, 
             },
             "copying into pageable memory", &values[k]);
     };
-    infiniStatus_t status = enqueue(0, 0);
-    int k = 0;
-    for (size_t done = 0; done < size && status == INFINI_STATUS_SUCCESS; done += kChunk, k ^= 1) {
-        if (done + kChunk < size) {
-            status = enqueue(k ^ 1, done + kChunk);
-            if (status != INFINI_STATUS_SUCCESS) {
-                break;
-            }
-        }
+    infiniStatus_t status = INFINI_STATUS_SUCCESS;
+    for (size_t k = 0; k < kDepth && k * kChunk < size && status == INFINI_STATUS_SUCCESS; ++k) {
+        status = enqueue(k, k * kChunk);
+    }
+    size_t k = 0;
+    for (size_t done = 0; done < size && status == INFINI_STATUS_SUCCESS; done += kChunk, k = (k + 1) % kDepth) {
         status = waitValue(dev, stream.timeline, values[k], "staging a copy into pageable memory");
-        if (status == INFINI_STATUS_SUCCESS) {
-            std::memcpy(dst + done, chunks[k].host, std::min(kChunk, size - done));
+        if (status != INFINI_STATUS_SUCCESS) {
+            break;
+        }
+        hostCopy(dst + done, chunks[k].host, std::min(kChunk, size - done));
+        if (done + kDepth * kChunk < size) {
+            status = enqueue(k, done + kDepth * kChunk);
         }
     }
-    const infiniStatus_t finished = finishStream(stream, "staging a copy into pageable memory");
-    if (finished == INFINI_STATUS_SUCCESS) {
-        for (const StagingChunk &chunk : chunks) {
-            releaseChunk(dev, chunk);
-        }
-    }
-    return status != INFINI_STATUS_SUCCESS ? status : finished;
+    return releaseChunks(stream, chunks, status, "staging a copy into pageable memory");
 }
 
 infiniStatus_t copy(int device, void *dst, const void *src, size_t size, Stream &stream, bool blocking) {

@@ -17,8 +17,7 @@ using common::Entry;
 // replays them through the entries); the native handles (a stream is a timeline semaphore on a
 // queue other streams share: no one Vulkan object stands for it);
 // peers' direct copies and waits (one VkDevice per device: the loader stages and waits on the
-// host); limits; stream priorities (the range is (0, 0)); host registration, virtual memory and
-// IPC (not yet).
+// host); limits; host registration, virtual memory and IPC (not yet).
 const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
     "vulkan", INFINI_DEVICE_VULKAN,
     common::LeftNull<Entry::set_device, Entry::get_resource_snapshot, Entry::malloc_async, Entry::free_async,
@@ -28,7 +27,6 @@ const infinirtPluginTable_t kTable = INFINIRT_COMMON_TABLE(
                      Entry::pointer_get_attributes, Entry::memcpy_peer_async,
                      Entry::stream_wait_peer_event, Entry::thread_state_save,
                      Entry::thread_state_restore, Entry::device_get_limit, Entry::device_set_limit,
-                     Entry::device_get_stream_priority_range, Entry::stream_create_with_priority,
                      Entry::host_register, Entry::host_unregister, Entry::mem_get_granularity,
                      Entry::mem_address_reserve, Entry::mem_address_free, Entry::mem_create, Entry::mem_release,
                      Entry::mem_map, Entry::mem_unmap, Entry::mem_set_access, Entry::ipc_get_mem_handle,

@@ -340,7 +340,7 @@ infiniStatus_t argumentBuffer(Stream &stream, VkBuffer *buffer, VkDeviceAddress 
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t createStreamLocked(Device &dev, Stream **out) {
+infiniStatus_t createStreamLocked(Device &dev, Stream **out, int priority) {
     const NativeApi &vk = nativeApi();
     VkSemaphore semaphore = VK_NULL_HANDLE;
     if (!dev.spare_semaphores.empty()) {
@@ -381,7 +381,10 @@ infiniStatus_t createStreamLocked(Device &dev, Stream **out) {
     }
     dev.spare_semaphores.pop_back();
     stream->dev = &dev;
-    stream->queue = &dev.queues[dev.next_queue.fetch_add(1, std::memory_order_relaxed) % dev.queue_count];
+    const uint32_t normal = dev.queue_count - dev.high_queues;
+    stream->queue = priority < 0 && dev.high_queues > 0
+                        ? &dev.queues[normal + dev.next_high_queue.fetch_add(1, std::memory_order_relaxed) % dev.high_queues]
+                        : &dev.queues[dev.next_queue.fetch_add(1, std::memory_order_relaxed) % normal];
     stream->timeline = semaphore;
     stream->submitted.store(counter, std::memory_order_relaxed);
     stream->pool = pool;
@@ -434,10 +437,21 @@ infiniStatus_t counterValue(Device &dev, VkSemaphore semaphore, uint64_t *value,
     return result == VK_SUCCESS ? INFINI_STATUS_SUCCESS : deviceFailure(dev, "vkGetSemaphoreCounterValue", result, what);
 }
 
+
 infiniStatus_t waitValue(Device &dev, VkSemaphore semaphore, uint64_t value, const char *what) {
     infiniStatus_t status = checkLost(dev);
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
+    }
+    if (dev.spin.count() > 0) {
+        const auto until = std::chrono::steady_clock::now() + dev.spin;
+        uint64_t reached = 0;
+        do {
+            if (nativeApi().vkGetSemaphoreCounterValue(dev.device, semaphore, &reached) == VK_SUCCESS &&
+                reached >= value) {
+                return INFINI_STATUS_SUCCESS;
+            }
+        } while (std::chrono::steady_clock::now() < until);
     }
     VkSemaphoreWaitInfo info{};
     info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
@@ -456,12 +470,19 @@ infiniStatus_t finishStream(Stream &stream, const char *why) {
     return waitValue(*stream.dev, stream.timeline, stream.submitted.load(std::memory_order_acquire), why);
 }
 
-// A stream on the next of the device's queues (in turn), with a timeline semaphore of its own.
-infiniStatus_t streamCreate(int device, void **out) {
+// Two levels where the device has high-priority queues (vulkan_device.h): 0 and -1.
+infiniStatus_t deviceGetStreamPriorityRange(int device, int *least, int *greatest) {
+    *least = 0;
+    *greatest = infinirt::vulkan::device(device).high_queues > 0 ? -1 : 0;
+    return INFINI_STATUS_SUCCESS;
+}
+
+// A stream on the next of the queues of its priority (in turn), with a timeline semaphore of its own.
+infiniStatus_t streamCreateWithPriority(int device, int priority, void **out) {
     Device &dev = infinirt::vulkan::device(device);
     std::lock_guard<std::mutex> lock(dev.mutex);
     Stream *stream = nullptr;
-    infiniStatus_t status = createStreamLocked(dev, &stream);
+    infiniStatus_t status = createStreamLocked(dev, &stream, priority);
     if (status != INFINI_STATUS_SUCCESS) {
         return status;
     }
@@ -476,6 +497,8 @@ infiniStatus_t streamCreate(int device, void **out) {
     *out = stream;
     return INFINI_STATUS_SUCCESS;
 }
+
+infiniStatus_t streamCreate(int device, void **out) { return streamCreateWithPriority(device, 0, out); }
 
 // Waits for the stream's work, then releases its command pool; its semaphore is kept for another
 // stream (events recorded on it stay complete).

@@ -92,8 +92,9 @@ inline constexpr uint32_t kArgumentBytes = 65536;
 // vkCmdUpdateBuffer in stream order, so one buffer serves every launch of the stream.
 infiniStatus_t argumentBuffer(Stream &stream, VkBuffer *buffer, VkDeviceAddress *address);
 
-// Creates a stream of `dev` (its semaphore a spare one where there is one), with dev.mutex held.
-infiniStatus_t createStreamLocked(Device &dev, Stream **out);
+// Creates a stream of `dev` (its semaphore a spare one where there is one), with dev.mutex held,
+// on a queue of its priority (-1: a high-priority queue where the device has them; else 0).
+infiniStatus_t createStreamLocked(Device &dev, Stream **out, int priority = 0);
 
 // `stream` as the plugin table receives it: NULL is the device's default stream.
 infiniStatus_t resolveStream(int device, void *stream, Stream **out);

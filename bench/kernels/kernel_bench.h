@@ -123,8 +123,13 @@ inline bool loadModule(infinirtModule_t *module, infiniDevice_t device, int devi
 }
 
 // ns per call: `iters` calls of `call` timed, then `after` untimed (e.g. draining the stream so
-// that the next batch starts on an empty queue).
-template <typename Call, typename After> double timeBatch(Call &&call, int iters, After &&after) {
+// that the next batch starts on an empty queue). With `warm`, one more call before the clock
+// starts (untimed), so that the batch does not pay for what the other side left behind (a GPU
+// switching back from another context).
+template <typename Call, typename After> double timeBatch(Call &&call, int iters, After &&after, bool warm = false) {
+    if (warm) {
+        call();
+    }
     const auto t0 = Clock::now();
     for (int i = 0; i < iters; ++i) {
         call();
@@ -148,9 +153,9 @@ inline Pair unpaired(double ours, double anchor) { return {ours, anchor, ours - 
 
 // Rounds in ABBA order (ours, anchor, anchor, ours) after a short warm-up, so that neither side
 // always runs first or right after a drain; each figure is the median over its 2 * rounds
-// batches of `iters` calls.
+// batches of `iters` calls. `warm`: each batch starts with an untimed call (timeBatch).
 template <typename Ours, typename Anchor, typename After>
-Pair paired(int rounds, int iters, Ours &&ours, Anchor &&anchor, After &&after) {
+Pair paired(int rounds, int iters, Ours &&ours, Anchor &&anchor, After &&after, bool warm = false) {
     std::vector<double> a;
     std::vector<double> b;
     std::vector<double> added;
@@ -159,10 +164,10 @@ Pair paired(int rounds, int iters, Ours &&ours, Anchor &&anchor, After &&after) 
         timeBatch(anchor, iters, after);
     }
     for (int r = 0; r < rounds; ++r) {
-        const double a1 = timeBatch(ours, iters, after);
-        const double b1 = timeBatch(anchor, iters, after);
-        const double b2 = timeBatch(anchor, iters, after);
-        const double a2 = timeBatch(ours, iters, after);
+        const double a1 = timeBatch(ours, iters, after, warm);
+        const double b1 = timeBatch(anchor, iters, after, warm);
+        const double b2 = timeBatch(anchor, iters, after, warm);
+        const double a2 = timeBatch(ours, iters, after, warm);
         a.insert(a.end(), {a1, a2});
         b.insert(b.end(), {b1, b2});
         added.push_back((a1 + a2 - b1 - b2) / 2.0);

@@ -1,55 +1,217 @@
 // Ranks on several hosts: the cpu backend's collectives over Gloo's TCP transport (Debian's
 // libgloo-dev). The ranks meet through the loader's rendezvous store (tcp_store.hpp; Gloo's own
 // rendezvous runs over it, under the comm's keys); each rank listens on the address it reaches the
-// store from (INFINICCL_SOCKET_IFNAME names an interface instead). Every call is Gloo's own
-// algorithm on unbound buffers: allreduce (ring; f32/f64 up to 4 MiB: a cached
-// AllreduceRingChunked over a staging buffer), reduce, broadcast, allgather(v); ReduceScatter
-// is one reduce per block; Send/Recv are unbound-buffer sends and receives, a group's posted
-// together. Each wait is bounded by INFINICCL_TIMEOUT_S. A failure (a peer's connection closed, a
-// timeout) gives the comm up: its connections are closed, so that the other ranks fail at once too,
-// and the message names the rank that went first, as the store saw it.
+// store from (INFINICCL_SOCKET_IFNAME names an interface instead). AllReduce is the chunked ring of
+// Gloo's AllreduceRingChunked on the caller's buffers (ChunkedRing, cached per count and element
+// size; Gloo's ring on unbound buffers where its inboxes would pass the cache's bound, and with two
+// ranks above 16 MiB). The other calls are Gloo's own algorithms on unbound buffers: reduce,
+// broadcast, allgather(v); ReduceScatter is one reduce per block; Send/Recv are unbound-buffer
+// sends and receives, a group's posted together. Each wait is bounded by INFINICCL_TIMEOUT_S. A failure (a peer's
+// connection closed, a timeout) gives the comm up: its connections are closed, so that the other
+// ranks fail at once too, and the message names the rank that went first, as the store saw it.
 #include "cpu_backend.h"
 #include "tcp_store.hpp"
 
 #include <gloo/allgather.h>
 #include <gloo/allgatherv.h>
 #include <gloo/allreduce.h>
-#include <gloo/allreduce_ring_chunked.h>
 #include <gloo/broadcast.h>
 #include <gloo/common/error.h>
 #include <gloo/reduce.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
+#include <gloo/transport/buffer.h>
 #include <gloo/transport/pair.h>
 #include <gloo/transport/unbound_buffer.h>
 #include <gloo/types.h>
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <memory>
 #include <stdexcept>
 
 namespace infiniccl::cpu {
 
-// A small AllReduce's Gloo algorithm, built once (AllreduceRingChunked: its buffers registered with
-// the pairs, so a call is the ring alone) over a staging buffer of the call's size. Ranks make the
-// same calls in the same order, so every rank builds and evicts the same entries at the same calls.
+// AllReduce's chunked ring on the caller's buffer: AllreduceRingChunked's schedule (two chunks per
+// rank, two inboxes written by the left neighbour in turn, a notification to the left before each
+// write into the right neighbour's inbox, a last notification that ends the call), with the side
+// that sends from the caller's buffer kept apart from the side that receives, so that the buffer
+// can change without the other ranks.
+//
+// What registering a buffer is in Gloo's TCP transport (tcp/pair.cc, the only transport made
+// here): a receive buffer enters its pair's table of slots, and the pair's device thread writes
+// the payload of every message for that slot into it as it comes; a send buffer is a record (slot,
+// address, size) that no table holds: its memory is read only while one of its send()s is being
+// written. Nothing is exchanged with the peer and nothing is pinned; freeing a buffer of either
+// kind erases its slot from its pair's table. Hence:
+// - The receive side (the two inboxes and a notification word, owned here) is registered for the
+//   ring's life under slots drawn from the context's counter, which must match the neighbours':
+//   every rank builds a ring at the same call. After a rank's run() returned, no message for the
+//   ring's slots is on its way to or from that rank (below), so a rank frees a ring at a call where
+//   every rank frees it, each on its own time.
+// - The send side is bound to the caller's buffer (bind()) and rebound, a record per data slot,
+//   when the buffer moved: no slot is drawn and no message sent, so a rank rebinds alone and no
+//   rank depends on another's addresses. Data goes on the slots of its sender's rank parity, so a
+//   rank's data send slots are never its data receive slots: with two ranks (left and right one
+//   pair) freeing an old record cannot erase a receive registration.
+// - The caller's memory is touched only inside run(), which returns once every message of the call
+//   was received (the right neighbour's last notification comes after its last receive of ours)
+//   and every send of it was written (a waitSend per send). A binding to memory since freed is
+//   inert, and a binding to a new buffer at the same address, of the same count, reads and writes
+//   that buffer: the binding is the address and the size, nothing more.
+class ChunkedRing {
+public:
+    // Registers the receive side: collective in that every rank must build it at the same call.
+    ChunkedRing(gloo::Context &context, size_t count, size_t esize);
+    ChunkedRing(const ChunkedRing &) = delete;
+    ChunkedRing &operator=(const ChunkedRing &) = delete;
+
+    // The inbox bytes a ring of `count` elements of `esize` bytes among `nranks` ranks holds.
+    static size_t inboxBytes(int nranks, size_t count, size_t esize) {
+        return 2 * chunkElements(nranks, count, esize) * esize;
+    }
+    size_t count() const { return count_; }
+    size_t esize() const { return esize_; }
+    size_t bytes() const { return 2 * chunk_ * esize_; }
+    // data[i] = `combine` over the ranks of their data[i], in place; this rank's part only.
+    void run(void *data, infiniDtype_t dtype, infinicclReduceOp_t combine);
+
+private:
+    // Chunks of at least 1 KiB (AllreduceRingChunked's 256 floats), 2 per rank.
+    static size_t chunkElements(int nranks, size_t count, size_t esize) {
+        const size_t chunks = 2 * static_cast<size_t>(nranks);
+        return std::max(std::max<size_t>(1024 / esize, 1), (count + chunks - 1) / chunks);
+    }
+    void bind(void *data);
+    // The elements of chunk c (its first and how many; none past the end).
+    void chunkRange(size_t c, size_t *first, size_t *length) const {
+        *first = (c % chunks_) * chunk_;
+        *length = *first >= count_ ? 0 : std::min(chunk_, count_ - *first);
+    }
+    // Writes chunk c of the bound buffer into the right neighbour's inbox c % 2. A chunk past the
+    // end sends one element all the same: the neighbour waits for a message per chunk.
+    void sendChunk(size_t c) {
+        size_t first, length;
+        chunkRange(c, &first, &length);
+        if (length == 0) {
+            first = 0;
+            length = 1;
+        }
+        send_[c & 1]->send(first * esize_, length * esize_);
+        ++sent_[c & 1];
+    }
+    void notifyLeft() {
+        notify_send_->send();
+        ++notified_;
+    }
+    // The chunk this rank handles at `round` (AllreduceRingChunked's order).
+    size_t chunkAt(size_t round) const {
+        return (2 * static_cast<size_t>(rank_) + chunks_ - (round & ~size_t{1}) + (round & 1)) % chunks_;
+    }
+
+    const size_t count_, esize_;
+    const int rank_;
+    const size_t chunks_, chunk_;
+    gloo::transport::Pair *const left_, *const right_;
+    int send_slot_ = 0;
+    std::unique_ptr<char[]> inbox_[2];
+    int notice_out_ = 0, notice_in_ = 0;
+    void *bound_ = nullptr;
+    uint64_t sent_[2] = {0, 0};
+    uint64_t notified_ = 0;
+    // Declared after the memory they point at: freed before it.
+    std::unique_ptr<gloo::transport::Buffer> recv_[2], notify_send_, notify_recv_, send_[2];
+};
+
+ChunkedRing::ChunkedRing(gloo::Context &context, size_t count, size_t esize)
+    : count_(count), esize_(esize), rank_(context.rank), chunks_(2 * static_cast<size_t>(context.size)),
+      chunk_(chunkElements(context.size, count, esize)),
+      left_(context.getPair((context.rank + context.size - 1) % context.size).get()),
+      right_(context.getPair((context.rank + 1) % context.size).get()) {
+    // Slots base..base+3: data from a rank of even (base, base+1) or odd (base+2, base+3) rank, one per
+    // inbox; base+4: the notifications.
+    const int base = context.nextSlot(5);
+    const int left_rank = (context.rank + context.size - 1) % context.size;
+    send_slot_ = base + 2 * (context.rank % 2);
+    for (int i = 0; i < 2; ++i) {
+        inbox_[i].reset(new char[chunk_ * esize_]);
+        recv_[i] = left_->createRecvBuffer(base + 2 * (left_rank % 2) + i, inbox_[i].get(), chunk_ * esize_);
+    }
+    notify_send_ = left_->createSendBuffer(base + 4, &notice_out_, sizeof notice_out_);
+    notify_recv_ = right_->createRecvBuffer(base + 4, &notice_in_, sizeof notice_in_);
+}
+
+void ChunkedRing::bind(void *data) {
+    if (data == bound_ && send_[0] != nullptr) return;
+    for (int i = 0; i < 2; ++i) {
+        send_[i].reset(); // its sends were all written (run)
+        send_[i] = right_->createSendBuffer(send_slot_ + i, data, count_ * esize_);
+    }
+    bound_ = data;
+}
+
+void ChunkedRing::run(void *data, infiniDtype_t dtype, infinicclReduceOp_t combine) {
+    bind(data);
+    char *base = static_cast<char *>(data);
+    // Prime both of the right neighbour's inboxes.
+    sendChunk(2 * static_cast<size_t>(rank_));
+    sendChunk(2 * static_cast<size_t>(rank_) + 1);
+    // Reduce-scatter: each chunk that comes is added to ours and passed on, after the right
+    // neighbour said its inbox is free.
+    for (size_t round = 2; round < chunks_; ++round) {
+        const size_t c = chunkAt(round);
+        size_t first, length;
+        chunkRange(c, &first, &length);
+        recv_[c & 1]->waitRecv();
+        if (length > 0) {
+            char *acc = base + first * esize_;
+            const void *in[2] = {acc, inbox_[c & 1].get()};
+            void *out[1] = {acc};
+            reduceInto(out, 1, in, 2, length, dtype, combine);
+        }
+        notifyLeft();
+        notify_recv_->waitRecv();
+        sendChunk(c);
+    }
+    // All-gather: each reduced chunk that comes is copied in and passed on, but for the last two.
+    for (size_t round = 0; round + 2 < chunks_; ++round) {
+        const size_t c = chunkAt(round);
+        size_t first, length;
+        chunkRange(c, &first, &length);
+        recv_[c & 1]->waitRecv();
+        if (length > 0) std::memcpy(base + first * esize_, inbox_[c & 1].get(), length * esize_);
+        if (round + 4 < chunks_) {
+            notifyLeft();
+            notify_recv_->waitRecv();
+            sendChunk(c);
+        }
+    }
+    // The right neighbour's last notification: it has received all of ours, and will write into
+    // our slots only at its next run.
+    notifyLeft();
+    notify_recv_->waitRecv();
+    for (int i = 0; i < 2; ++i) {
+        for (; sent_[i] > 0; --sent_[i]) send_[i]->waitSend();
+    }
+    for (; notified_ > 0; --notified_) notify_send_->waitSend();
+}
+
+// An AllReduce's ring, built at the first call of its count and element size.
 struct ChunkedEntry {
-    size_t count = 0;
-    infiniDtype_t dtype{};
-    infinicclReduceOp_t op{};
     uint64_t last_use = 0;
-    std::vector<char> staging;
-    gloo::Algorithm *algorithm = nullptr; // deleted by dropChunked (its destructor may throw)
+    std::unique_ptr<ChunkedRing> ring;
 };
 
 struct GlooTransport {
-    ~GlooTransport();
-    std::vector<ChunkedEntry> chunked; // AllReduce of at most kChunkedBytes, at most kChunkedEntries
-    uint64_t calls = 0;
+    uint64_t calls = 0; // AllReduce calls through the chunked rings
     std::shared_ptr<gloo::rendezvous::Context> context; // NULL once the comm was given up
     std::unique_ptr<store::Client> store;               // asked which rank went, after a failure
     std::string scope;
@@ -57,31 +219,19 @@ struct GlooTransport {
     std::chrono::milliseconds timeout{0};
     uint32_t tag = 0;
     std::string broken; // why the comm was given up
+    // At most kChunkedEntries, of kChunkedTotalBytes of inboxes in all. Declared after `context`:
+    // freed before the pairs they are registered with.
+    std::vector<ChunkedEntry> chunked;
 };
 
 namespace {
 
-// Up to 4 MiB AllreduceRingChunked beat Gloo's ring on unbound buffers here (2 and 4 namespace
-// hosts), beyond it the ring wins. The cache holds at most 8 entries and 16 MiB of staging.
-constexpr size_t kChunkedBytes = size_t{4} << 20;
+// The rings' cache: each ring holds inboxes of about its count's bytes over the number of ranks. An
+// AllReduce whose ring alone would pass kChunkedTotalBytes runs Gloo's ring on unbound buffers.
 constexpr size_t kChunkedEntries = 8;
-constexpr size_t kChunkedTotalBytes = size_t{16} << 20;
-
-void dropChunked(ChunkedEntry &e) {
-    try {
-        delete e.algorithm;
-    } catch (...) { // a pair already failed: nothing more to release
-    }
-    e.algorithm = nullptr;
-}
-
-} // namespace
-
-GlooTransport::~GlooTransport() {
-    for (ChunkedEntry &e : chunked) dropChunked(e);
-}
-
-namespace {
+constexpr size_t kChunkedTotalBytes = size_t{256} << 20;
+// With two ranks Gloo's ring on unbound buffers is the faster above this size (docs/collectives.md).
+constexpr size_t kTwoRanksRingBytes = size_t{16} << 20;
 
 // Gloo's rendezvous over our store, under the comm's keys.
 class StoreAdapter final : public gloo::rendezvous::Store {
@@ -164,56 +314,51 @@ void glooReduce(GlooTransport &t, const void *send, void *recv, size_t count, si
     if (op == INFINICCL_AVG && rank == root) divideBy(recv, count, dtype, t.context->size);
 }
 
-template <typename T>
-gloo::Algorithm *makeChunked(GlooTransport &t, ChunkedEntry &e, infinicclReduceOp_t combine) {
-    const gloo::ReductionFunction<T> *fn = combine == INFINICCL_PROD  ? gloo::ReductionFunction<T>::product
-                                           : combine == INFINICCL_MAX ? gloo::ReductionFunction<T>::max
-                                           : combine == INFINICCL_MIN ? gloo::ReductionFunction<T>::min
-                                                                      : gloo::ReductionFunction<T>::sum;
-    std::vector<T *> ptrs{reinterpret_cast<T *>(e.staging.data())};
-    return new gloo::AllreduceRingChunked<T>(t.context, ptrs, static_cast<int>(e.count), fn);
-}
-
-// An f32/f64 AllReduce of up to 4 MiB through a cached AllreduceRingChunked: false where it does not
-// apply. Costs two copies of the data (in and out of the staging buffer).
+// An AllReduce through a cached ChunkedRing, on the caller's buffers (out of place: send copied into
+// recv, then the ring on recv): false where the ring's inboxes alone would pass kChunkedTotalBytes,
+// or with two ranks above kTwoRanksRingBytes (then Gloo's ring on unbound buffers serves it).
+//
+// How the ranks agree without a message: whether the ring serves a call, which entry, which entries
+// are built and which evicted depend only on the count, the element size and the sequence of such
+// calls, which every rank shares (the ranks of a collective make the same calls in the same order,
+// with the same count and dtype). So every rank builds an entry, drawing the same slots, and frees
+// one at the same call. The addresses of the buffers are this rank's alone: they decide only the
+// binding of the send side, which ChunkedRing::run rebinds by itself, with no slot and no message.
+// A rank whose buffer moved rebinds while the others reuse theirs, and no call can find one rank
+// building and another not.
 bool chunkedAllReduce(GlooTransport &t, const Op &op) {
     const size_t esize = elementSize(op.dtype);
-    if ((op.dtype != INFINI_DTYPE_F32 && op.dtype != INFINI_DTYPE_F64) || op.count * esize > kChunkedBytes ||
-        op.count > static_cast<size_t>(INT32_MAX)) {
-        return false;
+    const int n = t.context->size;
+    if (n == 1) {
+        if (op.send != op.recv) std::memcpy(op.recv, op.send, op.count * esize);
+        return true;
     }
-    const infinicclReduceOp_t combine = op.op == INFINICCL_AVG ? INFINICCL_SUM : op.op;
+    const size_t bytes = ChunkedRing::inboxBytes(n, op.count, esize);
+    if (bytes > kChunkedTotalBytes || (n == 2 && op.count * esize > kTwoRanksRingBytes)) return false;
     ++t.calls;
     ChunkedEntry *entry = nullptr;
     for (ChunkedEntry &e : t.chunked) {
-        if (e.count == op.count && e.dtype == op.dtype && e.op == combine) entry = &e;
+        if (e.ring->count() == op.count && e.ring->esize() == esize) entry = &e;
     }
     if (entry == nullptr) {
         // The least recently used go, until this one fits.
         for (;;) {
-            size_t total = op.count * esize;
-            for (const ChunkedEntry &e : t.chunked) total += e.staging.size();
-            if (t.chunked.empty() || (t.chunked.size() < kChunkedEntries && total <= kChunkedTotalBytes)) break;
+            size_t total = bytes;
+            for (const ChunkedEntry &e : t.chunked) total += e.ring->bytes();
+            if (t.chunked.size() < kChunkedEntries && total <= kChunkedTotalBytes) break;
             auto oldest = std::min_element(t.chunked.begin(), t.chunked.end(), [](const auto &a, const auto &b) {
                 return a.last_use < b.last_use;
             });
-            dropChunked(*oldest);
             t.chunked.erase(oldest);
         }
         t.chunked.emplace_back();
         entry = &t.chunked.back();
-        entry->count = op.count;
-        entry->dtype = op.dtype;
-        entry->op = combine;
-        entry->staging.resize(op.count * esize);
-        entry->algorithm = op.dtype == INFINI_DTYPE_F32 ? makeChunked<float>(t, *entry, combine)
-                                                        : makeChunked<double>(t, *entry, combine);
+        entry->ring = std::make_unique<ChunkedRing>(*t.context, op.count, esize);
     }
     entry->last_use = t.calls;
-    std::memcpy(entry->staging.data(), op.send, op.count * esize);
-    entry->algorithm->run();
-    std::memcpy(op.recv, entry->staging.data(), op.count * esize);
-    if (op.op == INFINICCL_AVG) divideBy(op.recv, op.count, op.dtype, t.context->size);
+    if (op.send != op.recv) std::memcpy(op.recv, op.send, op.count * esize);
+    entry->ring->run(op.recv, op.dtype, op.op == INFINICCL_AVG ? INFINICCL_SUM : op.op);
+    if (op.op == INFINICCL_AVG) divideBy(op.recv, op.count, op.dtype, n);
     return true;
 }
 
@@ -360,9 +505,11 @@ infiniStatus_t giveUp(Comm &c, const char *what, const std::string &detail) {
     std::string error;
     const auto wait = std::min<std::chrono::milliseconds>(t.timeout, std::chrono::seconds(2));
     const bool asked = t.store->gone(t.scope, store::Clock::now() + wait, &gone, &error);
-    for (ChunkedEntry &e : t.chunked) dropChunked(e);
+    // Closed first: no send still queued writes from the caller's buffers or the rings' records
+    // once this returns, and the peers fail at once rather than wait.
+    t.context->closeConnections();
     t.chunked.clear();
-    t.context.reset(); // closes every connection: the peers fail at once rather than wait
+    t.context.reset();
     const int peer = rankInMessage(t, detail);
     char message[1024];
     if (!asked && peer > 0) {
@@ -402,6 +549,34 @@ std::string listeningAddresses(gloo::Context &context) {
     return all;
 }
 
+// SIGPIPE blocked on the calling thread while one lives: Gloo writes to its sockets with writev,
+// which raises SIGPIPE where the peer is gone, and its default action would end the process rather
+// than fail the call. A SIGPIPE raised meanwhile is discarded; a thread that blocked SIGPIPE itself
+// is left as it was. Gloo's device thread, started while one lives (glooCommInit), inherits the
+// mask and keeps SIGPIPE blocked.
+class SigpipeBlocked {
+public:
+    SigpipeBlocked() {
+        sigemptyset(&pipe_);
+        sigaddset(&pipe_, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+    }
+    ~SigpipeBlocked() {
+        if (sigismember(&old_, SIGPIPE)) return;
+        sigset_t pending;
+        if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
+            const timespec zero{};
+            sigtimedwait(&pipe_, nullptr, &zero);
+        }
+        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+    SigpipeBlocked(const SigpipeBlocked &) = delete;
+    SigpipeBlocked &operator=(const SigpipeBlocked &) = delete;
+
+private:
+    sigset_t pipe_, old_;
+};
+
 } // namespace
 
 infiniStatus_t glooCommInit(Comm &c, const infinicclPluginRendezvous_t &r) {
@@ -415,6 +590,7 @@ infiniStatus_t glooCommInit(Comm &c, const infinicclPluginRendezvous_t &r) {
         return fail(INFINI_STATUS_DRIVER_ERROR, "rank %d of %d: the rendezvous store at %s:%d: %s", c.rank, c.nranks,
                     r.store_host, r.store_port, error.c_str());
     }
+    const SigpipeBlocked blocked;
     gloo::transport::tcp::attr attr;
     const char *iface = std::getenv("INFINICCL_SOCKET_IFNAME");
     if (iface != nullptr && *iface != '\0') {
@@ -448,6 +624,7 @@ infiniStatus_t glooCommInit(Comm &c, const infinicclPluginRendezvous_t &r) {
 
 infiniStatus_t glooRunOps(Comm &c, const std::vector<const Op *> &ops) {
     GlooTransport &t = *c.gloo;
+    const SigpipeBlocked blocked;
     for (size_t i = 0; i < ops.size();) {
         const char *what = kindName(ops[i]->kind);
         if (t.context == nullptr) {

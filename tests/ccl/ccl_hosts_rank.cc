@@ -1,7 +1,9 @@
 // One rank of a comm made from the launcher's variables (infinicclCommInitFromEnv), started by
 // tests/ccl/netns_hosts.py in a network namespace of its own (a "host"). Modes:
 //   collectives   every collective (AllReduce x dtype x op, Reduce, Broadcast, AllGather(V),
-//                 ReduceScatter(V), Send/Recv), in place and out of place, every result checked;
+//                 ReduceScatter(V), Send/Recv), in place and out of place, then AllReduce on buffers
+//                 that come back, move (on some ranks only), are freed and allocated again, with
+//                 counts that alternate, every result checked;
 //                 prints "rank R of N: C checks passed" and exits 0, else the first mismatches, 1.
 //   allreduce     AllReduce of 4 Mi floats over and over (prints "looping" after the first) until
 //                 one fails: prints "rank R: failed after S s: <message>" and exits 3.
@@ -124,6 +126,59 @@ void allGather(infinicclComm_t comm, infiniDtype_t t, size_t count, bool equal, 
     if (bad == 0) check(true, "");
 }
 
+// AllReduce of `count` elements of rank r's values from element `first` on, written into `send`
+// first; the result in `out` (`send` itself: in place) checked.
+void allReduceInto(infinicclComm_t comm, void *send, void *out, size_t count, infiniDtype_t t, infinicclReduceOp_t op,
+                   size_t first, const char *what) {
+    for (size_t i = 0; i < count; ++i) store(send, i, t, value(g_rank, first + i));
+    if (!call(infinicclAllReduce(send, out, count, t, op, comm, nullptr), "AllReduce")) return;
+    size_t bad = 0;
+    for (size_t i = 0; i < count; ++i) {
+        std::vector<double> vs;
+        for (int r = 0; r < g_n; ++r) vs.push_back(value(r, first + i));
+        const double want = combine(vs.data(), vs.size(), op, t), got = load(out, i, t);
+        if (got != want && bad++ == 0) check(false, what + (": " + where("AllReduce", t, count, i, got, want)));
+    }
+    if (bad == 0) check(true, "");
+}
+
+// AllReduce on buffers that a caller keeps, moves and frees: the same buffers again and again (in
+// place and out of place), a buffer at a new address with the same count, and back to the first,
+// buffers freed and allocated again (often at the same address), buffers that move on odd ranks
+// only, counts (and dtypes of one element size) that alternate, and more counts than a cache of
+// registered buffers would hold, then the first again.
+void allReduceBuffers(infinicclComm_t comm) {
+    const size_t count = 40001;
+    const infiniDtype_t f32 = INFINI_DTYPE_F32;
+    std::vector<char> a(count * 8), b(count * 8), c(count * 8);
+    char *const pa = a.data(), *const pb = b.data(), *const pc = c.data();
+    for (size_t k = 0; k < 4; ++k) allReduceInto(comm, pa, pa, count, f32, INFINICCL_SUM, k, "same buffer in place");
+    for (size_t k = 0; k < 4; ++k) allReduceInto(comm, pa, pb, count, f32, INFINICCL_SUM, k, "same buffers");
+    allReduceInto(comm, pc, pc, count, f32, INFINICCL_SUM, 5, "a new address");
+    allReduceInto(comm, pa, pa, count, f32, INFINICCL_SUM, 6, "back to the first");
+    allReduceInto(comm, pb, pa, count, f32, INFINICCL_MAX, 7, "send and recv swapped");
+    for (size_t k = 0; k < 4; ++k) {
+        std::vector<char> fresh(count * 4);
+        allReduceInto(comm, fresh.data(), fresh.data(), count, f32, INFINICCL_SUM, k, "freed and allocated again");
+    }
+    for (size_t k = 0; k < 6; ++k) {
+        char *mine = g_rank % 2 == 1 && k % 2 == 1 ? pc : pa;
+        allReduceInto(comm, mine, mine, count, f32, INFINICCL_SUM, k, "moved on odd ranks only");
+    }
+    for (size_t k = 0; k < 6; ++k) {
+        const infiniDtype_t t = k % 3 == 0 ? INFINI_DTYPE_I32 : f32;
+        const infinicclReduceOp_t op = k % 2 == 0 ? INFINICCL_SUM : INFINICCL_MIN;
+        allReduceInto(comm, pa, k % 4 < 2 ? pa : pb, k % 2 == 0 ? count : 1023, t, op, k, "alternating counts");
+    }
+    for (size_t k = 0; k < 4; ++k) {
+        const infiniDtype_t t = k % 2 == 0 ? INFINI_DTYPE_I64 : INFINI_DTYPE_F16;
+        allReduceInto(comm, pc, pc, count, t, INFINICCL_AVG, k, "alternating element sizes");
+    }
+    for (size_t k = 0; k < 12; ++k) allReduceInto(comm, pa, pb, 1000 + 517 * k, f32, INFINICCL_SUM, k, "many counts");
+    allReduceInto(comm, pa, pb, 1000, f32, INFINICCL_PROD, 3, "the first count again");
+    allReduceInto(comm, pb, pb, count, f32, INFINICCL_SUM, 1, "the first buffer's count again");
+}
+
 // ReduceScatterV with counts[r] = count + 2r (ReduceScatter when `equal`).
 void reduceScatter(infinicclComm_t comm, infiniDtype_t t, infinicclReduceOp_t op, size_t count, bool equal,
                    bool in_place) {
@@ -209,9 +264,11 @@ int collectives(infinicclComm_t comm) {
             sendRecv(comm, t, count);
         }
     }
-    // A large AllReduce: several of Gloo's segments.
+    // Large AllReduces: chunks of several MiB; and over 16 MiB (with two ranks Gloo's own ring).
     allReduce(comm, INFINI_DTYPE_F32, INFINICCL_SUM, size_t{3} << 20, false);
+    allReduce(comm, INFINI_DTYPE_F32, INFINICCL_SUM, (size_t{5} << 20) + 3, false);
     allReduce(comm, INFINI_DTYPE_F32, INFINICCL_SUM, 0, false); // a no-op
+    allReduceBuffers(comm);
     if (g_failures != 0) {
         std::printf("rank %d of %d: %ld of %ld checks FAILED\n", g_rank, g_n, g_failures, g_checks);
         return 1;

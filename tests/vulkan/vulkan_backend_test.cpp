@@ -103,12 +103,14 @@ TEST_P(Vulkan, DeviceCopiesOfEveryShape) {
     EXPECT_EQ(infinirtFree(b), INFINI_STATUS_SUCCESS);
 }
 
-// Pageable copies larger than two staging chunks (8 MiB each), both ways, on a stream, and
-// pinned copies of the same data. The vulkan.host_import entry runs this with
+// Pageable copies through more staging chunks than are in flight at once (8 MiB each, four in
+// turn), both ways, on a stream, and pinned copies of the same data; the host's share of each chunk
+// is split over the copy threads (vulkan.copy_threads runs this with more of them than there are
+// cores, and with none). The vulkan.host_import entry runs this with
 // INFINIRT_VULKAN_HOST_IMPORT=1: where the device has VK_EXT_external_memory_host the pageable
 // range (not aligned: a vector's) is then imported rather than staged.
 TEST_P(Vulkan, LargePageableAndPinnedCopies) {
-    const size_t size = (size_t(20) << 20) + 5;
+    const size_t size = (size_t(44) << 20) + 5;
     std::vector<unsigned char> host(size), back(size, 0);
     for (size_t i = 0; i < size; ++i) {
         host[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);

@@ -66,8 +66,8 @@ void printText(const Results &r, std::FILE *out) {
     for (const std::string &note : r.notes) {
         std::fprintf(out, "note: %s\n", note.c_str());
     }
-    std::fprintf(out, "each figure: median over %d round(s) of batches, infinirt and native alternating (ABBA); "
-                      "ratio = infinirt / native\n",
+    std::fprintf(out, "each figure: median over %d round(s) of batches, infinirt and native alternating (ABBA; a "
+                      "bandwidth batch starts after one untimed copy); ratio = infinirt / native\n",
                  r.rounds);
     for (const Sweep &s : r.bandwidth) {
         std::fprintf(out, "\nbandwidth, %s (GB/s = 10^9 bytes/s; ratio > 1: infinirt faster)\n", s.title.c_str());
