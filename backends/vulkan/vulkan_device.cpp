@@ -57,10 +57,10 @@ void applyMemoryLimit(Device &dev) {
     dev.max_alloc = std::min(dev.max_alloc, dev.heap_size);
 }
 
-// INFINIRT_VULKAN_SPIN_US (0 to 1,000,000), else 100 us on a GPU (`gpu`) and 0 elsewhere.
+// INFINIRT_VULKAN_SPIN_US (0 to 1,000,000), else 1 ms on a GPU (`gpu`) and 0 elsewhere.
 std::chrono::microseconds spinSetting(bool gpu) {
     const char *setting = std::getenv("INFINIRT_VULKAN_SPIN_US");
-    const std::chrono::microseconds fallback(gpu ? 100 : 0);
+    const std::chrono::microseconds fallback(gpu ? 1000 : 0);
     if (setting == nullptr) {
         return fallback;
     }

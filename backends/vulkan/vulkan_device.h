@@ -95,7 +95,7 @@ struct Device {
     std::atomic<size_t> allocated{0};
     // How long a wait polls a timeline semaphore's counter before it blocks in vkWaitSemaphores
     // (a blocking wait wakes tens of microseconds after the GPU signals): INFINIRT_VULKAN_SPIN_US,
-    // else 100 us on GPUs and none on devices whose work runs on the host's CPUs (lavapipe), where
+    // else 1 ms on GPUs and none on devices whose work runs on the host's CPUs (lavapipe), where
     // polling would take a core from the work itself.
     std::chrono::microseconds spin{0};
     // Stream priorities: where the family has two queues or more, the last high_queues of them
