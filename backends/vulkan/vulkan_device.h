@@ -94,7 +94,7 @@ struct Device {
     // Bytes of device memory infinirt holds on this device.
     std::atomic<size_t> allocated{0};
     // How long a wait polls a timeline semaphore's counter before it blocks in vkWaitSemaphores
-    // (a blocking wait wakes tens of microseconds after the GPU signals): INFINIRT_VULKAN_SPIN_US,
+    // (a blocking wait wakes the caller well after the GPU signals): INFINIRT_VULKAN_SPIN_US,
     // else 1 ms on GPUs and none on devices whose work runs on the host's CPUs (lavapipe), where
     // polling would take a core from the work itself.
     std::chrono::microseconds spin{0};

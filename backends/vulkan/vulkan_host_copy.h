@@ -1,8 +1,8 @@
 // vulkan_host_copy.h - the host's share of a pageable copy: moving bytes between the caller's
 // pageable memory and a staging chunk, split over a pool of host threads.
 //
-// One core copies about a fifth of what a GPU's DMA moves from pinned memory, so a staged copy
-// done by the calling thread alone runs at the speed of that core. hostCopy splits a large copy
+// One core copies far less than a GPU's DMA moves from pinned memory, so a staged copy done by
+// the calling thread alone runs at the speed of that core. hostCopy splits a large copy
 // over the calling thread and the pool's threads, which start on first need and sleep between
 // copies. The pool serves one copy at a time; a caller that finds it busy copies alone.
 //
