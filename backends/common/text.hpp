@@ -32,6 +32,20 @@ inline bool parseCount(const char *text, unsigned long long *value) noexcept {
     return true;
 }
 
+// A decimal integer from 0 to `most` filling the whole string, else false with *value unchanged.
+inline bool parseCountUpTo(const char *text, unsigned long long most, unsigned long long *value) noexcept {
+    unsigned long long parsed = 0;
+    if (text != nullptr && text[0] == '0' && text[1] == '\0') {
+        *value = 0;
+        return true;
+    }
+    if (!parseCount(text, &parsed) || parsed > most) {
+        return false;
+    }
+    *value = parsed;
+    return true;
+}
+
 // Copies `src` into `dst` (capacity `capacity` bytes, NUL included), truncating; always
 // terminates when capacity > 0; NULL `src` copies "". Returns dst.
 inline char *copyString(char *dst, size_t capacity, const char *src) noexcept {

@@ -65,10 +65,7 @@ std::chrono::microseconds spinSetting(bool gpu) {
         return fallback;
     }
     unsigned long long value = 0;
-    if (std::strcmp(setting, "0") == 0) {
-        return std::chrono::microseconds(0);
-    }
-    if (!common::parseCount(setting, &value) || value > 1000000) {
+    if (!common::parseCountUpTo(setting, 1000000, &value)) {
         common::logMessage(INFINIRT_LOG_WARN,
                            "INFINIRT_VULKAN_SPIN_US=\"%s\" ignored: expected microseconds from 0 to 1000000", setting);
         return fallback;

@@ -29,10 +29,7 @@ unsigned readThreads() {
     const char *setting = std::getenv("INFINIRT_VULKAN_COPY_THREADS");
     if (setting != nullptr) {
         unsigned long long value = 0;
-        if (std::strcmp(setting, "0") == 0) {
-            return 0;
-        }
-        if (common::parseCount(setting, &value) && value <= kMostThreads) {
+        if (common::parseCountUpTo(setting, kMostThreads, &value)) {
             return static_cast<unsigned>(value);
         }
         common::logMessage(INFINIRT_LOG_WARN,
@@ -118,13 +115,8 @@ void threadLoop(Pool *p) {
 
 } // namespace
 
-unsigned hostCopyThreads() {
-    static const unsigned threads = readThreads();
-    return threads;
-}
-
 void hostCopy(void *dst, const void *src, size_t size) {
-    const unsigned threads = hostCopyThreads();
+    static const unsigned threads = readThreads();
     Pool &p = pool();
     std::unique_lock<std::mutex> busy(p.busy, std::defer_lock);
     if (threads == 0 || size < kParallelLeast || !busy.try_lock()) {

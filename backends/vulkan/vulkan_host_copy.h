@@ -19,7 +19,4 @@ namespace infinirt::vulkan {
 // to gain from it. Complete on return.
 void hostCopy(void *dst, const void *src, size_t size);
 
-// The pool's size (INFINIRT_VULKAN_COPY_THREADS or the default); starts nothing.
-unsigned hostCopyThreads();
-
 } // namespace infinirt::vulkan

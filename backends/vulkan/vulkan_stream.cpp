@@ -437,7 +437,6 @@ infiniStatus_t counterValue(Device &dev, VkSemaphore semaphore, uint64_t *value,
     return result == VK_SUCCESS ? INFINI_STATUS_SUCCESS : deviceFailure(dev, "vkGetSemaphoreCounterValue", result, what);
 }
 
-
 infiniStatus_t waitValue(Device &dev, VkSemaphore semaphore, uint64_t value, const char *what) {
     infiniStatus_t status = checkLost(dev);
     if (status != INFINI_STATUS_SUCCESS) {

@@ -148,6 +148,20 @@ struct Pair {
     double added;
 };
 
+// The shortest of `runs` timings of `call` (ns), each followed by `after`, untimed (e.g. waiting
+// for what the call enqueued).
+template <typename Call, typename After> double bestOf(int runs, Call &&call, After &&after) {
+    double best = 0;
+    for (int r = 0; r < runs; ++r) {
+        const auto t0 = Clock::now();
+        call();
+        const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+        after();
+        best = r == 0 ? ns : std::min(best, ns);
+    }
+    return best;
+}
+
 // Two figures not measured in paired rounds (e.g. the best of each side): added is their difference.
 inline Pair unpaired(double ours, double anchor) { return {ours, anchor, ours - anchor}; }
 

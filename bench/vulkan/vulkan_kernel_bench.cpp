@@ -244,16 +244,14 @@ int main(int argc, char **argv) {
     rows.push_back(info("1000 empty launches vs native with barriers", "ns",
                         paired(rounds, quick ? 1 : 10, manyLaunches, [&] { nativeMany(true); }, nothing)));
     // The host's part of the 1,000 launches: the time to enqueue them (then synchronized, untimed).
-    double enqueue_ns = 0;
-    for (int r = 0; r < (quick ? 1 : 5); ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < kMany; ++i) {
-            infinirtLaunchKernel(empty, &empty_config, nullptr, 0, stream);
-        }
-        const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-        infinirtStreamSynchronize(stream);
-        enqueue_ns = r == 0 ? ns : std::min(enqueue_ns, ns);
-    }
+    const double enqueue_ns = bestOf(
+        quick ? 1 : 5,
+        [&] {
+            for (int i = 0; i < kMany; ++i) {
+                infinirtLaunchKernel(empty, &empty_config, nullptr, 0, stream);
+            }
+        },
+        [&] { infinirtStreamSynchronize(stream); });
     rows.push_back(info("1000 empty launches: enqueue only (best)", "ns", unpaired(enqueue_ns, 0)));
     // The first launch of a new shape creates its pipeline: block sizes 1..32 not used above.
     double first = 0, again = 0;

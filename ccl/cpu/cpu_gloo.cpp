@@ -6,9 +6,10 @@
 // size; Gloo's ring on unbound buffers where its inboxes would pass the cache's bound, and with two
 // ranks above 16 MiB). The other calls are Gloo's own algorithms on unbound buffers: reduce,
 // broadcast, allgather(v); ReduceScatter is one reduce per block; Send/Recv are unbound-buffer
-// sends and receives, a group's posted together. Each wait is bounded by INFINICCL_TIMEOUT_S. A failure (a peer's
-// connection closed, a timeout) gives the comm up: its connections are closed, so that the other
-// ranks fail at once too, and the message names the rank that went first, as the store saw it.
+// sends and receives, a group's posted together. Each wait is bounded by INFINICCL_TIMEOUT_S. A
+// failure (a peer's connection closed, a timeout) gives the comm up: its connections are closed,
+// so that the other ranks fail at once too, and the message names the rank that went first, as
+// the store saw it.
 #include "cpu_backend.h"
 #include "tcp_store.hpp"
 
