@@ -196,7 +196,9 @@ infiniStatus_t layArguments(const Kernel &k, const infinirtKernelArg_t *args, ui
 // BAD_PARAM naming both. The
 // pipeline of the shape (block, dynamic shared bytes, LOCAL sizes) is made on its first launch.
 // Then, in one command: the arguments (push constants, or vkCmdUpdateBuffer into the stream's
-// argument buffer and its address pushed), the pipeline bound, vkCmdDispatch(grid).
+// argument buffer and its address pushed), the pipeline bound (unless the batch bound it last),
+// vkCmdDispatch(grid). A kernel whose code touches no memory beyond its invocations and workgroup
+// (SpirvEntryPoint::touches_memory) is ordered against nothing else in its batch: no barrier.
 infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig_t *config,
                             const infinirtKernelArg_t *args, uint32_t num_args, void *stream_handle) {
     Kernel &k = *static_cast<Kernel *>(handle);
@@ -254,9 +256,10 @@ infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig
     const NativeApi &vk = nativeApi();
     const VkPhysicalDeviceLimits &limits = stream->dev->properties.limits;
     Access access;
-    access.everything = true; // a kernel may read and write any memory
+    access.everything = e.touches_memory; // a kernel may read and write any memory its code names
+    Stream &s = *stream;
     return enqueueWith(
-        *stream,
+        s,
         [&](VkCommandBuffer buffer) {
             if (e.indirect) {
                 vk.vkCmdUpdateBuffer(buffer, arguments, 0, block_bytes, block);
@@ -267,7 +270,10 @@ infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig
                 vk.vkCmdPipelineBarrier(buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
                                         1, &barrier, 0, nullptr, 0, nullptr);
             }
-            vk.vkCmdBindPipeline(buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+            if (s.bound != pipeline) { // recorded under the stream's mutex
+                vk.vkCmdBindPipeline(buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+                s.bound = pipeline;
+            }
             if (e.indirect) {
                 vk.vkCmdPushConstants(buffer, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, e.address_offset, 8, push);
             } else if (e.push_bytes > 0) {

@@ -13,6 +13,7 @@
 #include "common/text.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -26,8 +27,14 @@ namespace {
 
 // Live allocations by start address. Leaked on purpose, like the devices: frees may come until
 // the process exits.
+//
+// Each thread remembers the allocation it found last in each map, valid while no allocation of
+// that map was erased since (`epoch_` counts the erasures): a stream of calls on one buffer finds
+// it without the lock or the tree. A call racing with the free of its own memory may still see it,
+// as it could through the tree an instant earlier.
 class AllocationMap {
   public:
+    explicit AllocationMap(int slot) : slot_(slot) {}
     void insert(uintptr_t base, const Allocation &allocation) {
         std::unique_lock<std::shared_mutex> lock(mutex_);
         map_[base] = allocation;
@@ -41,10 +48,19 @@ class AllocationMap {
         }
         *removed = it->second;
         map_.erase(it);
+        epoch_.fetch_add(1, std::memory_order_release);
         return true;
     }
     bool find(const void *ptr, Located *found) const {
         const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+        Last &last = lastFound()[slot_];
+        const uint64_t epoch = epoch_.load(std::memory_order_acquire);
+        if (last.epoch == epoch && address - last.base < last.allocation.size) {
+            found->allocation = last.allocation;
+            found->base = last.base;
+            found->offset = address - last.base;
+            return true;
+        }
         std::shared_lock<std::shared_mutex> lock(mutex_);
         auto it = map_.upper_bound(address);
         if (it == map_.begin()) {
@@ -57,21 +73,33 @@ class AllocationMap {
         found->allocation = it->second;
         found->base = it->first;
         found->offset = address - it->first;
+        last = Last{epoch, it->first, it->second};
         return true;
     }
 
   private:
+    struct Last {
+        uint64_t epoch = 0; // never the map's: epoch_ starts at 1
+        uintptr_t base = 0;
+        Allocation allocation;
+    };
+    static Last *lastFound() {
+        static thread_local Last last[2];
+        return last;
+    }
+    const int slot_; // this map's entry of lastFound()
+    std::atomic<uint64_t> epoch_{1};
     mutable std::shared_mutex mutex_;
     std::map<uintptr_t, Allocation> map_;
 };
 
 AllocationMap &deviceMap() {
-    static AllocationMap *map = new AllocationMap;
+    static AllocationMap *map = new AllocationMap(0);
     return *map;
 }
 
 AllocationMap &hostMap() {
-    static AllocationMap *map = new AllocationMap;
+    static AllocationMap *map = new AllocationMap(1);
     return *map;
 }
 
@@ -209,6 +237,7 @@ infiniStatus_t shaderCopy(Stream &stream, const Side &to, const Side &from, size
     const size_t bulk = arguments.count * 16;
     auto record = [&](VkCommandBuffer buffer) {
         recordShaderCopy(dev, buffer, pipeline, layout, arguments);
+        stream.bound = pipeline;
         if (bulk < size) {
             const VkBufferCopy region{from.offset + bulk, to.offset + bulk, size - bulk};
             nativeApi().vkCmdCopyBuffer(buffer, from.buffer, to.buffer, 1, &region);
@@ -499,6 +528,7 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream &stre
         }
         if (pipeline != VK_NULL_HANDLE) {
             recordShaderFillEdges(buffer, pipeline, layout, edges);
+            stream.bound = pipeline;
             return;
         }
         if (head_end > begin) {

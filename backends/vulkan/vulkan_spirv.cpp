@@ -1,6 +1,7 @@
 // vulkan_spirv.cpp - reading a Vulkan SPIR-V module's interface (see the header): one pass over
-// the module's declarations (everything before the first function), then each GLCompute entry
-// point's block size, push-constant block and Workgroup variables.
+// the module's declarations (everything before the first function), one over its functions (which
+// of them touch memory outside the invocation), then each GLCompute entry point's block size,
+// push-constant block and Workgroup variables.
 #include "vulkan_spirv.h"
 
 #include <algorithm>
@@ -35,7 +36,10 @@ enum : uint32_t {
     OpSpecConstant = 50,
     OpSpecConstantComposite = 51,
     OpSpecConstantOp = 52,
+    OpTypeForwardPointer = 39,
     OpFunction = 54,
+    OpFunctionEnd = 56,
+    OpFunctionCall = 57,
     OpVariable = 59,
     OpDecorate = 71,
     OpMemberDecorate = 72,
@@ -53,10 +57,21 @@ constexpr uint32_t kExecutionModelGLCompute = 5;
 constexpr uint32_t kModeLocalSize = 17;
 constexpr uint32_t kModeLocalSizeId = 38;
 constexpr uint32_t kBuiltInWorkgroupSize = 25;
+constexpr uint32_t kStorageInput = 1;
+constexpr uint32_t kStorageOutput = 3;
 constexpr uint32_t kStorageWorkgroup = 4;
+constexpr uint32_t kStoragePrivate = 6;
+constexpr uint32_t kStorageFunction = 7;
 constexpr uint32_t kStoragePushConstant = 9;
 constexpr uint32_t kStoragePhysicalStorageBuffer = 5349;
 constexpr int kMostTypeDepth = 64;
+
+// Memory of the invocation, its workgroup or its launch: what a shader naming only these storage
+// classes touches is gone when its dispatch ends.
+bool invocationStorage(uint32_t storage) {
+    return storage == kStorageInput || storage == kStorageOutput || storage == kStorageWorkgroup ||
+           storage == kStoragePrivate || storage == kStorageFunction || storage == kStoragePushConstant;
+}
 
 enum class Kind : uint8_t { Other, Bool, Int, Float, Vector, Matrix, Array, RuntimeArray, Struct, Pointer };
 
@@ -109,6 +124,9 @@ class Reader {
                 return false;
             }
             at += count;
+        }
+        if (!scanFunctions(at)) {
+            return false;
         }
         for (const auto &spec : spec_ids_) {
             const auto c = constant_types_.find(spec.first);
@@ -253,6 +271,14 @@ class Reader {
                 t.kind = Kind::Pointer;
                 t.storage = o[1];
                 t.element = o[2];
+                if (!invocationStorage(o[1])) {
+                    outside_.insert(o[0]);
+                }
+            }
+            return true;
+        case OpTypeForwardPointer:
+            if (n >= 2 && !invocationStorage(o[1])) {
+                outside_.insert(o[0]);
             }
             return true;
         case OpConstant:
@@ -293,9 +319,62 @@ class Reader {
             if (n >= 3 && (o[2] == kStoragePushConstant || o[2] == kStorageWorkgroup)) {
                 variables_[o[1]] = Variable{o[0], o[2]};
             }
+            if (n >= 3 && !invocationStorage(o[2])) {
+                outside_.insert(o[1]);
+            }
             return true;
         default: return true;
         }
+    }
+
+    // The functions from word `at` on: which of them name memory outside the invocation (an id of
+    // outside_ among any instruction's operands: a pointer type or variable of such storage, which
+    // every access to it, every conversion to a buffer reference and every load of one names), by
+    // themselves or through the functions they call. An operand that is a literal equal to such an
+    // id counts too: the answer errs towards touching.
+    bool scanFunctions(size_t at) {
+        struct Body {
+            bool touches = false;
+            std::vector<uint32_t> calls;
+        };
+        std::map<uint32_t, Body> bodies;
+        Body *current = nullptr;
+        while (at < w_.size()) {
+            const uint32_t count = w_[at] >> 16;
+            const uint32_t op = w_[at] & 0xffffu;
+            if (count == 0 || at + count > w_.size()) {
+                return fail("instruction at word " + std::to_string(at) + " runs past the module's end");
+            }
+            if (op == OpFunction && count >= 3) {
+                current = &bodies[w_[at + 2]];
+            } else if (op == OpFunctionEnd) {
+                current = nullptr;
+            } else if (current != nullptr && op == OpFunctionCall && count >= 4) {
+                current->calls.push_back(w_[at + 3]);
+            }
+            for (uint32_t k = 1; current != nullptr && !current->touches && k < count; ++k) {
+                current->touches = outside_.count(w_[at + k]) != 0;
+            }
+            at += count;
+        }
+        // Through calls: at most one pass per function until nothing changes.
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (auto &[id, body] : bodies) {
+                for (uint32_t callee : body.calls) {
+                    const auto found = bodies.find(callee);
+                    if (!body.touches && (found == bodies.end() || found->second.touches)) {
+                        body.touches = changed = true;
+                    }
+                }
+            }
+        }
+        for (const auto &[id, body] : bodies) {
+            if (!body.touches) {
+                invocation_only_.insert(id);
+            }
+        }
+        return true;
     }
 
     const Type *type(uint32_t id) const {
@@ -441,6 +520,7 @@ class Reader {
 
     bool describe(const EntryDecl &decl, uint32_t version, SpirvEntryPoint *e) {
         e->name = decl.name;
+        e->touches_memory = invocation_only_.count(decl.function) == 0;
         const std::string where = "entry point \"" + decl.name + "\"";
         // The block size: LocalSize / LocalSizeId, then a WorkgroupSize built-in, which overrides both.
         const auto mode = local_sizes_.find(decl.function);
@@ -579,6 +659,8 @@ class Reader {
     std::map<uint32_t, Type> types_;
     std::map<uint32_t, Constant> constants_;
     std::map<uint32_t, Variable> variables_;
+    std::set<uint32_t> outside_;         // pointer types and variables of storage outside the invocation
+    std::set<uint32_t> invocation_only_; // functions that touch no such memory, nor do their callees
 };
 
 } // namespace

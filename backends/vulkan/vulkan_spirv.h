@@ -44,6 +44,11 @@ struct SpirvEntryPoint {
     uint32_t address_offset = 0;  // indirect: where the arguments' address goes in the block
     uint32_t arguments_bytes = 0; // indirect: the size of the arguments' block
     uint64_t static_shared = 0;   // bytes of Workgroup variables not sized by specialization constants
+    // Whether its code, or a function it calls, names memory that outlives the dispatch: a buffer,
+    // an image, a buffer reference (any storage class but Input, Output, Workgroup, Private,
+    // Function and PushConstant). An entry that names none reads and writes nothing another
+    // command can see, so a stream needs no barrier around its dispatch.
+    bool touches_memory = true;
 };
 
 struct SpirvSpecConstant {

@@ -64,6 +64,7 @@ infiniStatus_t beginLocked(Stream &stream, const char *what, VkCommandBuffer *ou
         stream.spare.push_back(buffer);
         return deviceFailure(dev, "vkBeginCommandBuffer", result, what);
     }
+    stream.bound = VK_NULL_HANDLE;
     *out = buffer;
     return INFINI_STATUS_SUCCESS;
 }
@@ -81,13 +82,12 @@ VkResult endWithHostBarrier(VkCommandBuffer buffer) {
     return vk.vkEndCommandBuffer(buffer);
 }
 
-// Under stream.mutex: one vkQueueSubmit of `buffer` (ended; VK_NULL_HANDLE: none) after the
-// stream's previous submission and, when `wait_semaphore` is set, after it reaches `wait_value`.
-// On failure the buffer goes back to the spare list.
-infiniStatus_t submitLocked(Stream &stream, VkCommandBuffer buffer, VkSemaphore wait_semaphore, uint64_t wait_value,
-                            const char *what, uint64_t *value) {
-    const uint64_t previous = stream.submitted.load(std::memory_order_relaxed);
-    const uint64_t next = previous + 1;
+// Under stream.submit_mutex: one vkQueueSubmit of `buffer` (ended; VK_NULL_HANDLE: none), signalling
+// `next` (stream.submitted + 1), after the stream's previous submission and, when `wait_semaphore`
+// is set, after it reaches `wait_value`. `submitted` is `next` once it succeeded.
+VkResult queueSubmit(Stream &stream, VkCommandBuffer buffer, uint64_t next, VkSemaphore wait_semaphore,
+                     uint64_t wait_value) {
+    const uint64_t previous = next - 1;
     const VkSemaphore waits[2] = {stream.timeline, wait_semaphore};
     const uint64_t wait_values[2] = {previous, wait_value};
     const VkPipelineStageFlags stages[2] = {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT};
@@ -113,13 +113,25 @@ infiniStatus_t submitLocked(Stream &stream, VkCommandBuffer buffer, VkSemaphore 
         std::lock_guard<std::mutex> queue_lock(stream.queue->mutex);
         result = nativeApi().vkQueueSubmit(stream.queue->queue, 1, &info, VK_NULL_HANDLE);
     }
+    if (result == VK_SUCCESS) {
+        stream.submitted.store(next, std::memory_order_release);
+    }
+    return result;
+}
+
+// Under stream.mutex: one submission (queueSubmit). On failure the buffer goes back to the spare
+// list.
+infiniStatus_t submitLocked(Stream &stream, VkCommandBuffer buffer, VkSemaphore wait_semaphore, uint64_t wait_value,
+                            const char *what, uint64_t *value) {
+    std::lock_guard<std::mutex> order(stream.submit_mutex);
+    const uint64_t next = stream.submitted.load(std::memory_order_relaxed) + 1;
+    const VkResult result = queueSubmit(stream, buffer, next, wait_semaphore, wait_value);
     if (result != VK_SUCCESS) {
         if (buffer != VK_NULL_HANDLE) {
             stream.spare.push_back(buffer);
         }
         return deviceFailure(*stream.dev, "vkQueueSubmit", result, what);
     }
-    stream.submitted.store(next, std::memory_order_release);
     if (buffer != VK_NULL_HANDLE) {
         stream.in_flight.push_back(Stream::InFlight{buffer, next});
     }
@@ -129,21 +141,63 @@ infiniStatus_t submitLocked(Stream &stream, VkCommandBuffer buffer, VkSemaphore 
     return INFINI_STATUS_SUCCESS;
 }
 
-// Under stream.mutex: submits the open batch. On failure it is dropped (its commands cannot run:
-// the failure is the device's, reported to the caller).
-infiniStatus_t flushLocked(Stream &stream, const char *what) {
-    VkCommandBuffer buffer = stream.open;
-    if (buffer == VK_NULL_HANDLE) {
+// Under stream.mutex: takes the open batch (*buffer VK_NULL_HANDLE: none) and ends it. On failure
+// it is dropped (its commands cannot run: the failure is the device's, reported to the caller).
+infiniStatus_t takeOpenBatch(Stream &stream, const char *what, VkCommandBuffer *buffer) {
+    *buffer = stream.open;
+    if (*buffer == VK_NULL_HANDLE) {
         return INFINI_STATUS_SUCCESS;
     }
     stream.open = VK_NULL_HANDLE;
     stream.open_count = 0;
-    VkResult result = endWithHostBarrier(buffer);
+    const VkResult result = endWithHostBarrier(*buffer);
     if (result != VK_SUCCESS) {
-        stream.spare.push_back(buffer);
+        stream.spare.push_back(*buffer);
+        *buffer = VK_NULL_HANDLE;
         return deviceFailure(*stream.dev, "vkEndCommandBuffer", result, what);
     }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// Under stream.mutex: submits the open batch (takeOpenBatch, then submitLocked).
+infiniStatus_t flushLocked(Stream &stream, const char *what) {
+    VkCommandBuffer buffer = VK_NULL_HANDLE;
+    const infiniStatus_t status = takeOpenBatch(stream, what, &buffer);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    if (buffer == VK_NULL_HANDLE) {
+        std::lock_guard<std::mutex> order(stream.submit_mutex); // a batch the flusher took is submitted
+        return INFINI_STATUS_SUCCESS;
+    }
     return submitLocked(stream, buffer, VK_NULL_HANDLE, 0, what, nullptr);
+}
+
+// The flusher's flush: the open batch taken and ended under stream.mutex (its command pool's lock),
+// then submitted with only stream.submit_mutex held, which it takes before it lets stream.mutex
+// go: later submissions still come after it, and the enqueuers record their next batch meanwhile.
+// Its value is drawn and its buffer listed in flight before the submission; should that fail, the
+// value is never signalled and `submitted` never counts it, so no wait waits for it, and the
+// buffer is recycled once a later submission signals that value.
+infiniStatus_t flushAside(Stream &stream) {
+    const char *what = "submitting a batch (flusher thread)";
+    std::unique_lock<std::mutex> stream_lock(stream.mutex);
+    VkCommandBuffer buffer = VK_NULL_HANDLE;
+    const infiniStatus_t status = takeOpenBatch(stream, what, &buffer);
+    if (status != INFINI_STATUS_SUCCESS || buffer == VK_NULL_HANDLE) {
+        return status;
+    }
+    std::lock_guard<std::mutex> order(stream.submit_mutex);
+    const uint64_t next = stream.submitted.load(std::memory_order_relaxed) + 1;
+    try {
+        stream.in_flight.push_back(Stream::InFlight{buffer, next});
+    } catch (...) { // the batch is dropped, as a failed submission's is; its pool frees the buffer
+        return common::fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory %s on vulkan:%d", what,
+                            stream.dev->index);
+    }
+    stream_lock.unlock();
+    const VkResult result = queueSubmit(stream, buffer, next, VK_NULL_HANDLE, 0);
+    return result == VK_SUCCESS ? INFINI_STATUS_SUCCESS : deviceFailure(*stream.dev, "vkQueueSubmit", result, what);
 }
 
 // The flusher thread: submits every stream's open batch about 50 us after it opened, so that no
@@ -182,8 +236,7 @@ void flusherLoop(Flusher *f) {
         lock.lock();
         // Under the flusher's mutex: forgetStream waits for this pass before a stream goes.
         for (Stream *stream : f->pending) {
-            std::lock_guard<std::mutex> stream_lock(stream->mutex);
-            if (flushLocked(*stream, "submitting a batch (flusher thread)") != INFINI_STATUS_SUCCESS) {
+            if (flushAside(*stream) != INFINI_STATUS_SUCCESS) {
                 common::logMessage(INFINIRT_LOG_WARN, "vulkan:%d: a batch of work could not be submitted",
                                    stream->dev->index);
             }
@@ -230,6 +283,9 @@ bool overlaps(const Range &a, const Range &b) {
 // what one of them wrote, with the same content (nothing new to remember).
 bool needsBarrier(const Stream &stream, const Access &access, bool *repeat) {
     *repeat = false;
+    if (!access.everything && access.read.buffer == VK_NULL_HANDLE && access.write.buffer == VK_NULL_HANDLE) {
+        return false; // touches no memory
+    }
     if (stream.everything || (access.everything && (!stream.reads.empty() || !stream.writes.empty()))) {
         return true;
     }

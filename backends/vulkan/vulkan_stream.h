@@ -16,7 +16,8 @@
 // follows a full memory barrier only when it touches what the commands since the last barrier
 // touched in a way whose order matters: it reads what they write, writes what they read, or writes
 // what they write with other content. Commands on disjoint ranges (and repeats writing the same
-// bytes, as two fills of one value) run without one, as in a native command buffer.
+// bytes, as two fills of one value) run without one, as in a native command buffer, and so does a
+// command that touches no memory at all (a kernel whose code names none: vulkan_spirv.h).
 #pragma once
 
 #include "vulkan_device.h"
@@ -45,7 +46,7 @@ struct Range {
 struct Access {
     Range read, write;
     // Any memory at all (a kernel launch): ordered after every command before it, and every command
-    // after it after it.
+    // after it after it. An Access with neither ranges nor `everything` touches nothing: no barrier.
     bool everything = false;
     struct Content {
         VkBuffer from = VK_NULL_HANDLE;
@@ -62,8 +63,13 @@ struct Stream {
     // Serialises the stream's submissions (recording into its pool, the values it signals).
     std::mutex mutex;
     // The value the last submission signals (the stream is idle when the counter has reached it).
-    // Written under `mutex`, read without it.
+    // Written under `submit_mutex`, read without it.
     std::atomic<uint64_t> submitted{0};
+    // Keeps the submissions in the order of their values. Whoever submits takes it under `mutex`;
+    // the flusher thread keeps it past `mutex` while its vkQueueSubmit runs, so that the stream's
+    // enqueuers record on meanwhile, and every flush takes it, so that a flush returns only once
+    // a batch the flusher took is submitted and `submitted` counts it.
+    std::mutex submit_mutex;
     VkCommandPool pool = VK_NULL_HANDLE; // used under `mutex`
     struct InFlight {
         VkCommandBuffer buffer;
@@ -74,6 +80,10 @@ struct Stream {
     // The open batch (VK_NULL_HANDLE: none) and its commands, under `mutex`.
     VkCommandBuffer open = VK_NULL_HANDLE;
     uint32_t open_count = 0;
+    // The compute pipeline bound last in the command buffer being recorded (VK_NULL_HANDLE: none
+    // yet), under `mutex`: set by whoever binds one, cleared when a buffer begins. A launch of the
+    // pipeline already bound binds nothing.
+    VkPipeline bound = VK_NULL_HANDLE;
     // Where kernels whose arguments go in a buffer get them (vulkan_launch.cpp): kArgumentBytes of
     // device memory, made on the stream's first such launch (under `mutex`), released with it.
     VkBuffer arguments = VK_NULL_HANDLE;

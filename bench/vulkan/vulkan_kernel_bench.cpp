@@ -8,8 +8,10 @@
 //   - an empty kernel's launch then synchronize; native: its dispatch submitted alone and waited
 //     for. Limit: ours <= 1.1 x native;
 //   - 1,000 empty launches then one synchronize; native: one command buffer holding 1,000
-//     dispatches. Limit: ours <= 1.2 x native. Beside it (information) a native command buffer
-//     with a barrier between the dispatches, the order a stream keeps;
+//     dispatches. Limit: ours <= 1.2 x native. The empty kernel touches no memory, so the stream
+//     orders nothing around it and the native buffer has no barriers either;
+//   - 1,000 one-block saxpy launches then one synchronize (information): kernels that touch memory,
+//     which a stream keeps in order, beside a native buffer with a barrier between each two;
 //   - the host's part of the 1,000 launches (enqueueing them, best of 5; information);
 //   - the first launch of a new block size (its pipeline's creation) beside a launch of a block
 //     size already used (information).
@@ -217,11 +219,12 @@ int main(int argc, char **argv) {
         }
         infinirtStreamSynchronize(stream);
     };
-    // The native side: one command buffer of 1,000 dispatches, with a compute-to-compute barrier
-    // between each two when `ordered` (the order a stream keeps), submitted and waited for.
-    auto nativeMany = [&](bool ordered) {
+    // The native side: one command buffer of 1,000 dispatches of `pipeline` (`args`: its push
+    // constants, when set), with a compute-to-compute barrier between each two when `ordered` (the
+    // order a stream keeps between kernels that touch memory), submitted and waited for.
+    auto nativeMany = [&](const NativePipeline &pipeline, const SaxpyArguments *args, bool ordered) {
         native.submit([&](VkCommandBuffer cb) {
-            native.vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, native_empty.pipeline);
+            native.vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
             VkMemoryBarrier barrier{};
             barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
             barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
@@ -232,17 +235,37 @@ int main(int argc, char **argv) {
                                                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0,
                                                    nullptr);
                 }
+                if (args != nullptr) {
+                    native.vk.vkCmdPushConstants(cb, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *args,
+                                                 args);
+                }
                 native.vk.vkCmdDispatch(cb, 1, 1, 1);
             }
         });
         native.wait();
     };
+    // The empty kernel touches no memory: a stream orders nothing around it, as the native buffer.
     rows.push_back(ratioAtMost("1000 empty launches, then synchronize",
-                               paired(rounds, quick ? 1 : 10, manyLaunches, [&] { nativeMany(false); }, nothing),
+                               paired(rounds, quick ? 1 : 10, manyLaunches, [&] { nativeMany(native_empty, nullptr, false); }, nothing),
                                1.2));
-    // The same 1,000 launches against a native command buffer ordered as a stream is.
-    rows.push_back(info("1000 empty launches vs native with barriers", "ns",
-                        paired(rounds, quick ? 1 : 10, manyLaunches, [&] { nativeMany(true); }, nothing)));
+    // Kernels that touch memory are ordered: 1,000 saxpy launches of one block (256 floats) each,
+    // against the native command buffer with a barrier between each two.
+    infinirtLaunchConfig_t small_config = saxpy_config;
+    small_config.grid[0] = 1;
+    const int small_n = static_cast<int>(kBlock);
+    const infinirtKernelArg_t small_args[] = {saxpy_args[0], saxpy_args[1], saxpy_args[2],
+                                              {INFINIRT_KERNEL_ARG_VALUE, sizeof small_n, &small_n}};
+    const SaxpyArguments native_small{native.device_b.address, native.device_a.address, a, small_n};
+    rows.push_back(info("1000 one-block saxpy launches (ordered) vs native with barriers", "ns",
+                        paired(
+                            rounds, quick ? 1 : 10,
+                            [&] {
+                                for (int i = 0; i < kMany; ++i) {
+                                    infinirtLaunchKernel(saxpy, &small_config, small_args, 4, stream);
+                                }
+                                infinirtStreamSynchronize(stream);
+                            },
+                            [&] { nativeMany(native_saxpy, &native_small, true); }, nothing)));
     // The host's part of the 1,000 launches: the time to enqueue them (then synchronized, untimed).
     const double enqueue_ns = bestOf(
         quick ? 1 : 5,
