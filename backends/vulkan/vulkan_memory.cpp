@@ -170,10 +170,9 @@ struct Side {
 };
 
 void locate(int device, const void *ptr, size_t size, Side *side) {
-    Located found;
+    Located &found = side->located;
     if (findDeviceMemory(ptr, &found) || findHostMemory(ptr, &found)) {
         side->ours = true;
-        side->located = found;
         if (found.allocation.device == device && size <= found.allocation.size - found.offset) {
             side->buffer = found.allocation.buffer;
             side->offset = found.offset;
