@@ -6,6 +6,8 @@
 #include "vulkan_event.h"
 #include "vulkan_stream.h"
 
+#include "common/text.hpp"
+
 #include "vulkan_native_api.h"
 
 #include <pthread.h>
@@ -227,12 +229,26 @@ Flusher &flusher() {
     return *f;
 }
 
+// INFINIRT_VULKAN_FLUSH_US (1 to 100,000), else 50: how long after a batch opened the flusher
+// submits it.
+std::chrono::microseconds flushDelay() {
+    const char *setting = std::getenv("INFINIRT_VULKAN_FLUSH_US");
+    unsigned long long value = 50;
+    if (setting != nullptr && (!common::parseCountUpTo(setting, 100000, &value) || value == 0)) {
+        common::logMessage(INFINIRT_LOG_WARN,
+                           "INFINIRT_VULKAN_FLUSH_US=\"%s\" ignored: expected microseconds from 1 to 100000", setting);
+        value = 50;
+    }
+    return std::chrono::microseconds(value);
+}
+
 void flusherLoop(Flusher *f) {
+    const std::chrono::microseconds delay = flushDelay();
     std::unique_lock<std::mutex> lock(f->mutex);
     for (;;) {
         f->wake.wait(lock, [f] { return !f->pending.empty(); });
         lock.unlock();
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
+        std::this_thread::sleep_for(delay);
         lock.lock();
         // Under the flusher's mutex: forgetStream waits for this pass before a stream goes.
         for (Stream *stream : f->pending) {

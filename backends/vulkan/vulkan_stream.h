@@ -7,7 +7,7 @@
 // open command buffer (one is begun when none is open), and the open batch is submitted by the
 // first of: a call that needs the truth or an order (every query, record, wait, synchronize, any
 // other submission), 1,024 commands, or the plugin's flusher thread, which submits every open
-// batch about 50 us after it opened. So StreamQuery and EventQuery tell the truth, and no work
+// batch about 50 us (INFINIRT_VULKAN_FLUSH_US) after it opened. So StreamQuery and EventQuery tell the truth, and no work
 // waits for a later call to be submitted. A command followed by a synchronize costs what a native
 // program's one submission costs (begin, record, end, submit, wait); a burst of commands shares
 // submissions.
