@@ -1,15 +1,16 @@
 // Ranks on several hosts: the cpu backend's collectives over Gloo's TCP transport (Debian's
 // libgloo-dev). The ranks meet through the loader's rendezvous store (tcp_store.hpp; Gloo's own
 // rendezvous runs over it, under the comm's keys); each rank listens on the address it reaches the
-// store from (INFINICCL_SOCKET_IFNAME names an interface instead). AllReduce is the chunked ring of
-// Gloo's AllreduceRingChunked on the caller's buffers (ChunkedRing, cached per count and element
-// size; Gloo's ring on unbound buffers where its inboxes would pass the cache's bound, and with two
-// ranks above 16 MiB). The other calls are Gloo's own algorithms on unbound buffers: reduce,
-// broadcast, allgather(v); ReduceScatter is one reduce per block; Send/Recv are unbound-buffer
-// sends and receives, a group's posted together. Each wait is bounded by INFINICCL_TIMEOUT_S. A
-// failure (a peer's connection closed, a timeout) gives the comm up: its connections are closed,
-// so that the other ranks fail at once too, and the message names the rank that went first, as
-// the store saw it.
+// store from (INFINICCL_SOCKET_IFNAME names an interface instead). AllReduce up to 128 KiB is a
+// direct exchange (DirectExchange: every rank's input sent to every other rank, each rank reducing
+// all of them in rank order); above, the chunked ring of Gloo's AllreduceRingChunked on the
+// caller's buffers (ChunkedRing); both cached per count and element size; Gloo's ring on unbound
+// buffers where a ring's inboxes would pass the cache's bound, and with two ranks above 16 MiB. The
+// other calls are Gloo's own algorithms on unbound buffers: reduce, broadcast, allgather(v);
+// ReduceScatter is one reduce per block; Send/Recv are unbound-buffer sends and receives, a group's
+// posted together. Each wait is bounded by INFINICCL_TIMEOUT_S. A failure (a peer's connection
+// closed, a timeout) gives the comm up: its connections are closed, so that the other ranks fail at
+// once too, and the message names the rank that went first, as the store saw it.
 #include "cpu_backend.h"
 #include "tcp_store.hpp"
 
@@ -43,6 +44,29 @@
 #include <stdexcept>
 
 namespace infiniccl::cpu {
+
+// Memory on pages of its own (mmap), unmapped with it.
+class Pages {
+public:
+    Pages() = default;
+    Pages(const Pages &) = delete;
+    Pages &operator=(const Pages &) = delete;
+    ~Pages() {
+        if (data_ != nullptr) munmap(data_, bytes_);
+    }
+    char *get() const { return data_; }
+    void map(size_t size) {
+        const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        bytes_ = (size + page - 1) / page * page;
+        void *p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+        data_ = static_cast<char *>(p);
+    }
+
+private:
+    char *data_ = nullptr;
+    size_t bytes_ = 0;
+};
 
 // AllReduce's chunked ring on the caller's buffer: AllreduceRingChunked's schedule (two chunks per
 // rank, two inboxes written by the left neighbour in turn, a notification to the left before each
@@ -82,9 +106,6 @@ public:
     static size_t inboxBytes(int nranks, size_t count, size_t esize) {
         return 2 * chunkElements(nranks, count, esize) * esize;
     }
-    size_t count() const { return count_; }
-    size_t esize() const { return esize_; }
-    size_t bytes() const { return 2 * chunk_ * esize_; }
     // data[i] = `combine` over the ranks of their data[i], in place; this rank's part only.
     void run(void *data, infiniDtype_t dtype, infinicclReduceOp_t combine);
 
@@ -126,26 +147,9 @@ private:
     const size_t chunks_, chunk_;
     gloo::transport::Pair *const left_, *const right_;
     int send_slot_ = 0;
-    // The inboxes: pages of their own (mmap), as a large malloc gives them: from the heap, beside
-    // other data, receiving into them measured slower at mid-size chunks (docs/collectives.md).
-    struct Inbox {
-        char *data = nullptr;
-        size_t bytes = 0;
-        Inbox() = default;
-        Inbox(const Inbox &) = delete;
-        Inbox &operator=(const Inbox &) = delete;
-        ~Inbox() {
-            if (data != nullptr) munmap(data, bytes);
-        }
-        char *get() const { return data; }
-        void map(size_t size) {
-            const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-            bytes = (size + page - 1) / page * page;
-            void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (p == MAP_FAILED) throw std::bad_alloc();
-            data = static_cast<char *>(p);
-        }
-    } inbox_[2];
+    // The inboxes: pages of their own, as a large malloc gives them: from the heap, beside other
+    // data, receiving into them measured slower at mid-size chunks (docs/collectives.md).
+    Pages inbox_[2];
     int notice_out_ = 0, notice_in_ = 0;
     void *bound_ = nullptr;
     uint64_t sent_[2] = {0, 0};
@@ -227,14 +231,132 @@ void ChunkedRing::run(void *data, infiniDtype_t dtype, infinicclReduceOp_t combi
     for (; notified_ > 0; --notified_) notify_send_->waitSend();
 }
 
-// An AllReduce's ring, built at the first call of its count and element size.
-struct ChunkedEntry {
+// A small AllReduce as one exchange, on buffers of its own: every rank copies its input into its
+// send buffer, sends that to every other rank, receives every other rank's input, and reduces the
+// n inputs in rank order 0..n-1 into the caller's recv buffer. Every rank runs the same reduction
+// over the same inputs in the same order, so every rank's result is the same, bit for bit. Each
+// message goes out at the start of the call and none waits for another: the call's latency is one
+// message (and the reduction), where the chunked ring makes about 4n dependent hops (a data message
+// after each notification, 2n - 2 rounds each way); the price is bandwidth, (n - 1) times the
+// buffer sent and received by each rank where the ring sends and receives 2 (n - 1) / n of it, and
+// n inputs reduced by every rank: hence only up to kDirectBytes.
+//
+// With Gloo's TCP transport as ChunkedRing's comment describes it (a receive buffer is a slot in
+// its pair's table, written by the pair's device thread as each message for it comes, whether or
+// not waitRecv was called yet: the message is counted and the next waitRecv takes it; a send
+// buffer is a record, read while a send of it is being written):
+// - Slots: base + 2r + p carries rank r's input of a call of parity p. This rank receives from
+//   peer j on base + 2j + p and sends on base + 2 rank + p, so on any pair its send slots are
+//   never its receive slots: freeing a send buffer (which erases its slot from the pair's table,
+//   as any buffer's destructor does) cannot erase a receive registration. The slots are drawn
+//   (nextSlot) where the exchange is built: every rank builds it at the same call. A peer's first
+//   message may come before this rank built it: the pair's device thread leaves the message in the
+//   socket until the slot is registered (getBuffer), as for a ChunkedRing's first.
+// - No notification: the inboxes are two per peer, used by call parity (the count of this
+//   exchange's calls, the same on every rank: every rank makes the same calls). A peer's message of
+//   call k + 2 would overwrite our parity-k inbox; the peer starts call k + 2 only after finishing
+//   call k + 1, which needs our call-(k + 1) message, which we send only after our call k returned,
+//   every parity-k inbox read. The parity-(k + 1) inbox may meanwhile receive the peer's call
+//   k + 1, while we still read call k's: the other inbox. Each receive buffer thus holds at most
+//   one message that no waitRecv took yet.
+// - The send buffer is written at the start of each call; every send of it was waitSend'ed
+//   before the previous call returned (hence before it is written again or the exchange freed).
+// - After a rank's run() returned, no message for the exchange's slots is on its way to or from
+//   it: every peer's message of every call up to this one was received, and a peer sends again only
+//   at the exchange's next call, which every rank makes (or evicts the exchange at the same call).
+//   So every rank frees it at the same call, each on its own time, as ChunkedRing.
+// Every wait is bounded by the pairs' timeout: the comm's (INFINICCL_TIMEOUT_S), which the context
+// passed to its pairs (glooCommInit sets it before connecting). A failure throws Gloo's exception,
+// naming the peer, as ChunkedRing's waits do.
+class DirectExchange {
+public:
+    // Registers the inboxes: collective in that every rank must build it at the same call.
+    DirectExchange(gloo::Context &context, size_t count, size_t esize);
+    DirectExchange(const DirectExchange &) = delete;
+    DirectExchange &operator=(const DirectExchange &) = delete;
+
+    // The memory an exchange of `count` elements of `esize` bytes among `nranks` ranks holds: its
+    // send buffer and two inboxes per peer.
+    static size_t memoryBytes(int nranks, size_t count, size_t esize) {
+        return (2 * static_cast<size_t>(nranks) - 1) * partBytes(count * esize);
+    }
+    // recv[i] = `combine` over the ranks r = 0..n-1 of their send[i]; send may be recv.
+    void run(const void *send, void *recv, infiniDtype_t dtype, infinicclReduceOp_t combine);
+
+private:
+    // Each part starts on a cache line of its own.
+    static size_t partBytes(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+    const size_t count_, esize_;
+    const int rank_;
+    uint64_t calls_ = 0; // run()s so far: call k uses the inboxes and slots of parity k % 2
+    // The send buffer (this rank's input), then two inboxes per peer.
+    Pages memory_;
+    char *mine_ = nullptr;
+    struct Peer {
+        char *inbox[2] = {nullptr, nullptr};
+        // Declared after `memory_`, which they point at: freed before it.
+        std::unique_ptr<gloo::transport::Buffer> recv[2], send[2];
+    };
+    std::vector<Peer> peers_; // by rank; this rank's own is empty
+    std::vector<const void *> inputs_; // the reduction's, by rank
+};
+
+DirectExchange::DirectExchange(gloo::Context &context, size_t count, size_t esize)
+    : count_(count), esize_(esize), rank_(context.rank), peers_(static_cast<size_t>(context.size)),
+      inputs_(static_cast<size_t>(context.size)) {
+    const size_t bytes = count * esize, part = partBytes(bytes);
+    memory_.map(memoryBytes(context.size, count, esize));
+    mine_ = memory_.get();
+    char *next = mine_ + part;
+    const int base = context.nextSlot(2 * context.size);
+    for (int j = 0; j < context.size; ++j) {
+        if (j == rank_) continue;
+        Peer &peer = peers_[static_cast<size_t>(j)];
+        gloo::transport::Pair *pair = context.getPair(j).get();
+        for (int p = 0; p < 2; ++p) {
+            peer.inbox[p] = next;
+            next += part;
+            peer.recv[p] = pair->createRecvBuffer(base + 2 * j + p, peer.inbox[p], bytes);
+            peer.send[p] = pair->createSendBuffer(base + 2 * rank_ + p, mine_, bytes);
+        }
+    }
+}
+
+void DirectExchange::run(const void *send, void *recv, infiniDtype_t dtype, infinicclReduceOp_t combine) {
+    const int parity = static_cast<int>(calls_++ & 1);
+    const int n = static_cast<int>(peers_.size());
+    std::memcpy(mine_, send, count_ * esize_);
+    // The next rank first: each rank's messages go out in a different order.
+    for (int d = 1; d < n; ++d) peers_[static_cast<size_t>((rank_ + d) % n)].send[parity]->send();
+    for (int r = 0; r < n; ++r) {
+        if (r == rank_) {
+            inputs_[static_cast<size_t>(r)] = mine_;
+            continue;
+        }
+        Peer &peer = peers_[static_cast<size_t>(r)];
+        peer.recv[parity]->waitRecv();
+        inputs_[static_cast<size_t>(r)] = peer.inbox[parity];
+    }
+    void *out[1] = {recv};
+    reduceInto(out, 1, inputs_.data(), n, count_, dtype, combine);
+    for (int r = 0; r < n; ++r) {
+        if (r != rank_) peers_[static_cast<size_t>(r)].send[parity]->waitSend();
+    }
+}
+
+// An AllReduce's schedule, built at the first call of its count and element size: a DirectExchange
+// up to kDirectBytes, else a ChunkedRing.
+struct AllReduceEntry {
+    size_t count = 0, esize = 0;
+    size_t bytes = 0; // the memory it holds
     uint64_t last_use = 0;
+    std::unique_ptr<DirectExchange> direct;
     std::unique_ptr<ChunkedRing> ring;
 };
 
 struct GlooTransport {
-    uint64_t calls = 0; // AllReduce calls through the chunked rings
+    uint64_t calls = 0; // AllReduce calls through the cached entries
     std::shared_ptr<gloo::rendezvous::Context> context; // NULL once the comm was given up
     std::unique_ptr<store::Client> store;               // asked which rank went, after a failure
     std::string scope;
@@ -242,17 +364,28 @@ struct GlooTransport {
     std::chrono::milliseconds timeout{0};
     uint32_t tag = 0;
     std::string broken; // why the comm was given up
-    // At most kChunkedEntries, of kChunkedTotalBytes of inboxes in all. Declared after `context`:
+    // At most kCachedEntries, of kCachedTotalBytes of memory in all. Declared after `context`:
     // freed before the pairs they are registered with.
-    std::vector<ChunkedEntry> chunked;
+    std::vector<AllReduceEntry> cached;
 };
 
 namespace {
 
-// The rings' cache: each ring holds inboxes of about its count's bytes over the number of ranks. An
-// AllReduce whose ring alone would pass kChunkedTotalBytes runs Gloo's ring on unbound buffers.
-constexpr size_t kChunkedEntries = 8;
-constexpr size_t kChunkedTotalBytes = size_t{256} << 20;
+// The cache of AllReduce entries: a ring holds inboxes of about its count's bytes over the number of
+// ranks, a direct exchange 2n - 1 times its count's bytes. An AllReduce whose ring alone would pass
+// kCachedTotalBytes runs Gloo's ring on unbound buffers.
+constexpr size_t kCachedEntries = 8;
+constexpr size_t kCachedTotalBytes = size_t{256} << 20;
+// AllReduces of at most this many bytes run a DirectExchange, larger ones the chunked ring. Small
+// AllReduces are latency-bound: the exchange's one message each way against the ring's ~4n
+// dependent hops. The exchange sends n - 1 times the buffer from each rank, where the ring sends
+// 2 (n - 1) / n of it (as much with two ranks, n / 2 times less with n), and every rank reduces n
+// whole inputs: it loses once those bytes cost more than the hops it saves, sooner the more ranks.
+// 128 KiB: up to there the ring mostly missed Gloo's best algorithm with 2 and 4 hosts where the
+// exchange beat it several times over; it still led at 512 KiB on the test machine, whose hops
+// (scheduling on 2 cores) cost more than a real link's, and the bytes' cost grows with the ranks
+// (docs/collectives.md).
+constexpr size_t kDirectBytes = size_t{128} << 10;
 // With two ranks Gloo's ring on unbound buffers is the faster above this size (docs/collectives.md).
 constexpr size_t kTwoRanksRingBytes = size_t{16} << 20;
 
@@ -337,50 +470,75 @@ void glooReduce(GlooTransport &t, const void *send, void *recv, size_t count, si
     if (op == INFINICCL_AVG && rank == root) divideBy(recv, count, dtype, t.context->size);
 }
 
-// An AllReduce through a cached ChunkedRing, on the caller's buffers (out of place: send copied into
-// recv, then the ring on recv): false where the ring's inboxes alone would pass kChunkedTotalBytes,
-// or with two ranks above kTwoRanksRingBytes (then Gloo's ring on unbound buffers serves it).
+// The cached entry of `count` elements of `esize` bytes, which holds `bytes` of memory; `build` makes
+// its schedule at its first call, after the least recently used entries went until it fits.
 //
-// How the ranks agree without a message: whether the ring serves a call, which entry, which entries
+// How the ranks agree without a message: whether an entry serves a call, which entry, which entries
 // are built and which evicted depend only on the count, the element size and the sequence of such
 // calls, which every rank shares (the ranks of a collective make the same calls in the same order,
 // with the same count and dtype). So every rank builds an entry, drawing the same slots, and frees
 // one at the same call. The addresses of the buffers are this rank's alone: they decide only the
-// binding of the send side, which ChunkedRing::run rebinds by itself, with no slot and no message.
-// A rank whose buffer moved rebinds while the others reuse theirs, and no call can find one rank
-// building and another not.
-bool chunkedAllReduce(GlooTransport &t, const Op &op) {
+// binding of a ring's send side, which ChunkedRing::run rebinds by itself, with no slot and no
+// message (a DirectExchange copies from and into the caller's buffers and binds none). A rank whose
+// buffer moved rebinds while the others reuse theirs, and no call can find one rank building and
+// another not.
+template <typename Build>
+AllReduceEntry &cachedEntry(GlooTransport &t, size_t count, size_t esize, size_t bytes, Build &&build) {
+    ++t.calls;
+    AllReduceEntry *entry = nullptr;
+    for (AllReduceEntry &e : t.cached) {
+        if (e.count == count && e.esize == esize) entry = &e;
+    }
+    if (entry == nullptr) {
+        // The least recently used go, until this one fits.
+        for (;;) {
+            size_t total = bytes;
+            for (const AllReduceEntry &e : t.cached) total += e.bytes;
+            if (t.cached.size() < kCachedEntries && total <= kCachedTotalBytes) break;
+            auto oldest = std::min_element(t.cached.begin(), t.cached.end(), [](const auto &a, const auto &b) {
+                return a.last_use < b.last_use;
+            });
+            t.cached.erase(oldest);
+        }
+        AllReduceEntry made;
+        made.count = count;
+        made.esize = esize;
+        made.bytes = bytes;
+        build(made);
+        t.cached.push_back(std::move(made));
+        entry = &t.cached.back();
+    }
+    entry->last_use = t.calls;
+    return *entry;
+}
+
+// An AllReduce through a cached entry, on the caller's buffers: a DirectExchange up to kDirectBytes,
+// else a ChunkedRing (out of place: send copied into recv, then the ring on recv). False where the
+// ring's inboxes alone would pass kCachedTotalBytes, or with two ranks above kTwoRanksRingBytes (then
+// Gloo's ring on unbound buffers serves it).
+bool cachedAllReduce(GlooTransport &t, const Op &op) {
     const size_t esize = elementSize(op.dtype);
     const int n = t.context->size;
     if (n == 1) {
         if (op.send != op.recv) std::memcpy(op.recv, op.send, op.count * esize);
         return true;
     }
-    const size_t bytes = ChunkedRing::inboxBytes(n, op.count, esize);
-    if (bytes > kChunkedTotalBytes || (n == 2 && op.count * esize > kTwoRanksRingBytes)) return false;
-    ++t.calls;
-    ChunkedEntry *entry = nullptr;
-    for (ChunkedEntry &e : t.chunked) {
-        if (e.ring->count() == op.count && e.ring->esize() == esize) entry = &e;
+    const infinicclReduceOp_t combine = op.op == INFINICCL_AVG ? INFINICCL_SUM : op.op;
+    const size_t direct_bytes = DirectExchange::memoryBytes(n, op.count, esize);
+    if (op.count * esize <= kDirectBytes && direct_bytes <= kCachedTotalBytes) {
+        AllReduceEntry &entry = cachedEntry(t, op.count, esize, direct_bytes, [&](AllReduceEntry &e) {
+            e.direct = std::make_unique<DirectExchange>(*t.context, op.count, esize);
+        });
+        entry.direct->run(op.send, op.recv, op.dtype, combine);
+    } else {
+        const size_t bytes = ChunkedRing::inboxBytes(n, op.count, esize);
+        if (bytes > kCachedTotalBytes || (n == 2 && op.count * esize > kTwoRanksRingBytes)) return false;
+        AllReduceEntry &entry = cachedEntry(t, op.count, esize, bytes, [&](AllReduceEntry &e) {
+            e.ring = std::make_unique<ChunkedRing>(*t.context, op.count, esize);
+        });
+        if (op.send != op.recv) std::memcpy(op.recv, op.send, op.count * esize);
+        entry.ring->run(op.recv, op.dtype, combine);
     }
-    if (entry == nullptr) {
-        // The least recently used go, until this one fits.
-        for (;;) {
-            size_t total = bytes;
-            for (const ChunkedEntry &e : t.chunked) total += e.ring->bytes();
-            if (t.chunked.size() < kChunkedEntries && total <= kChunkedTotalBytes) break;
-            auto oldest = std::min_element(t.chunked.begin(), t.chunked.end(), [](const auto &a, const auto &b) {
-                return a.last_use < b.last_use;
-            });
-            t.chunked.erase(oldest);
-        }
-        t.chunked.emplace_back();
-        entry = &t.chunked.back();
-        entry->ring = std::make_unique<ChunkedRing>(*t.context, op.count, esize);
-    }
-    entry->last_use = t.calls;
-    if (op.send != op.recv) std::memcpy(op.recv, op.send, op.count * esize);
-    entry->ring->run(op.recv, op.dtype, op.op == INFINICCL_AVG ? INFINICCL_SUM : op.op);
     if (op.op == INFINICCL_AVG) divideBy(op.recv, op.count, op.dtype, n);
     return true;
 }
@@ -392,7 +550,7 @@ void glooCall(GlooTransport &t, const Op &op) {
     std::vector<char> scratch;
     switch (op.kind) {
     case OpKind::AllReduce: {
-        if (op.count == 0 || chunkedAllReduce(t, op)) return;
+        if (op.count == 0 || cachedAllReduce(t, op)) return;
         gloo::AllreduceOptions opts(ctx);
         withElement(esize, [&](auto e) {
             using T = decltype(e);
@@ -528,10 +686,10 @@ infiniStatus_t giveUp(Comm &c, const char *what, const std::string &detail) {
     std::string error;
     const auto wait = std::min<std::chrono::milliseconds>(t.timeout, std::chrono::seconds(2));
     const bool asked = t.store->gone(t.scope, store::Clock::now() + wait, &gone, &error);
-    // Closed first: no send still queued writes from the caller's buffers or the rings' records
-    // once this returns, and the peers fail at once rather than wait.
+    // Closed first: no send still queued writes from the caller's buffers or the cached entries'
+    // records once this returns, and the peers fail at once rather than wait.
     t.context->closeConnections();
-    t.chunked.clear();
+    t.cached.clear();
     t.context.reset();
     const int peer = rankInMessage(t, detail);
     char message[1024];

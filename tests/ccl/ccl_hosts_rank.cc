@@ -3,10 +3,13 @@
 //   collectives   every collective (AllReduce x dtype x op, Reduce, Broadcast, AllGather(V),
 //                 ReduceScatter(V), Send/Recv), in place and out of place, then AllReduce on buffers
 //                 that come back, move (on some ranks only), are freed and allocated again, with
-//                 counts that alternate, every result checked;
+//                 counts that alternate, every result checked; small AllReduces (the plugin's direct
+//                 exchange) back to back with values that change per call, and every rank's result
+//                 of inexact values compared bit for bit with every other's;
 //                 prints "rank R of N: C checks passed" and exits 0, else the first mismatches, 1.
 //   allreduce     AllReduce of 4 Mi floats over and over (prints "looping" after the first) until
 //                 one fails: prints "rank R: failed after S s: <message>" and exits 3.
+//   allreduce-small  the same with 2 Ki floats (8 KiB: the plugin's direct exchange).
 //   init          only infinicclCommInitFromEnv: prints "init ok" or "init failed: <status> <message>"
 //                 (exit 0 / 2).
 // Exit 4: the comm could not be made (the message says why).
@@ -16,12 +19,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
 
 using namespace ccltest;
+
+// The plugin's direct exchange serves AllReduces of at most this many bytes (kDirectBytes in
+// ccl/cpu/cpu_gloo.cpp), the chunked ring larger ones: counts on either side of it are checked.
+constexpr size_t kDirectBytes = size_t{128} << 10;
 
 int g_rank = 0, g_n = 1;
 long g_checks = 0, g_failures = 0;
@@ -174,9 +183,80 @@ void allReduceBuffers(infinicclComm_t comm) {
         const infiniDtype_t t = k % 2 == 0 ? INFINI_DTYPE_I64 : INFINI_DTYPE_F16;
         allReduceInto(comm, pc, pc, count, t, INFINICCL_AVG, k, "alternating element sizes");
     }
-    for (size_t k = 0; k < 12; ++k) allReduceInto(comm, pa, pb, 1000 + 517 * k, f32, INFINICCL_SUM, k, "many counts");
+    for (size_t k = 0; k < 12; ++k) {
+        // Direct exchanges and chunked rings in turn: one cache holds both.
+        const size_t many = (k % 2 == 0 ? 1000 : count) + 517 * k;
+        allReduceInto(comm, pa, pb, many, f32, INFINICCL_SUM, k, "many counts");
+    }
     allReduceInto(comm, pa, pb, 1000, f32, INFINICCL_PROD, 3, "the first count again");
     allReduceInto(comm, pb, pb, count, f32, INFINICCL_SUM, 1, "the first buffer's count again");
+}
+
+// Small AllReduces (the direct exchange), back to back: the values change with every call, so that
+// an input read from another call's inbox gives a wrong result; calls of two small counts, and now
+// and then a large one, interleaved, so that each cached entry counts its calls on its own; the
+// buffers alternate, in place and out of place; and before some calls one rank (in turn) comes
+// late, so that the others' messages reach it before it waits for them.
+void allReduceSmall(infinicclComm_t comm) {
+    const size_t large = 40001;
+    std::vector<char> a(large * 4), b(large * 4), c(large * 4);
+    char *const bufs[3] = {a.data(), b.data(), c.data()};
+    for (size_t k = 0; k < 240; ++k) {
+        char *send = bufs[k % 3];
+        char *out = k % 4 == 0 ? send : bufs[(k + 1) % 3];
+        if (k % 3 == 0 && static_cast<int>(k / 3 % static_cast<size_t>(g_n)) == g_rank) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+        const size_t count = k % 5 == 4 ? 333 : 1000;
+        allReduceInto(comm, send, out, count, INFINI_DTYPE_F32, INFINICCL_SUM, k, "back-to-back small calls");
+        if (k % 16 == 15) allReduceInto(comm, send, out, large, INFINI_DTYPE_F32, INFINICCL_SUM, k, "a large call");
+    }
+}
+
+// Rank-seeded random values of magnitude 1/4 to 8, either sign: their sums and products round.
+void randomValues(void *buf, size_t count, infiniDtype_t t, uint32_t seed) {
+    std::mt19937 rng(seed);
+    for (size_t i = 0; i < count; ++i) {
+        const uint32_t bits = rng(), sign = bits >> 31, exp = (bits >> 24) % 6;
+        char *p = static_cast<char *>(buf) + i * elementSize(t);
+        if (t == INFINI_DTYPE_F32) {
+            const uint32_t v = sign << 31 | (125 + exp) << 23 | (bits & 0x7fffffu);
+            std::memcpy(p, &v, 4);
+        } else if (t == INFINI_DTYPE_F16) { // exponent bias 15, 10 mantissa bits
+            const uint16_t v = static_cast<uint16_t>(sign << 15 | (13 + exp) << 10 | (bits & 0x3ffu));
+            std::memcpy(p, &v, 2);
+        } else { // BF16: exponent bias 127, 7 mantissa bits
+            const uint16_t v = static_cast<uint16_t>(sign << 15 | (125 + exp) << 7 | (bits & 0x7fu));
+            std::memcpy(p, &v, 2);
+        }
+    }
+}
+
+// AllReduce of values whose sums and products round, then every rank's result gathered: every rank
+// must hold the same bits, both on the direct exchange (each rank reduces the inputs in rank order)
+// and on the chunked ring (each reduced chunk is passed on as it is).
+void allReduceSameBits(infinicclComm_t comm) {
+    for (infiniDtype_t t : {INFINI_DTYPE_F32, INFINI_DTYPE_F16, INFINI_DTYPE_BF16}) {
+        for (infinicclReduceOp_t op : {INFINICCL_SUM, INFINICCL_PROD, INFINICCL_AVG}) {
+            const size_t edge = kDirectBytes / elementSize(t);
+            for (size_t count : {size_t{1023}, edge, edge + 1}) {
+                const size_t bytes = count * elementSize(t);
+                std::vector<char> mine(bytes), all(bytes * static_cast<size_t>(g_n));
+                randomValues(mine.data(), count, t, static_cast<uint32_t>(g_rank * 7919 + count));
+                if (!call(infinicclAllReduce(mine.data(), mine.data(), count, t, op, comm, nullptr), "AllReduce") ||
+                    !call(infinicclAllGather(mine.data(), all.data(), count, t, comm, nullptr), "AllGather")) {
+                    return;
+                }
+                for (int r = 0; r < g_n; ++r) {
+                    const bool same = std::memcmp(all.data() + static_cast<size_t>(r) * bytes, mine.data(), bytes) == 0;
+                    char what[160];
+                    std::snprintf(what, sizeof what, "AllReduce %s %s count %zu: rank %d's result differs from ours",
+                                  opName(op), dtypeName(t), count, r);
+                    check(same, what);
+                }
+            }
+        }
+    }
 }
 
 // ReduceScatterV with counts[r] = count + 2r (ReduceScatter when `equal`).
@@ -245,8 +325,10 @@ int collectives(infinicclComm_t comm) {
     const infinicclReduceOp_t ops[] = {INFINICCL_SUM, INFINICCL_PROD, INFINICCL_MAX, INFINICCL_MIN, INFINICCL_AVG};
     const size_t sizes[] = {1, 1023, 40001};
     for (infiniDtype_t t : dtypes) {
+        // The direct exchange's largest count, and one more (the chunked ring).
+        const size_t edge = kDirectBytes / elementSize(t);
         for (infinicclReduceOp_t op : ops) {
-            for (size_t count : sizes) {
+            for (size_t count : {sizes[0], sizes[1], sizes[2], edge, edge + 1}) {
                 allReduce(comm, t, op, count, false);
                 allReduce(comm, t, op, count, true);
             }
@@ -269,6 +351,8 @@ int collectives(infinicclComm_t comm) {
     allReduce(comm, INFINI_DTYPE_F32, INFINICCL_SUM, (size_t{5} << 20) + 3, false);
     allReduce(comm, INFINI_DTYPE_F32, INFINICCL_SUM, 0, false); // a no-op
     allReduceBuffers(comm);
+    allReduceSmall(comm);
+    allReduceSameBits(comm);
     if (g_failures != 0) {
         std::printf("rank %d of %d: %ld of %ld checks FAILED\n", g_rank, g_n, g_failures, g_checks);
         return 1;
@@ -277,8 +361,7 @@ int collectives(infinicclComm_t comm) {
     return 0;
 }
 
-int allReduceLoop(infinicclComm_t comm) {
-    const size_t count = size_t{4} << 20;
+int allReduceLoop(infinicclComm_t comm, size_t count) {
     std::vector<float> a(count, 1.0f), b(count);
     const auto start = std::chrono::steady_clock::now();
     for (long it = 0;; ++it) {
@@ -324,7 +407,9 @@ int main(int argc, char **argv) {
     }
     infinicclCommGetRank(comm, &g_rank);
     infinicclCommGetSize(comm, &g_n);
-    const int rc = mode == "allreduce" ? allReduceLoop(comm) : collectives(comm);
+    const int rc = mode == "allreduce"         ? allReduceLoop(comm, size_t{4} << 20)
+                   : mode == "allreduce-small" ? allReduceLoop(comm, 2048)
+                                               : collectives(comm);
     if (rc == 0) infinicclCommDestroy(comm);
     return rc;
 }

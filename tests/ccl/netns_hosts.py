@@ -10,6 +10,7 @@ Runs ccl_hosts_rank (tests/ccl/ccl_hosts_rank.cc) as the ranks of one case:
   torchrun-2     2 hosts x 1 rank, torchrun's variables: every collective checked
   kill-4         4 hosts, torchrun's variables: rank 2 is killed mid-AllReduce; the others must fail
                  within INFINICCL_TIMEOUT_S, the message naming rank 2
+  kill-small-4   the same with AllReduces of 8 KiB (the cpu plugin's direct exchange)
   kill-master-2  2 hosts, mpirun's variables: rank 0 (which serves the store) is killed
   rendezvous     the rendezvous's errors: a wrong MASTER_ADDR, MASTER_PORT in use, a rank that
                  never comes: each within the bound, with its message
@@ -183,8 +184,8 @@ def case_collectives(hosts, program, nhosts, per_host, style):
     return ok
 
 
-def case_kill(hosts, program, nhosts, style, victim):
-    procs = start(hosts, program, "allreduce", style, nhosts, 1)
+def case_kill(hosts, program, nhosts, style, victim, mode="allreduce"):
+    procs = start(hosts, program, mode, style, nhosts, 1)
     # Until every rank is looping (its first AllReduce passed).
     seen = {r: "" for r in procs}
     deadline = time.monotonic() + 60
@@ -334,6 +335,7 @@ CASES = {
     "collectives-4": (4, lambda h, p: case_collectives(h, p, 4, 1, "slurm")),
     "torchrun-2": (2, lambda h, p: case_collectives(h, p, 2, 1, "torchrun")),
     "kill-4": (4, lambda h, p: case_kill(h, p, 4, "torchrun", 2)),
+    "kill-small-4": (4, lambda h, p: case_kill(h, p, 4, "torchrun", 2, "allreduce-small")),
     "kill-master-2": (2, lambda h, p: case_kill(h, p, 2, "mpirun", 0)),
     "rendezvous": (2, case_rendezvous),
     "bench-2": (2, lambda h, p: case_bench(h, p, 2, False)),
