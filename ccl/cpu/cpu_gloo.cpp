@@ -381,11 +381,10 @@ constexpr size_t kCachedTotalBytes = size_t{256} << 20;
 // dependent hops. The exchange sends n - 1 times the buffer from each rank, where the ring sends
 // 2 (n - 1) / n of it (as much with two ranks, n / 2 times less with n), and every rank reduces n
 // whole inputs: it loses once those bytes cost more than the hops it saves, sooner the more ranks.
-// 128 KiB: up to there the ring mostly missed Gloo's best algorithm with 2 and 4 hosts where the
-// exchange beat it several times over; it still led at 512 KiB on the test machine, whose hops
-// (scheduling on 2 cores) cost more than a real link's, and the bytes' cost grows with the ranks
-// (docs/collectives.md).
-constexpr size_t kDirectBytes = size_t{128} << 10;
+// 256 KiB: on a machine with a core per rank (16 cores, 2 and 4 namespace hosts) the ring missed
+// Gloo's best algorithm (BCUBE) at 256 KiB and met it from 512 KiB on, where the exchange, whose
+// bytes grow with the ranks, would lose with 4 ranks (docs/collectives.md).
+constexpr size_t kDirectBytes = size_t{256} << 10;
 // With two ranks Gloo's ring on unbound buffers is the faster above this size (docs/collectives.md).
 constexpr size_t kTwoRanksRingBytes = size_t{16} << 20;
 

@@ -30,7 +30,7 @@ using namespace ccltest;
 
 // The plugin's direct exchange serves AllReduces of at most this many bytes (kDirectBytes in
 // ccl/cpu/cpu_gloo.cpp), the chunked ring larger ones: counts on either side of it are checked.
-constexpr size_t kDirectBytes = size_t{128} << 10;
+constexpr size_t kDirectBytes = size_t{256} << 10;
 
 int g_rank = 0, g_n = 1;
 long g_checks = 0, g_failures = 0;
