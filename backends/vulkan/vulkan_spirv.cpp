@@ -44,6 +44,8 @@ enum : uint32_t {
     OpDecorate = 71,
     OpMemberDecorate = 72,
     OpExecutionModeId = 331,
+    OpTypeUntypedPointerKHR = 4417,
+    OpUntypedVariableKHR = 4418,
 };
 enum : uint32_t {
     DecorationSpecId = 1,
@@ -277,8 +279,14 @@ class Reader {
             }
             return true;
         case OpTypeForwardPointer:
+        case OpTypeUntypedPointerKHR:
             if (n >= 2 && !invocationStorage(o[1])) {
                 outside_.insert(o[0]);
+            }
+            return true;
+        case OpUntypedVariableKHR:
+            if (n >= 3 && !invocationStorage(o[2])) {
+                outside_.insert(o[1]);
             }
             return true;
         case OpConstant:
