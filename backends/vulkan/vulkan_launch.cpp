@@ -270,10 +270,7 @@ infiniStatus_t launchKernel(int device, void *handle, const infinirtLaunchConfig
                 vk.vkCmdPipelineBarrier(buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
                                         1, &barrier, 0, nullptr, 0, nullptr);
             }
-            if (s.bound != pipeline) { // recorded under the stream's mutex
-                vk.vkCmdBindPipeline(buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-                s.bound = pipeline;
-            }
+            bindPipeline(s, buffer, pipeline);
             if (e.indirect) {
                 vk.vkCmdPushConstants(buffer, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, e.address_offset, 8, push);
             } else if (e.push_bytes > 0) {

@@ -235,8 +235,7 @@ infiniStatus_t shaderCopy(Stream &stream, const Side &to, const Side &from, size
     const CopyArguments arguments{from.located.base + from.offset, to.located.base + to.offset, size / 16};
     const size_t bulk = arguments.count * 16;
     auto record = [&](VkCommandBuffer buffer) {
-        recordShaderCopy(dev, buffer, pipeline, layout, arguments);
-        stream.bound = pipeline;
+        recordShaderCopy(stream, buffer, pipeline, layout, arguments);
         if (bulk < size) {
             const VkBufferCopy region{from.offset + bulk, to.offset + bulk, size - bulk};
             nativeApi().vkCmdCopyBuffer(buffer, from.buffer, to.buffer, 1, &region);
@@ -526,8 +525,7 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream &stre
             vk.vkCmdFillBuffer(buffer, target, head_end, middle_end - head_end, byte * 0x01010101u);
         }
         if (pipeline != VK_NULL_HANDLE) {
-            recordShaderFillEdges(buffer, pipeline, layout, edges);
-            stream.bound = pipeline;
+            recordShaderFillEdges(stream, buffer, pipeline, layout, edges);
             return;
         }
         if (head_end > begin) {

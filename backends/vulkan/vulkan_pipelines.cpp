@@ -85,24 +85,25 @@ infiniStatus_t fillPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout 
                            layout);
 }
 
-void recordShaderCopy(const Device &dev, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
+void recordShaderCopy(Stream &stream, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
                       const CopyArguments &arguments) {
     const NativeApi &vk = nativeApi();
+    const Device &dev = *stream.dev;
     // copy.comp's local_size_x times its kUnroll: the words one work group moves per step. One step
     // per group where the grid allows it (65535 groups of 1,024 words: 1 GiB), a grid-stride loop
     // beyond.
     constexpr uint64_t kGroupWords = 256 * 4;
     const uint64_t groups = std::min<uint64_t>({(arguments.count + kGroupWords - 1) / kGroupWords,
                                                 dev.properties.limits.maxComputeWorkGroupCount[0], uint64_t{65535}});
-    vk.vkCmdBindPipeline(buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    bindPipeline(stream, buffer, pipeline);
     vk.vkCmdPushConstants(buffer, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(arguments), &arguments);
     vk.vkCmdDispatch(buffer, static_cast<uint32_t>(groups), 1, 1);
 }
 
-void recordShaderFillEdges(VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
+void recordShaderFillEdges(Stream &stream, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
                            const FillEdgeArguments &arguments) {
     const NativeApi &vk = nativeApi();
-    vk.vkCmdBindPipeline(buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    bindPipeline(stream, buffer, pipeline);
     vk.vkCmdPushConstants(buffer, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(arguments), &arguments);
     vk.vkCmdDispatch(buffer, 1, 1, 1);
 }

@@ -6,6 +6,7 @@
 
 #include "vulkan_device.h"
 #include "vulkan_native_api.h"
+#include "vulkan_stream.h"
 
 #include "infinicore.h"
 
@@ -23,9 +24,9 @@ struct CopyArguments {
 // The copy pipeline of `dev` (created on first use; a failure is reported and retried next time).
 infiniStatus_t copyPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout *layout);
 
-// Records the shader copy of `words` 16-byte words into `buffer` (the pipeline bound, the
-// arguments pushed, the dispatch).
-void recordShaderCopy(const Device &dev, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
+// Under stream.mutex: records the shader copy of `words` 16-byte words into `buffer`, the stream's
+// (the pipeline bound, the arguments pushed, the dispatch).
+void recordShaderCopy(Stream &stream, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
                       const CopyArguments &arguments);
 
 // What fill.comp reads: the head and tail words of a ragged fill (4-byte aligned device addresses,
@@ -40,8 +41,9 @@ struct FillEdgeArguments {
 // The fill-edge pipeline of `dev`, as copyPipeline.
 infiniStatus_t fillPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout *layout);
 
-// Records fill.comp's one dispatch setting the edge words of `arguments` into `buffer`.
-void recordShaderFillEdges(VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
+// Under stream.mutex: records fill.comp's one dispatch setting the edge words of `arguments` into
+// `buffer`, the stream's.
+void recordShaderFillEdges(Stream &stream, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
                            const FillEdgeArguments &arguments);
 
 } // namespace infinirt::vulkan

@@ -397,6 +397,13 @@ infiniStatus_t enqueue(Stream &stream, const Recorder *record, const Access &acc
     return status;
 }
 
+void bindPipeline(Stream &stream, VkCommandBuffer buffer, VkPipeline pipeline) {
+    if (stream.bound != pipeline) {
+        nativeApi().vkCmdBindPipeline(buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+        stream.bound = pipeline;
+    }
+}
+
 infiniStatus_t argumentBuffer(Stream &stream, VkBuffer *buffer, VkDeviceAddress *address) {
     std::lock_guard<std::mutex> lock(stream.mutex);
     if (stream.arguments == VK_NULL_HANDLE) {

@@ -7,8 +7,8 @@
 // open command buffer (one is begun when none is open), and the open batch is submitted by the
 // first of: a call that needs the truth or an order (every query, record, wait, synchronize, any
 // other submission), 1,024 commands, or the plugin's flusher thread, which submits every open
-// batch about 50 us (INFINIRT_VULKAN_FLUSH_US) after it opened. So StreamQuery and EventQuery tell the truth, and no work
-// waits for a later call to be submitted. A command followed by a synchronize costs what a native
+// batch about 50 us (INFINIRT_VULKAN_FLUSH_US) after it opened. So StreamQuery and EventQuery tell
+// the truth, and no work waits for a later call to be submitted. A command followed by a synchronize costs what a native
 // program's one submission costs (begin, record, end, submit, wait); a burst of commands shares
 // submissions.
 //
@@ -81,7 +81,7 @@ struct Stream {
     VkCommandBuffer open = VK_NULL_HANDLE;
     uint32_t open_count = 0;
     // The compute pipeline bound last in the command buffer being recorded (VK_NULL_HANDLE: none
-    // yet), under `mutex`: set by whoever binds one, cleared when a buffer begins. A launch of the
+    // yet), under `mutex`: set by bindPipeline, cleared when a buffer begins. A launch of the
     // pipeline already bound binds nothing.
     VkPipeline bound = VK_NULL_HANDLE;
     // Where kernels whose arguments go in a buffer get them (vulkan_launch.cpp): kArgumentBytes of
@@ -94,6 +94,10 @@ struct Stream {
     std::vector<std::pair<Range, Access::Content>> writes;
     bool everything = false; // a command since the last barrier touched Access::everything
 };
+
+// Under stream.mutex, recording `buffer` (the stream's): binds `pipeline` unless it is the one
+// bound last. Every compute pipeline the plugin records is bound through it.
+void bindPipeline(Stream &stream, VkCommandBuffer buffer, VkPipeline pipeline);
 
 // The most bytes of arguments a kernel can take in a buffer (vkCmdUpdateBuffer's limit).
 inline constexpr uint32_t kArgumentBytes = 65536;
