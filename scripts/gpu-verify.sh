@@ -4,14 +4,15 @@
 #
 #   scripts/gpu-verify.sh --quick [OUT]   (at most 4 minutes on a 16-core GPU machine, build included)
 #     builds (Release, cuda, opencl and vulkan) only what it runs, then the conformance suite on cuda,
-#     on NVIDIA's OpenCL alone, on NVIDIA's Vulkan alone and on cpu, then the hot-path benches:
+#     on NVIDIA's OpenCL alone, on NVIDIA's Vulkan alone (and its pairs with each GPU served twice)
+#     and on cpu, then the hot-path benches:
 #     dispatch (cuda_dispatch_bench, infinirt-dispatch-bench on cuda), launch (infinirt-kernels-cuda-bench), allocation
 #     (infinicore_alloc_bench) and the Python launch (bench/python/launch_bench.py).
 #   scripts/gpu-verify.sh --pairs [OUT]   (two GPUs: at most 9 minutes; fails on fewer)
 #     builds what it runs, then what needs two devices of one type: the conformance suite's
-#     Pairs/* tests on cuda x cuda (peers, a capture waiting on the other GPU's event, ...) and on
-#     cpu x cpu, the C++ layer's device-pair tests (a block used by the other GPU's stream), the
-#     infiniccl conformance on NCCL and cpu (bad input included, NCCL checking pointers), the
+#     Pairs/* tests on cuda x cuda (peers, a capture waiting on the other GPU's event, ...), on
+#     vulkan x vulkan and on cpu x cpu, the C++ layer's device-pair tests (a block used by the
+#     other GPU's stream), the infiniccl conformance on NCCL and cpu (bad input included, NCCL checking pointers), the
 #     published-header client, the 2-rank example, the peer and AllReduce benches, and NCCL between
 #     two network-namespace hosts (one GPU each, sockets only, infinicclCommInitFromEnv).
 #   scripts/gpu-verify.sh [OUT]           (full: at most 9 minutes)
@@ -248,6 +249,7 @@ if [ $pairs -eq 1 ]; then
   fi
   conformance "device pairs (cuda x cuda, cpu x cpu)" INFINIRT_BACKENDS=cuda,cpu INFINIRT_CPU_DEVICE_COUNT=2 \
     --gtest_filter='Pairs/*'
+  [ $vk_ready -eq 1 ] && conformance "device pairs (vulkan x vulkan)" INFINIRT_BACKENDS=vulkan --gtest_filter='Pairs/*'
   part=$(mktemp)
   timeout 120 "$build/bin/infinicore_device_pair_tests" > "$part" 2>&1
   rc=$?
@@ -271,6 +273,10 @@ elif [ $quick -eq 1 ]; then
     note "conformance NVIDIA's OpenCL" FAILED "libnvidia-opencl.so.1 not found"
   fi
   conformance_vulkan
+  # Each GPU served twice by the vulkan plugin (two VkDevices, whose addresses NVIDIA's driver lets
+  # meet): the pairs of two vulkan devices on one GPU.
+  [ $vk_ready -eq 1 ] && conformance "vulkan pairs, each GPU twice" INFINIRT_BACKENDS=vulkan \
+    INFINIRT_VULKAN_DEVICE_COPIES=2 --gtest_filter='Pairs/*'
   conformance cpu INFINIRT_BACKENDS=cpu INFINIRT_EXPECT_BACKENDS=cpu INFINIRT_CPU_DEVICE_COUNT=2
 else
   # Every ctest entry: the conformance suite on cuda, every OpenCL platform (NVIDIA's and PoCL)

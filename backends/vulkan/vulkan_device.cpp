@@ -59,18 +59,7 @@ void applyMemoryLimit(Device &dev) {
 
 // INFINIRT_VULKAN_SPIN_US (0 to 1,000,000), else 1 ms on a GPU (`gpu`) and 0 elsewhere.
 std::chrono::microseconds spinSetting(bool gpu) {
-    const char *setting = std::getenv("INFINIRT_VULKAN_SPIN_US");
-    const std::chrono::microseconds fallback(gpu ? 1000 : 0);
-    if (setting == nullptr) {
-        return fallback;
-    }
-    unsigned long long value = 0;
-    if (!common::parseCountUpTo(setting, 1000000, &value)) {
-        common::logMessage(INFINIRT_LOG_WARN,
-                           "INFINIRT_VULKAN_SPIN_US=\"%s\" ignored: expected microseconds from 0 to 1000000", setting);
-        return fallback;
-    }
-    return std::chrono::microseconds(value);
+    return std::chrono::microseconds(rangeSetting("INFINIRT_VULKAN_SPIN_US", 0, 1000000, gpu ? 1000 : 0, "microseconds"));
 }
 
 // The memory type for device memory: DEVICE_LOCAL, preferably not host-visible (a discrete GPU's
@@ -366,6 +355,13 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
     return true;
 }
 
+// INFINIRT_VULKAN_DEVICE_COPIES (1 to 8), else 1: how many devices each physical device is served
+// as, each with a VkDevice of its own, so that the paths between two devices (another device's
+// memory in a copy, staged peer copies, events of another device) run on a machine with one.
+uint32_t deviceCopies() {
+    return static_cast<uint32_t>(rangeSetting("INFINIRT_VULKAN_DEVICE_COPIES", 1, 8, 1, "a count"));
+}
+
 void discover() {
     g_devices = new std::vector<std::unique_ptr<Device>>();
     if (!loadNativeApi(&g_reason)) {
@@ -386,10 +382,12 @@ void discover() {
         return;
     }
     std::string skipped;
-    for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t copies = deviceCopies();
+    for (uint32_t i = 0; i < count * copies; ++i) {
+        const VkPhysicalDevice pd = physical[i / copies];
         auto dev = std::make_unique<Device>();
         std::string why;
-        if (makeDevice(physical[i], *dev, &why)) {
+        if (makeDevice(pd, *dev, &why)) {
             dev->index = static_cast<int>(g_devices->size());
             g_devices->push_back(std::move(dev));
         } else {
@@ -516,6 +514,21 @@ infiniStatus_t createBuffer(Device &dev, size_t size, uint32_t memory_type, VkBu
 void destroyBuffer(Device &dev, VkBuffer buffer, VkDeviceMemory memory) {
     nativeApi().vkDestroyBuffer(dev.device, buffer, nullptr);
     nativeApi().vkFreeMemory(dev.device, memory, nullptr);
+}
+
+unsigned long long rangeSetting(const char *name, unsigned long long least, unsigned long long most,
+                                unsigned long long fallback, const char *what) {
+    const char *setting = std::getenv(name);
+    unsigned long long value = 0;
+    if (setting == nullptr) {
+        return fallback;
+    }
+    if (!common::parseCountUpTo(setting, most, &value) || value < least) {
+        common::logMessage(INFINIRT_LOG_WARN, "%s=\"%s\" ignored: expected %s from %llu to %llu", name, setting, what,
+                           least, most);
+        return fallback;
+    }
+    return value;
 }
 
 // Discovers the devices; never fails (a missing library, driver or feature gives 0 devices).

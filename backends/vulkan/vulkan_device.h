@@ -121,6 +121,11 @@ struct Device {
     std::vector<StagingChunk> staging;
 };
 
+// The environment variable `name` as a whole number from `least` to `most`; `fallback` when it is
+// unset, and when it is not such a number (then with a warning: "expected <what> from least to most").
+unsigned long long rangeSetting(const char *name, unsigned long long least, unsigned long long most,
+                                unsigned long long fallback, const char *what);
+
 // Loads the Vulkan loader and enumerates devices, once per process (thread-safe). Never fails for
 // a missing library, driver or feature: those give 0 devices and a reason.
 void discoverDevices();

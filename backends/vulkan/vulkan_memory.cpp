@@ -39,6 +39,20 @@ class AllocationMap {
         std::unique_lock<std::shared_mutex> lock(mutex_);
         map_[base] = allocation;
     }
+    // Inserts the allocation unless its range meets a live one's; false then (nothing inserted).
+    bool insertIfFree(uintptr_t base, const Allocation &allocation) {
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        if (meetsLocked(base, allocation.size)) {
+            return false;
+        }
+        map_[base] = allocation;
+        return true;
+    }
+    // Whether [base, base + size) meets a live allocation.
+    bool meets(uintptr_t base, size_t size) const {
+        std::shared_lock<std::shared_mutex> lock(mutex_);
+        return meetsLocked(base, size);
+    }
     // Removes the allocation starting exactly at `base`; false if there is none.
     bool erase(uintptr_t base, Allocation *removed) {
         std::unique_lock<std::shared_mutex> lock(mutex_);
@@ -78,6 +92,18 @@ class AllocationMap {
     }
 
   private:
+    bool meetsLocked(uintptr_t base, size_t size) const {
+        const size_t span = size == 0 ? 1 : size;
+        auto next = map_.lower_bound(base);
+        if (next != map_.end() && next->first - base < span) {
+            return true;
+        }
+        if (next == map_.begin()) {
+            return false;
+        }
+        --next;
+        return base - next->first < next->second.size;
+    }
     struct Last {
         uint64_t epoch = 0; // never the map's: epoch_ starts at 1
         uintptr_t base = 0;
@@ -172,6 +198,9 @@ struct Side {
 void locate(int device, const void *ptr, size_t size, Side *side) {
     Located &found = side->located;
     if (findDeviceMemory(ptr, &found) || findHostMemory(ptr, &found)) {
+        if (found.allocation.host && found.allocation.device != device) {
+            return; // another device's pinned memory: host memory here, as pageable memory is
+        }
         side->ours = true;
         if (found.allocation.device == device && size <= found.allocation.size - found.offset) {
             side->buffer = found.allocation.buffer;
@@ -427,10 +456,56 @@ infiniStatus_t stagedDownload(Stream &stream, unsigned char *dst, VkBuffer src, 
     return releaseChunks(stream, chunks, status, "staging a copy into pageable memory");
 }
 
+// The vulkan device whose device memory holds a side; -1 for host memory (pinned or pageable).
+int deviceMemoryOwner(const Side &side) {
+    return side.ours && !side.located.allocation.host ? side.located.allocation.device : -1;
+}
+
+infiniStatus_t copy(int device, void *dst, const void *src, size_t size, Stream &stream, bool blocking);
+
+// A copy on `stream` (of `device`) with device memory of another vulkan device on one side or
+// both. A buffer of one VkDevice is not usable by another, so after the stream's earlier work each
+// owner copies its own side on its default stream (or `stream`, for `device`'s side), through a
+// host bounce buffer when both sides are device memory of two devices. Complete on return, so a
+// Free of either side after it finds no work of this stream reading it.
+infiniStatus_t crossDeviceCopy(int device, void *dst, const void *src, size_t size, Stream &stream, int to_owner,
+                               int from_owner) {
+    infiniStatus_t status = finishStream(stream, "before a copy with another device's memory");
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    // The copy `owner` makes of its side: on `stream` for this device, else on its default stream.
+    auto copyOn = [&](int owner, void *to, const void *from, size_t n) {
+        if (owner == device) {
+            return copy(owner, to, from, n, stream, true);
+        }
+        Stream *other = nullptr;
+        infiniStatus_t found = defaultStream(owner, &other);
+        return found == INFINI_STATUS_SUCCESS ? copy(owner, to, from, n, *other, true) : found;
+    };
+    if (to_owner < 0 || from_owner < 0 || to_owner == from_owner) {
+        return copyOn(to_owner >= 0 ? to_owner : from_owner, dst, src, size);
+    }
+    constexpr size_t kBounce = size_t{64} << 20;
+    std::vector<unsigned char> bounce(std::min(size, kBounce));
+    for (size_t done = 0; done < size && status == INFINI_STATUS_SUCCESS; done += kBounce) {
+        const size_t n = std::min(kBounce, size - done);
+        status = copyOn(from_owner, bounce.data(), static_cast<const unsigned char *>(src) + done, n);
+        if (status == INFINI_STATUS_SUCCESS) {
+            status = copyOn(to_owner, static_cast<unsigned char *>(dst) + done, bounce.data(), n);
+        }
+    }
+    return status;
+}
+
 infiniStatus_t copy(int device, void *dst, const void *src, size_t size, Stream &stream, bool blocking) {
     Side to, from;
     locate(device, dst, size, &to);
     locate(device, src, size, &from);
+    const int to_owner = deviceMemoryOwner(to), from_owner = deviceMemoryOwner(from);
+    if ((to_owner >= 0 && to_owner != device) || (from_owner >= 0 && from_owner != device)) {
+        return crossDeviceCopy(device, dst, src, size, stream, to_owner, from_owner);
+    }
     if (to.ours && to.buffer == VK_NULL_HANDLE) {
         return unusable(device, to, dst, size, "copy to");
     }
@@ -603,15 +678,64 @@ infiniStatus_t mallocDevice(int device, void **ptr, size_t size) {
                             common::formatBytes(dev.heap_size).c_str(), dev.memory_source,
                             common::formatBytes(dev.max_alloc).c_str(), common::formatBytes(held).c_str());
     }
+    // Each VkDevice has a GPU address space of its own, and two devices may give the same addresses
+    // (NVIDIA's driver does), while a pointer must name one allocation: a buffer whose range meets
+    // live memory of this plugin (another device's, or pinned host memory) is held while the device
+    // gives another, then freed.
+    constexpr int kAttempts = 16;
+    std::vector<Allocation> taken;
+    auto release = [&](const Allocation &a) {
+        if (a.reserved) {
+            munmap(reinterpret_cast<void *>(static_cast<uintptr_t>(a.address)), a.size);
+        }
+        destroyBuffer(dev, a.buffer, a.memory);
+    };
+    auto releaseTaken = [&] {
+        for (const Allocation &a : taken) {
+            release(a);
+        }
+    };
+    infiniStatus_t status = INFINI_STATUS_SUCCESS;
     Allocation allocation;
-    allocation.device = device;
-    allocation.size = size;
-    VkDeviceAddress address = 0;
-    infiniStatus_t status =
-        createBuffer(dev, size, dev.device_type, &allocation.buffer, &allocation.memory, &address, "device memory");
+    for (int attempt = 0;; ++attempt) {
+        allocation = Allocation{};
+        allocation.device = device;
+        allocation.size = size;
+        VkDeviceAddress address = 0;
+        status = createBuffer(dev, size, dev.device_type, &allocation.buffer, &allocation.memory, &address,
+                              "device memory");
+        if (status != INFINI_STATUS_SUCCESS) {
+            break;
+        }
+        allocation.address = address;
+        const auto base = static_cast<uintptr_t>(address);
+        allocation.reserved = address % 4096 == 0 && reserveHostRange(base, size);
+        bool inserted = false;
+        try {
+            inserted = !hostMap().meets(base, size) && deviceMap().insertIfFree(base, allocation);
+            if (!inserted && attempt + 1 < kAttempts) {
+                taken.push_back(allocation);
+                continue;
+            }
+        } catch (...) {
+            release(allocation);
+            releaseTaken();
+            dev.allocated.fetch_sub(size, std::memory_order_relaxed);
+            throw;
+        }
+        if (!inserted) {
+            release(allocation);
+            status = common::fail(INFINI_STATUS_OUT_OF_MEMORY,
+                                  "cannot allocate %s on vulkan:%d (\"%s\"): %d buffers in a row got device "
+                                  "addresses that other memory of infinirt's vulkan devices holds",
+                                  common::formatBytes(size).c_str(), device, dev.properties.deviceName, kAttempts);
+        }
+        break;
+    }
+    releaseTaken();
     if (status != INFINI_STATUS_SUCCESS) {
         dev.allocated.fetch_sub(size, std::memory_order_relaxed);
-        if (status == INFINI_STATUS_OUT_OF_MEMORY) {
+        if (status == INFINI_STATUS_OUT_OF_MEMORY && allocation.buffer == VK_NULL_HANDLE) {
             common::fail(status, "out of memory allocating %s on vulkan:%d (\"%s\"): %s of %s (%s) held by infinirt",
                          common::formatBytes(size).c_str(), device, dev.properties.deviceName,
                          common::formatBytes(held).c_str(), common::formatBytes(dev.heap_size).c_str(),
@@ -619,19 +743,7 @@ infiniStatus_t mallocDevice(int device, void **ptr, size_t size) {
         }
         return status;
     }
-    allocation.address = address;
-    allocation.reserved = address % 4096 == 0 && reserveHostRange(static_cast<uintptr_t>(address), size);
-    try {
-        deviceMap().insert(static_cast<uintptr_t>(address), allocation);
-    } catch (...) {
-        if (allocation.reserved) {
-            munmap(reinterpret_cast<void *>(static_cast<uintptr_t>(address)), size);
-        }
-        destroyBuffer(dev, allocation.buffer, allocation.memory);
-        dev.allocated.fetch_sub(size, std::memory_order_relaxed);
-        throw;
-    }
-    *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(address));
+    *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(allocation.address));
     return INFINI_STATUS_SUCCESS;
 }
 

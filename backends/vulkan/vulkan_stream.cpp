@@ -232,14 +232,7 @@ Flusher &flusher() {
 // INFINIRT_VULKAN_FLUSH_US (1 to 100,000), else 50: how long after a batch opened the flusher
 // submits it.
 std::chrono::microseconds flushDelay() {
-    const char *setting = std::getenv("INFINIRT_VULKAN_FLUSH_US");
-    unsigned long long value = 50;
-    if (setting != nullptr && (!common::parseCountUpTo(setting, 100000, &value) || value == 0)) {
-        common::logMessage(INFINIRT_LOG_WARN,
-                           "INFINIRT_VULKAN_FLUSH_US=\"%s\" ignored: expected microseconds from 1 to 100000", setting);
-        value = 50;
-    }
-    return std::chrono::microseconds(value);
+    return std::chrono::microseconds(rangeSetting("INFINIRT_VULKAN_FLUSH_US", 1, 100000, 50, "microseconds"));
 }
 
 void flusherLoop(Flusher *f) {

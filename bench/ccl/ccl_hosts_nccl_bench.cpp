@@ -102,7 +102,7 @@ int main() {
     if (rank == 0) {
         std::printf("AllReduce f32 sum, %d ranks on %d namespace hosts, NCCL sockets only: results %s\n", n, n,
                     correct ? "right" : "WRONG");
-        std::printf("%12s %12s %12s %8s\n", "bytes", "infiniccl GB/s", "raw GB/s", "ratio");
+        std::printf("%12s %12s %12s %8s %14s\n", "bytes", "infiniccl GB/s", "raw GB/s", "ratio", "rounds' range");
     }
     for (size_t bytes = size_t{1} << 20; bytes <= max_bytes; bytes *= 4) {
         const size_t count = bytes / sizeof(float);
@@ -122,7 +122,8 @@ int main() {
         batch(true);
         batch(false);
         std::vector<double> a, b;
-        for (int k = 0; k < 6; ++k) {
+        const int rounds = bytes >= (size_t{64} << 20) ? 10 : 6; // sockets vary most at the large sizes
+        for (int k = 0; k < rounds; ++k) {
             if (k % 2 == 0) {
                 a.push_back(batch(true));
                 b.push_back(batch(false));
@@ -131,12 +132,17 @@ int main() {
                 a.push_back(batch(true));
             }
         }
+        double low = 1e300, high = 0; // the ratio of each round's two batches: the spread
+        for (size_t k = 0; k < a.size(); ++k) {
+            low = std::min(low, b[k] / a[k]);
+            high = std::max(high, b[k] / a[k]);
+        }
         std::sort(a.begin(), a.end());
         std::sort(b.begin(), b.end());
         const double factor = 2.0 * (n - 1) / n; // bus bandwidth
         const double ga = bytes * factor / a[a.size() / 2] / 1e9, gb = bytes * factor / b[b.size() / 2] / 1e9;
         if (rank == 0) {
-            std::printf("%12zu %12.2f %12.2f %8.3f%s\n", bytes, ga, gb, ga / gb,
+            std::printf("%12zu %12.2f %12.2f %8.3f %6.3f..%5.3f%s\n", bytes, ga, gb, ga / gb, low, high,
                         bytes >= (size_t{64} << 20) ? (ga / gb >= 0.98 ? "  met" : "  MISSED (target 0.98)") : "");
         }
     }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -291,6 +292,106 @@ TEST_P(Vulkan, MemoryLimit) {
     EXPECT_NE(message.find("INFINIRT_VULKAN_MEMORY_LIMIT"), std::string::npos) << message;
     EXPECT_NE(message.find("2.0 MiB"), std::string::npos) << message;
     EXPECT_EQ(infinirtFree(most), INFINI_STATUS_SUCCESS);
+}
+
+// Two vulkan devices (the vulkan.device_copies entry serves lavapipe twice; NVIDIA's driver gives
+// two VkDevices the same addresses): device addresses never meet across devices, each pointer's
+// attributes name its own device, and a copy between the two through either device's stream (the
+// bytes cannot move directly: a buffer of one VkDevice is not usable by another) moves the bytes.
+TEST(VulkanPair, AddressesNeverMeetAndCopiesCrossDevices) {
+    const std::vector<int> devices = vulkanDevices();
+    if (devices.size() < 2) {
+        GTEST_SKIP() << "needs two vulkan devices (the vulkan.device_copies entry: INFINIRT_VULKAN_DEVICE_COPIES=2)";
+    }
+    struct Block {
+        int device;
+        char *base;
+        size_t size;
+    };
+    std::vector<Block> blocks;
+    for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < 24; ++i) {
+            const int device = i % 2;
+            const size_t size = (size_t{64} << 10) << (i % 5); // 64 KiB .. 1 MiB
+            ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_VULKAN, device), INFINI_STATUS_SUCCESS);
+            void *p = nullptr;
+            ASSERT_EQ(infinirtMalloc(&p, size), INFINI_STATUS_SUCCESS) << infinirtGetLastErrorMessage();
+            blocks.push_back(Block{device, static_cast<char *>(p), size});
+        }
+        for (size_t a = 0; a < blocks.size(); ++a) {
+            for (size_t b = a + 1; b < blocks.size(); ++b) {
+                const bool meet = blocks[a].base < blocks[b].base + blocks[b].size &&
+                                  blocks[b].base < blocks[a].base + blocks[a].size;
+                ASSERT_FALSE(meet) << "vulkan:" << blocks[a].device << " " << static_cast<void *>(blocks[a].base)
+                                   << " and vulkan:" << blocks[b].device << " " << static_cast<void *>(blocks[b].base);
+            }
+            infinirtPointerAttributes_t attributes{};
+            attributes.struct_size = sizeof(attributes);
+            ASSERT_EQ(infinirtPointerGetAttributes(&attributes, blocks[a].base + blocks[a].size - 1),
+                      INFINI_STATUS_SUCCESS);
+            EXPECT_EQ(attributes.device_type, INFINI_DEVICE_VULKAN);
+            EXPECT_EQ(attributes.device_id, blocks[a].device);
+            EXPECT_EQ(attributes.base, blocks[a].base);
+        }
+        // Every other block goes, so the next round's addresses may reuse the freed ranges.
+        std::vector<Block> kept;
+        for (size_t a = 0; a < blocks.size(); ++a) {
+            if (a % 2 == 0) {
+                ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_VULKAN, blocks[a].device), INFINI_STATUS_SUCCESS);
+                ASSERT_EQ(infinirtFree(blocks[a].base), INFINI_STATUS_SUCCESS);
+            } else {
+                kept.push_back(blocks[a]);
+            }
+        }
+        blocks = kept;
+    }
+    // A device-to-device copy from vulkan:0's memory into vulkan:1's, at odd offsets, on a stream
+    // of each device in turn; pinned memory of vulkan:0 read by vulkan:1's stream.
+    constexpr size_t kBytes = (size_t{3} << 20) + 5;
+    std::vector<unsigned char> pattern(kBytes), back(kBytes);
+    for (size_t i = 0; i < kBytes; ++i) {
+        pattern[i] = static_cast<unsigned char>(i * 7 + 3);
+    }
+    void *src = nullptr, *dst = nullptr, *pinned = nullptr;
+    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_VULKAN, 0), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMalloc(&src, kBytes + 16), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMallocHost(&pinned, kBytes), INFINI_STATUS_SUCCESS);
+    std::memcpy(pinned, pattern.data(), kBytes);
+    ASSERT_EQ(infinirtMemcpy(static_cast<char *>(src) + 3, pattern.data(), kBytes, INFINIRT_MEMCPY_H2D),
+              INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_VULKAN, 1), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMalloc(&dst, kBytes + 16), INFINI_STATUS_SUCCESS);
+    for (int on = 0; on < 2; ++on) {
+        ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_VULKAN, on), INFINI_STATUS_SUCCESS);
+        infinirtStream_t stream = nullptr;
+        ASSERT_EQ(infinirtStreamCreate(&stream), INFINI_STATUS_SUCCESS);
+        ASSERT_EQ(infinirtMemsetAsync(static_cast<char *>(dst) + 11, 0, kBytes, nullptr), on == 1
+                  ? INFINI_STATUS_SUCCESS : INFINI_STATUS_BAD_PARAM); // another device's memory: refused
+        ASSERT_EQ(infinirtMemcpyAsync(static_cast<char *>(dst) + 11, static_cast<char *>(src) + 3, kBytes,
+                                      INFINIRT_MEMCPY_D2D, stream),
+                  INFINI_STATUS_SUCCESS)
+            << infinirtGetLastErrorMessage();
+        ASSERT_EQ(infinirtStreamSynchronize(stream), INFINI_STATUS_SUCCESS);
+        std::fill(back.begin(), back.end(), 0);
+        ASSERT_EQ(infinirtMemcpy(back.data(), static_cast<char *>(dst) + 11, kBytes, INFINIRT_MEMCPY_D2H),
+                  INFINI_STATUS_SUCCESS);
+        EXPECT_EQ(back, pattern) << "copy on vulkan:" << on << "'s stream";
+        EXPECT_EQ(infinirtStreamDestroy(stream), INFINI_STATUS_SUCCESS);
+    }
+    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_VULKAN, 1), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMemset(dst, 0, kBytes + 16), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMemcpy(dst, pinned, kBytes, INFINIRT_MEMCPY_H2D), INFINI_STATUS_SUCCESS)
+        << infinirtGetLastErrorMessage();
+    ASSERT_EQ(infinirtMemcpy(back.data(), dst, kBytes, INFINIRT_MEMCPY_D2H), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(back, pattern) << "vulkan:0's pinned memory read by vulkan:1";
+    EXPECT_EQ(infinirtFree(dst), INFINI_STATUS_SUCCESS);
+    for (const Block &b : blocks) {
+        ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_VULKAN, b.device), INFINI_STATUS_SUCCESS);
+        EXPECT_EQ(infinirtFree(b.base), INFINI_STATUS_SUCCESS);
+    }
+    ASSERT_EQ(infinirtSetDevice(INFINI_DEVICE_VULKAN, 0), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFree(src), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFreeHost(pinned), INFINI_STATUS_SUCCESS);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, Vulkan, ::testing::ValuesIn(vulkanDevices()),
