@@ -239,7 +239,8 @@ void ChunkedRing::run(void *data, infiniDtype_t dtype, infinicclReduceOp_t combi
 // message (and the reduction), where the chunked ring makes about 4n dependent hops (a data message
 // after each notification, 2n - 2 rounds each way); the price is bandwidth, (n - 1) times the
 // buffer sent and received by each rank where the ring sends and receives 2 (n - 1) / n of it, and
-// n inputs reduced by every rank: hence only up to kDirectBytes.
+// n inputs reduced by every rank: hence only while (n - 1) times the buffer is at most
+// kDirectReceivedBytes.
 //
 // With Gloo's TCP transport as ChunkedRing's comment describes it (a receive buffer is a slot in
 // its pair's table, written by the pair's device thread as each message for it comes, whether or
@@ -346,7 +347,7 @@ void DirectExchange::run(const void *send, void *recv, infiniDtype_t dtype, infi
 }
 
 // An AllReduce's schedule, built at the first call of its count and element size: a DirectExchange
-// up to kDirectBytes, else a ChunkedRing.
+// where directExchange() says so, else a ChunkedRing.
 struct AllReduceEntry {
     size_t count = 0, esize = 0;
     size_t bytes = 0; // the memory it holds
@@ -376,15 +377,21 @@ namespace {
 // kCachedTotalBytes runs Gloo's ring on unbound buffers.
 constexpr size_t kCachedEntries = 8;
 constexpr size_t kCachedTotalBytes = size_t{256} << 20;
-// AllReduces of at most this many bytes run a DirectExchange, larger ones the chunked ring. Small
-// AllReduces are latency-bound: the exchange's one message each way against the ring's ~4n
-// dependent hops. The exchange sends n - 1 times the buffer from each rank, where the ring sends
-// 2 (n - 1) / n of it (as much with two ranks, n / 2 times less with n), and every rank reduces n
-// whole inputs: it loses once those bytes cost more than the hops it saves, sooner the more ranks.
-// 256 KiB: on a machine with a core per rank (16 cores, 2 and 4 namespace hosts) the ring missed
-// Gloo's best algorithm (BCUBE) at 256 KiB and met it from 512 KiB on, where the exchange, whose
-// bytes grow with the ranks, would lose with 4 ranks (docs/collectives.md).
-constexpr size_t kDirectBytes = size_t{256} << 10;
+// An AllReduce runs a DirectExchange while each rank receives at most this many bytes in it
+// ((n - 1) times the buffer: 1.5 MiB with 2 ranks, 512 KiB with 4, 219 KiB with 8), the chunked
+// ring beyond. Small AllReduces are latency-bound: the exchange's one message each way against the
+// ring's ~4n dependent hops. The exchange sends n - 1 times the buffer from each rank, where the
+// ring sends 2 (n - 1) / n of it (as much with two ranks, n / 2 times less with n), and every rank
+// reduces n whole inputs: it loses once those bytes cost more than the hops it saves, sooner the
+// more ranks. On a machine with a core per rank (16 cores, 2 and 4 namespace hosts) the ring met
+// Gloo's best algorithm (BCUBE) at 512 KiB in one of two runs with 4 ranks (0.84 and 1.09), while
+// the exchange's times doubled with each doubling of its bytes, under BCUBE's (docs/collectives.md).
+constexpr size_t kDirectReceivedBytes = size_t{1536} << 10;
+
+// Whether an AllReduce of `bytes` among `n` ranks runs a DirectExchange.
+bool directExchange(int n, size_t bytes) {
+    return bytes <= kDirectReceivedBytes / static_cast<size_t>(n - 1);
+}
 // With two ranks Gloo's ring on unbound buffers is the faster above this size (docs/collectives.md).
 constexpr size_t kTwoRanksRingBytes = size_t{16} << 20;
 
@@ -511,8 +518,8 @@ AllReduceEntry &cachedEntry(GlooTransport &t, size_t count, size_t esize, size_t
     return *entry;
 }
 
-// An AllReduce through a cached entry, on the caller's buffers: a DirectExchange up to kDirectBytes,
-// else a ChunkedRing (out of place: send copied into recv, then the ring on recv). False where the
+// An AllReduce through a cached entry, on the caller's buffers: a DirectExchange where
+// directExchange() says so, else a ChunkedRing (out of place: send copied into recv, then the ring on recv). False where the
 // ring's inboxes alone would pass kCachedTotalBytes, or with two ranks above kTwoRanksRingBytes (then
 // Gloo's ring on unbound buffers serves it).
 bool cachedAllReduce(GlooTransport &t, const Op &op) {
@@ -524,7 +531,7 @@ bool cachedAllReduce(GlooTransport &t, const Op &op) {
     }
     const infinicclReduceOp_t combine = op.op == INFINICCL_AVG ? INFINICCL_SUM : op.op;
     const size_t direct_bytes = DirectExchange::memoryBytes(n, op.count, esize);
-    if (op.count * esize <= kDirectBytes && direct_bytes <= kCachedTotalBytes) {
+    if (directExchange(n, op.count * esize) && direct_bytes <= kCachedTotalBytes) {
         AllReduceEntry &entry = cachedEntry(t, op.count, esize, direct_bytes, [&](AllReduceEntry &e) {
             e.direct = std::make_unique<DirectExchange>(*t.context, op.count, esize);
         });

@@ -28,11 +28,17 @@ namespace {
 
 using namespace ccltest;
 
-// The plugin's direct exchange serves AllReduces of at most this many bytes (kDirectBytes in
-// ccl/cpu/cpu_gloo.cpp), the chunked ring larger ones: counts on either side of it are checked.
-constexpr size_t kDirectBytes = size_t{256} << 10;
+// The plugin's direct exchange serves AllReduces while each rank receives at most this many bytes,
+// (n - 1) times the buffer (kDirectReceivedBytes in ccl/cpu/cpu_gloo.cpp), the chunked ring larger
+// ones: counts on either side of the edge are checked.
+constexpr size_t kDirectReceivedBytes = size_t{1536} << 10;
 
 int g_rank = 0, g_n = 1;
+
+// The direct exchange's largest count of `esize`-byte elements among g_n ranks.
+size_t directEdge(size_t esize) {
+    return kDirectReceivedBytes / static_cast<size_t>(g_n > 1 ? g_n - 1 : 1) / esize;
+}
 long g_checks = 0, g_failures = 0;
 
 void check(bool ok, const std::string &what) {
@@ -238,7 +244,7 @@ void randomValues(void *buf, size_t count, infiniDtype_t t, uint32_t seed) {
 void allReduceSameBits(infinicclComm_t comm) {
     for (infiniDtype_t t : {INFINI_DTYPE_F32, INFINI_DTYPE_F16, INFINI_DTYPE_BF16}) {
         for (infinicclReduceOp_t op : {INFINICCL_SUM, INFINICCL_PROD, INFINICCL_AVG}) {
-            const size_t edge = kDirectBytes / elementSize(t);
+            const size_t edge = directEdge(elementSize(t));
             for (size_t count : {size_t{1023}, edge, edge + 1}) {
                 const size_t bytes = count * elementSize(t);
                 std::vector<char> mine(bytes), all(bytes * static_cast<size_t>(g_n));
@@ -326,7 +332,7 @@ int collectives(infinicclComm_t comm) {
     const size_t sizes[] = {1, 1023, 40001};
     for (infiniDtype_t t : dtypes) {
         // The direct exchange's largest count, and one more (the chunked ring).
-        const size_t edge = kDirectBytes / elementSize(t);
+        const size_t edge = directEdge(elementSize(t));
         for (infinicclReduceOp_t op : ops) {
             for (size_t count : {sizes[0], sizes[1], sizes[2], edge, edge + 1}) {
                 allReduce(comm, t, op, count, false);
