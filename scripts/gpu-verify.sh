@@ -12,8 +12,8 @@
 #     builds what it runs, then what needs two devices of one type: the conformance suite's
 #     Pairs/* tests on cuda x cuda (peers, a capture waiting on the other GPU's event, ...), on
 #     vulkan x vulkan and on cpu x cpu, the C++ layer's device-pair tests (a block used by the
-#     other GPU's stream), the infiniccl conformance on NCCL and cpu (bad input included, NCCL checking pointers), the
-#     published-header client, the 2-rank example, the peer and AllReduce benches, and NCCL between
+#     other GPU's stream), the infiniccl conformance on NCCL and cpu (bad input included, NCCL
+#     checking pointers), the published-header client, the 2-rank example, the peer and AllReduce benches, and NCCL between
 #     two network-namespace hosts (one GPU each, sockets only, infinicclCommInitFromEnv).
 #   scripts/gpu-verify.sh [OUT]           (full: at most 9 minutes)
 #     builds everything, runs every ctest entry (the conformance suite then covers the cuda device

@@ -59,7 +59,8 @@ void applyMemoryLimit(Device &dev) {
 
 // INFINIRT_VULKAN_SPIN_US (0 to 1,000,000), else 1 ms on a GPU (`gpu`) and 0 elsewhere.
 std::chrono::microseconds spinSetting(bool gpu) {
-    return std::chrono::microseconds(rangeSetting("INFINIRT_VULKAN_SPIN_US", 0, 1000000, gpu ? 1000 : 0, "microseconds"));
+    return std::chrono::microseconds(
+        rangeSetting("INFINIRT_VULKAN_SPIN_US", 0, 1000000, gpu ? 1000 : 0, "microseconds"));
 }
 
 // The memory type for device memory: DEVICE_LOCAL, preferably not host-visible (a discrete GPU's

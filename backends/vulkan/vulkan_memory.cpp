@@ -13,6 +13,7 @@
 #include "common/text.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -186,12 +187,13 @@ infiniStatus_t releaseChunks(Stream &stream, const StagingChunk (&chunks)[kDepth
     return status != INFINI_STATUS_SUCCESS ? status : finished;
 }
 
-// A range as a buffer of `device`: its device memory or its pinned host memory. `found` says
-// whether the start lies in memory of this plugin at all.
+// A range as a buffer of `device`: its device memory or its pinned host memory. `ours` says
+// whether the start lies in memory of this plugin at all (another device's pinned memory is host
+// memory here, not ours).
 struct Side {
     VkBuffer buffer = VK_NULL_HANDLE;
     size_t offset = 0;
-    bool ours = false;  // the start lies in an allocation of this plugin
+    bool ours = false;  // the start lies in device memory of any device, or pinned memory of `device`
     Located located;
 };
 
@@ -209,12 +211,13 @@ void locate(int device, const void *ptr, size_t size, Side *side) {
     }
 }
 
-// Device memory that is not usable here: another device's, or a range running past its end.
+// Memory of this plugin that is not usable here: another device's device memory (locate leaves
+// another device's pinned memory to be host memory), or a range running past its end.
 infiniStatus_t unusable(int device, const Side &side, const void *ptr, size_t size, const char *what) {
     const Allocation &a = side.located.allocation;
     if (a.device != device) {
-        return common::fail(INFINI_STATUS_BAD_PARAM, "%s of %p: %s memory of vulkan:%d, not of vulkan:%d", what, ptr,
-                            a.host ? "pinned host" : "device", a.device, device);
+        return common::fail(INFINI_STATUS_BAD_PARAM, "%s of %p: device memory of vulkan:%d, not of vulkan:%d", what,
+                            ptr, a.device, device);
     }
     return common::fail(INFINI_STATUS_BAD_PARAM, "%s of %s at offset %zu runs past the end of its %s allocation on vulkan:%d",
                         what, common::formatBytes(size).c_str(), side.located.offset,
@@ -652,6 +655,15 @@ bool reserveHostRange(uintptr_t address, size_t size) {
 #endif
 }
 
+// Destroys a device allocation's buffer and memory and gives back its host range where it was
+// reserved (reserveHostRange).
+void releaseDeviceAllocation(Device &dev, const Allocation &allocation) {
+    if (allocation.reserved) {
+        munmap(reinterpret_cast<void *>(static_cast<uintptr_t>(allocation.address)), allocation.size);
+    }
+    destroyBuffer(dev, allocation.buffer, allocation.memory);
+}
+
 infiniStatus_t notOurs(const char *what, const void *ptr, int device) {
     return common::fail(INFINI_STATUS_BAD_PARAM, "%s of %p, which is not an allocation of vulkan:%d", what, ptr,
                         device);
@@ -683,28 +695,24 @@ infiniStatus_t mallocDevice(int device, void **ptr, size_t size) {
     // live memory of this plugin (another device's, or pinned host memory) is held while the device
     // gives another, then freed.
     constexpr int kAttempts = 16;
-    std::vector<Allocation> taken;
-    auto release = [&](const Allocation &a) {
-        if (a.reserved) {
-            munmap(reinterpret_cast<void *>(static_cast<uintptr_t>(a.address)), a.size);
-        }
-        destroyBuffer(dev, a.buffer, a.memory);
-    };
-    auto releaseTaken = [&] {
-        for (const Allocation &a : taken) {
-            release(a);
-        }
-    };
+    std::array<Allocation, kAttempts> taken;
+    int held_aside = 0;
     infiniStatus_t status = INFINI_STATUS_SUCCESS;
     Allocation allocation;
-    for (int attempt = 0;; ++attempt) {
-        allocation = Allocation{};
-        allocation.device = device;
-        allocation.size = size;
+    allocation.device = device;
+    allocation.size = size;
+    for (;;) {
         VkDeviceAddress address = 0;
         status = createBuffer(dev, size, dev.device_type, &allocation.buffer, &allocation.memory, &address,
                               "device memory");
         if (status != INFINI_STATUS_SUCCESS) {
+            if (status == INFINI_STATUS_OUT_OF_MEMORY) {
+                common::fail(status,
+                             "out of memory allocating %s on vulkan:%d (\"%s\"): %s of %s (%s) held by infinirt",
+                             common::formatBytes(size).c_str(), device, dev.properties.deviceName,
+                             common::formatBytes(held).c_str(), common::formatBytes(dev.heap_size).c_str(),
+                             dev.memory_source);
+            }
             break;
         }
         allocation.address = address;
@@ -713,34 +721,32 @@ infiniStatus_t mallocDevice(int device, void **ptr, size_t size) {
         bool inserted = false;
         try {
             inserted = !hostMap().meets(base, size) && deviceMap().insertIfFree(base, allocation);
-            if (!inserted && attempt + 1 < kAttempts) {
-                taken.push_back(allocation);
-                continue;
-            }
         } catch (...) {
-            release(allocation);
-            releaseTaken();
+            releaseDeviceAllocation(dev, allocation);
+            for (int i = 0; i < held_aside; ++i) {
+                releaseDeviceAllocation(dev, taken[i]);
+            }
             dev.allocated.fetch_sub(size, std::memory_order_relaxed);
             throw;
         }
-        if (!inserted) {
-            release(allocation);
+        if (inserted) {
+            break;
+        }
+        if (held_aside + 1 == kAttempts) {
+            releaseDeviceAllocation(dev, allocation);
             status = common::fail(INFINI_STATUS_OUT_OF_MEMORY,
                                   "cannot allocate %s on vulkan:%d (\"%s\"): %d buffers in a row got device "
                                   "addresses that other memory of infinirt's vulkan devices holds",
                                   common::formatBytes(size).c_str(), device, dev.properties.deviceName, kAttempts);
+            break;
         }
-        break;
+        taken[held_aside++] = allocation;
     }
-    releaseTaken();
+    for (int i = 0; i < held_aside; ++i) {
+        releaseDeviceAllocation(dev, taken[i]);
+    }
     if (status != INFINI_STATUS_SUCCESS) {
         dev.allocated.fetch_sub(size, std::memory_order_relaxed);
-        if (status == INFINI_STATUS_OUT_OF_MEMORY && allocation.buffer == VK_NULL_HANDLE) {
-            common::fail(status, "out of memory allocating %s on vulkan:%d (\"%s\"): %s of %s (%s) held by infinirt",
-                         common::formatBytes(size).c_str(), device, dev.properties.deviceName,
-                         common::formatBytes(held).c_str(), common::formatBytes(dev.heap_size).c_str(),
-                         dev.memory_source);
-        }
         return status;
     }
     *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(allocation.address));
@@ -763,10 +769,7 @@ infiniStatus_t freeDevice(int device, void *ptr) {
         return notOurs("free", ptr, device); // freed by another thread meanwhile
     }
     Device &dev = infinirt::vulkan::device(device);
-    destroyBuffer(dev, removed.buffer, removed.memory);
-    if (removed.reserved) {
-        munmap(ptr, removed.size);
-    }
+    releaseDeviceAllocation(dev, removed);
     dev.allocated.fetch_sub(removed.size, std::memory_order_relaxed);
     return INFINI_STATUS_SUCCESS;
 }

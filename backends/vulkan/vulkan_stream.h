@@ -8,9 +8,9 @@
 // first of: a call that needs the truth or an order (every query, record, wait, synchronize, any
 // other submission), 1,024 commands, or the plugin's flusher thread, which submits every open
 // batch about 50 us (INFINIRT_VULKAN_FLUSH_US) after it opened. So StreamQuery and EventQuery tell
-// the truth, and no work waits for a later call to be submitted. A command followed by a synchronize costs what a native
-// program's one submission costs (begin, record, end, submit, wait); a burst of commands shares
-// submissions.
+// the truth, and no work waits for a later call to be submitted. A command followed by a
+// synchronize costs what a native program's one submission costs (begin, record, end, submit,
+// wait); a burst of commands shares submissions.
 //
 // Barriers in a batch: each batched command says what it reads and writes (Access). A command
 // follows a full memory barrier only when it touches what the commands since the last barrier

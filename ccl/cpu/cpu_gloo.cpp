@@ -392,6 +392,7 @@ constexpr size_t kDirectReceivedBytes = size_t{1536} << 10;
 bool directExchange(int n, size_t bytes) {
     return bytes <= kDirectReceivedBytes / static_cast<size_t>(n - 1);
 }
+
 // With two ranks Gloo's ring on unbound buffers is the faster above this size (docs/collectives.md).
 constexpr size_t kTwoRanksRingBytes = size_t{16} << 20;
 
@@ -519,9 +520,9 @@ AllReduceEntry &cachedEntry(GlooTransport &t, size_t count, size_t esize, size_t
 }
 
 // An AllReduce through a cached entry, on the caller's buffers: a DirectExchange where
-// directExchange() says so, else a ChunkedRing (out of place: send copied into recv, then the ring on recv). False where the
-// ring's inboxes alone would pass kCachedTotalBytes, or with two ranks above kTwoRanksRingBytes (then
-// Gloo's ring on unbound buffers serves it).
+// directExchange() says so, else a ChunkedRing (out of place: send copied into recv, then the ring
+// on recv). False where the ring's inboxes alone would pass kCachedTotalBytes, or with two ranks
+// above kTwoRanksRingBytes (then Gloo's ring on unbound buffers serves it).
 bool cachedAllReduce(GlooTransport &t, const Op &op) {
     const size_t esize = elementSize(op.dtype);
     const int n = t.context->size;

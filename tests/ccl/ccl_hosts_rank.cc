@@ -34,12 +34,12 @@ using namespace ccltest;
 constexpr size_t kDirectReceivedBytes = size_t{1536} << 10;
 
 int g_rank = 0, g_n = 1;
+long g_checks = 0, g_failures = 0;
 
 // The direct exchange's largest count of `esize`-byte elements among g_n ranks.
 size_t directEdge(size_t esize) {
     return kDirectReceivedBytes / static_cast<size_t>(g_n > 1 ? g_n - 1 : 1) / esize;
 }
-long g_checks = 0, g_failures = 0;
 
 void check(bool ok, const std::string &what) {
     ++g_checks;
