@@ -5,7 +5,8 @@
 #   scripts/gpu-verify.sh --quick [OUT]   (at most 4 minutes on a 16-core GPU machine, build included)
 #     builds (Release, cuda, opencl and vulkan) only what it runs, then the conformance suite on cuda,
 #     on NVIDIA's OpenCL alone, on NVIDIA's Vulkan alone (and its pairs with each GPU served twice)
-#     and on cpu, then the hot-path benches:
+#     and on cpu, the vulkan backend's own tests and the C99 client on vulkan:0, then the hot-path
+#     benches:
 #     dispatch (cuda_dispatch_bench, infinirt-dispatch-bench on cuda), launch (infinirt-kernels-cuda-bench), allocation
 #     (infinicore_alloc_bench) and the Python launch (bench/python/launch_bench.py).
 #   scripts/gpu-verify.sh --pairs [OUT]   (two GPUs: at most 9 minutes; fails on fewer)
@@ -148,7 +149,7 @@ pairs_targets=(infinirt-info infinirt-quickstart infinirt-cpu infinirt-cuda infi
 # The vulkan targets exist only where the plugin is built (the loader and headers found above), and
 # the vulkan kernels only where glslc and spirv-link (carried as .debs in .gl/ too) build their SPIR-V.
 if [ $vk_ready -eq 1 ]; then
-  quick_targets+=(infinirt-vulkan infinirt-vulkan-bench)
+  quick_targets+=(infinirt-vulkan infinirt-vulkan-bench vulkan_backend_test infinirt_c99_client)
   pairs_targets+=(infinirt-vulkan)
   if command -v glslc > /dev/null && command -v spirv-link > /dev/null; then
     quick_targets+=(infinirt-vulkan-kernel-bench vulkan_kernel_test infinirt-saxpy infinirt_saxpy_kernels)
@@ -220,17 +221,24 @@ tests="$out/tests.log"
 # conformance LABEL ENV... [--gtest-option...]: the conformance suite under ENV, its output
 # appended to tests.log.
 conformance() {
-  local label="$1" part arg
-  local vars=() opts=()
+  local label="$1"
   shift
+  gtest_binary "conformance $label" infinirt_conformance "$@"
+}
+# gtest_binary LABEL BINARY [VAR=value...] [--gtest-option...]: one gtest binary of the build,
+# with its output in the tests log and its line in the summary.
+gtest_binary() {
+  local label="$1" binary="$2" part arg
+  local vars=() opts=()
+  shift 2
   for arg in "$@"; do
     case "$arg" in --*) opts+=("$arg") ;; *) vars+=("$arg") ;; esac
   done
   part=$(mktemp)
-  env "${vars[@]}" timeout 240 "$build/bin/infinirt_conformance" "${opts[@]}" > "$part" 2>&1
+  env "${vars[@]}" timeout 240 "$build/bin/$binary" "${opts[@]}" > "$part" 2>&1
   local rc=$?
-  { echo "==== conformance on $label ===="; cat "$part"; } >> "$tests"
-  gtest_part "conformance $label" "$part" $rc
+  { echo "==== $label ===="; cat "$part"; } >> "$tests"
+  gtest_part "$label" "$part" $rc
   rm -f "$part"
 }
 # conformance_vulkan: the suite on NVIDIA's Vulkan driver alone (the same GPU as nvidia:0).
@@ -277,6 +285,19 @@ elif [ $quick -eq 1 ]; then
   # meet): the pairs of two vulkan devices on one GPU.
   [ $vk_ready -eq 1 ] && conformance "vulkan pairs, each GPU twice" INFINIRT_BACKENDS=vulkan \
     INFINIRT_VULKAN_DEVICE_COPIES=2 --gtest_filter='Pairs/*'
+  # The vulkan backend's own tests (tests/vulkan), also with each GPU served twice, and the C99
+  # client on vulkan:0 (infinirt.h alone: memory, streams, events, a captured graph).
+  if [ $vk_ready -eq 1 ]; then
+    gtest_binary "vulkan backend tests" vulkan_backend_test INFINIRT_BACKENDS=vulkan
+    gtest_binary "vulkan backend tests, each GPU twice" vulkan_backend_test INFINIRT_BACKENDS=vulkan \
+      INFINIRT_VULKAN_DEVICE_COPIES=2 --gtest_filter='VulkanPair.*'
+    part=$(mktemp)
+    INFINICORE_DEFAULT_DEVICE=vulkan:0 INFINIRT_BACKENDS=vulkan timeout 60 "$build/bin/infinirt_c99_client" > "$part" 2>&1
+    rc=$?
+    { echo "==== C99 client on vulkan:0 ===="; cat "$part"; } >> "$tests"
+    if [ $rc -eq 0 ]; then note "C99 client on vulkan:0" passed "$(tail -n 1 "$part")"; else note "C99 client on vulkan:0" FAILED "exit $rc: $(tail -n 1 "$part")"; fi
+    rm -f "$part"
+  fi
   conformance cpu INFINIRT_BACKENDS=cpu INFINIRT_EXPECT_BACKENDS=cpu INFINIRT_CPU_DEVICE_COUNT=2
 else
   # Every ctest entry: the conformance suite on cuda, every OpenCL platform (NVIDIA's and PoCL)

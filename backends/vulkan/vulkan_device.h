@@ -83,6 +83,10 @@ struct Device {
     // The smallest copy that goes through the shader: smaller ones are a vkCmdCopyBuffer, which
     // costs less to start (the bandwidth does not matter there); 0 with INFINIRT_VULKAN_SHADER_COPY=1.
     size_t shader_copy_least = 0;
+    // The largest asynchronous fill that goes into its stream's fill list (vulkan_stream.h), in
+    // bytes: INFINIRT_VULKAN_FILL_LIST (0: none), else 4 KiB on GPUs and none on CPU devices
+    // (lavapipe), whose dispatches cost more than its vkCmdFillBuffer.
+    size_t fill_list_most = 0;
 
     // The built-in pipelines (vulkan_pipelines.h), created on first use under pipeline_mutex.
     std::mutex pipeline_mutex;
@@ -90,6 +94,8 @@ struct Device {
     VkPipeline copy_pipeline = VK_NULL_HANDLE;
     VkPipelineLayout fill_layout = VK_NULL_HANDLE;
     VkPipeline fill_pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout fills_layout = VK_NULL_HANDLE;
+    VkPipeline fills_pipeline = VK_NULL_HANDLE;
 
     // Bytes of device memory infinirt holds on this device.
     std::atomic<size_t> allocated{0};

@@ -553,9 +553,59 @@ infiniStatus_t copy(int device, void *dst, const void *src, size_t size, Stream 
     return status;
 }
 
-// vkCmdFillBuffer writes aligned 4-byte words: the middle of the range; the up to 3 bytes before
-// and after it are set by the fill shader (fill.comp) in the same command buffer, or, where its
-// pipeline cannot be made, copied from the device's pattern buffer.
+// The bytes from `from` to the end of its 4-byte word, and the bytes of the word holding byte
+// `to` - 1 up to `to`, as masks of the word.
+uint32_t fromMask(size_t from) { return 0xffffffffu << (8 * (from & 3)); }
+uint32_t toMask(size_t to) { return (to & 3) != 0 ? 0xffffffffu >> (8 * (4 - (to & 3))) : 0xffffffffu; }
+
+// Under stream.mutex: records the fill of bytes [begin, end) of `target` (buffer device address
+// `base`) with `byte` into `buffer`, the stream's. vkCmdFillBuffer writes aligned 4-byte words:
+// the middle of the range; the up to 3 bytes before and after it are set by the fill shader
+// (fill.comp) in the same command buffer, or, where its pipeline cannot be made, copied from the
+// device's pattern buffer.
+void recordFill(Stream &stream, VkCommandBuffer buffer, VkBuffer target, uint64_t base, size_t begin, size_t end,
+                uint32_t byte) {
+    const NativeApi &vk = nativeApi();
+    Device &dev = *stream.dev;
+    const size_t head_end = std::min(end, (begin + 3) & ~size_t{3});
+    const size_t middle_end = head_end + ((end - head_end) & ~size_t{3});
+    if (middle_end > head_end) {
+        vk.vkCmdFillBuffer(buffer, target, head_end, middle_end - head_end, byte * 0x01010101u);
+    }
+    if (head_end == begin && end == middle_end) {
+        return;
+    }
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    if (fillPipeline(dev, &pipeline, &layout) == INFINI_STATUS_SUCCESS) {
+        // The edge words by address: a device allocation's base is its device address; pinned host
+        // memory has a buffer device address of its own.
+        FillEdgeArguments edges{};
+        int n = 0;
+        if (head_end > begin) {
+            edges.word[n] = base + (begin & ~size_t{3});
+            edges.mask[n++] = fromMask(begin) & toMask(head_end);
+        }
+        if (end > middle_end) {
+            edges.word[n] = base + middle_end;
+            edges.mask[n++] = toMask(end);
+        }
+        edges.value = byte * 0x01010101u;
+        recordShaderFillEdges(stream, buffer, pipeline, layout, edges);
+        return;
+    }
+    if (head_end > begin) {
+        const VkBufferCopy region{4 * byte, begin, head_end - begin};
+        vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
+    }
+    if (end > middle_end) {
+        const VkBufferCopy region{4 * byte, middle_end, end - middle_end};
+        vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
+    }
+}
+
+// A fill of `count` bytes at `ptr`: an asynchronous one of at most Device::fill_list_most bytes
+// goes into the stream's fill list (enqueueFill), any other is recorded by recordFill.
 infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream &stream, bool blocking) {
     Side side;
     locate(device, ptr, count, &side);
@@ -568,57 +618,22 @@ infiniStatus_t fill(int device, void *ptr, int value, size_t count, Stream &stre
     Device &dev = *stream.dev;
     const uint32_t byte = static_cast<unsigned char>(value);
     const size_t begin = side.offset, end = side.offset + count;
-    const size_t head_end = std::min(end, (begin + 3) & ~size_t{3});
-    const size_t middle_end = head_end + ((end - head_end) & ~size_t{3});
     const VkBuffer target = side.buffer;
-    VkPipeline pipeline = VK_NULL_HANDLE;
-    VkPipelineLayout layout = VK_NULL_HANDLE;
-    const bool ragged = head_end > begin || end > middle_end;
-    FillEdgeArguments edges{};
-    if (ragged && fillPipeline(dev, &pipeline, &layout) == INFINI_STATUS_SUCCESS) {
-        // The edge words by address: a device allocation's base is its device address; pinned host
-        // memory has a buffer device address of its own.
-        const uint64_t base = side.located.allocation.address;
-        auto mask = [](size_t from, size_t to) { // bytes [from, to) of one word
-            uint32_t m = 0;
-            for (size_t i = from; i < to; ++i) {
-                m |= 0xffu << (8 * (i % 4));
-            }
-            return m;
-        };
-        int n = 0;
-        if (head_end > begin) {
-            edges.word[n] = base + (begin & ~size_t{3});
-            edges.mask[n++] = mask(begin, head_end);
-        }
-        if (end > middle_end) {
-            edges.word[n] = base + middle_end;
-            edges.mask[n++] = mask(middle_end, end);
-        }
-        edges.value = byte * 0x01010101u;
-    }
-    auto record = [&](VkCommandBuffer buffer) {
-        const NativeApi &vk = nativeApi();
-        if (middle_end > head_end) {
-            vk.vkCmdFillBuffer(buffer, target, head_end, middle_end - head_end, byte * 0x01010101u);
-        }
-        if (pipeline != VK_NULL_HANDLE) {
-            recordShaderFillEdges(stream, buffer, pipeline, layout, edges);
-            return;
-        }
-        if (head_end > begin) {
-            const VkBufferCopy region{4 * byte, begin, head_end - begin};
-            vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
-        }
-        if (end > middle_end) {
-            const VkBufferCopy region{4 * byte, middle_end, end - middle_end};
-            vk.vkCmdCopyBuffer(buffer, dev.patterns, target, 1, &region);
-        }
-    };
+    const uint64_t base = side.located.allocation.address;
+    auto record = [&](VkCommandBuffer buffer) { recordFill(stream, buffer, target, base, begin, end, byte); };
     // The words holding the range: the edge words are rewritten whole (only the range's bytes change).
     Access access;
     access.write = Range{target, begin & ~size_t{3}, (end + 3) & ~size_t{3}};
     access.content.shift = byte;
+    if (!blocking && count > 0 && count <= dev.fill_list_most) {
+        FillRecord listed;
+        listed.address = base + (begin & ~size_t{3});
+        listed.words = static_cast<uint32_t>(((end + 3) >> 2) - (begin >> 2));
+        listed.value = byte * 0x01010101u;
+        listed.first_mask = fromMask(begin);
+        listed.last_mask = toMask(end);
+        return enqueueFillWith(stream, listed, record, access, "setting memory");
+    }
     if (!blocking) {
         return enqueueWith(stream, record, access, "setting memory");
     }

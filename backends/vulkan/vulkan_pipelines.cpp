@@ -5,6 +5,7 @@
 
 #include "shaders/copy.spv.h"
 #include "shaders/fill.spv.h"
+#include "shaders/fills.spv.h"
 
 #include <algorithm>
 
@@ -85,6 +86,12 @@ infiniStatus_t fillPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout 
                            layout);
 }
 
+infiniStatus_t fillsPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout *layout) {
+    return builtinPipeline(dev, shaders::kFillsSpirv, sizeof(shaders::kFillsSpirv), sizeof(VkDeviceAddress),
+                           "creating the fill-list shader's pipeline", &dev.fills_pipeline, &dev.fills_layout,
+                           pipeline, layout);
+}
+
 void recordShaderCopy(Stream &stream, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
                       const CopyArguments &arguments) {
     const NativeApi &vk = nativeApi();
@@ -106,6 +113,14 @@ void recordShaderFillEdges(Stream &stream, VkCommandBuffer buffer, VkPipeline pi
     bindPipeline(stream, buffer, pipeline);
     vk.vkCmdPushConstants(buffer, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(arguments), &arguments);
     vk.vkCmdDispatch(buffer, 1, 1, 1);
+}
+
+void recordShaderFills(Stream &stream, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
+                       VkDeviceAddress records, uint32_t count) {
+    const NativeApi &vk = nativeApi();
+    bindPipeline(stream, buffer, pipeline);
+    vk.vkCmdPushConstants(buffer, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(records), &records);
+    vk.vkCmdDispatch(buffer, count, 1, 1);
 }
 
 } // namespace infinirt::vulkan

@@ -46,4 +46,22 @@ infiniStatus_t fillPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout 
 void recordShaderFillEdges(Stream &stream, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
                            const FillEdgeArguments &arguments);
 
+// One small fill of fills.comp's list (std430: 24 bytes, 8-byte aligned).
+struct FillRecord {
+    uint64_t address;    // the first word's buffer device address (4-byte aligned)
+    uint32_t words;      // words from there (at least 1)
+    uint32_t value;      // the byte value in all four bytes
+    uint32_t first_mask; // the bytes of the first word to set (0xffffffff: all)
+    uint32_t last_mask;  // the bytes of the last word to set (both masks apply to a single word)
+};
+static_assert(sizeof(FillRecord) == 24, "fills.comp reads 24-byte records");
+
+// The fill-list pipeline of `dev`, as copyPipeline.
+infiniStatus_t fillsPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout *layout);
+
+// Under stream.mutex: records fills.comp's dispatch of `count` records (one work group each),
+// the first at buffer device address `records`, into `buffer`, the stream's.
+void recordShaderFills(Stream &stream, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,
+                       VkDeviceAddress records, uint32_t count);
+
 } // namespace infinirt::vulkan

@@ -4,6 +4,7 @@
 #include "vulkan_backend.h"
 #include "vulkan_device.h"
 #include "vulkan_event.h"
+#include "vulkan_pipelines.h"
 #include "vulkan_stream.h"
 
 #include "common/text.hpp"
@@ -34,6 +35,7 @@ void recycleLocked(Stream &stream) {
     }
     while (!stream.in_flight.empty() && stream.in_flight.front().value <= done) {
         stream.spare.push_back(stream.in_flight.front().buffer);
+        stream.fills_tail = stream.in_flight.front().fills_end;
         stream.in_flight.pop_front();
     }
 }
@@ -135,12 +137,25 @@ infiniStatus_t submitLocked(Stream &stream, VkCommandBuffer buffer, VkSemaphore 
         return deviceFailure(*stream.dev, "vkQueueSubmit", result, what);
     }
     if (buffer != VK_NULL_HANDLE) {
-        stream.in_flight.push_back(Stream::InFlight{buffer, next});
+        stream.in_flight.push_back(Stream::InFlight{buffer, next, stream.fills_head});
     }
     if (value) {
         *value = next;
     }
     return INFINI_STATUS_SUCCESS;
+}
+
+// Under stream.mutex, a batch open: records the dispatch of the open batch's listed fills not yet
+// dispatched, if any.
+void dispatchFillGroup(Stream &stream) {
+    const uint64_t count = stream.fills_head - stream.fills_group;
+    if (count == 0) {
+        return;
+    }
+    const VkDeviceAddress first = stream.fills_address + (stream.fills_group % kFillRing) * sizeof(FillRecord);
+    recordShaderFills(stream, stream.open, stream.fills_pipeline, stream.fills_layout, first,
+                      static_cast<uint32_t>(count));
+    stream.fills_group = stream.fills_head;
 }
 
 // Under stream.mutex: takes the open batch (*buffer VK_NULL_HANDLE: none) and ends it. On failure
@@ -150,6 +165,7 @@ infiniStatus_t takeOpenBatch(Stream &stream, const char *what, VkCommandBuffer *
     if (*buffer == VK_NULL_HANDLE) {
         return INFINI_STATUS_SUCCESS;
     }
+    dispatchFillGroup(stream);
     stream.open = VK_NULL_HANDLE;
     stream.open_count = 0;
     const VkResult result = endWithHostBarrier(*buffer);
@@ -192,7 +208,7 @@ infiniStatus_t flushAside(Stream &stream) {
     std::lock_guard<std::mutex> order(stream.submit_mutex);
     const uint64_t next = stream.submitted.load(std::memory_order_relaxed) + 1;
     try {
-        stream.in_flight.push_back(Stream::InFlight{buffer, next});
+        stream.in_flight.push_back(Stream::InFlight{buffer, next, stream.fills_head});
     } catch (...) { // the batch is dropped, as a failed submission's is; its pool frees the buffer
         return common::fail(INFINI_STATUS_OUT_OF_MEMORY, "out of host memory %s on vulkan:%d", what,
                             stream.dev->index);
@@ -283,6 +299,10 @@ void orderAfterEarlierCommands(VkCommandBuffer buffer) {
     nativeApi().vkCmdPipelineBarrier(buffer, stages, stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
+// The most ranges a batch compares a command with (those since its last barrier): past them, the
+// next command that touches memory follows a barrier.
+constexpr size_t kMostTracked = 64;
+
 bool overlaps(const Range &a, const Range &b) {
     return a.buffer != VK_NULL_HANDLE && a.buffer == b.buffer && a.begin < b.end && b.begin < a.end;
 }
@@ -297,6 +317,9 @@ bool needsBarrier(const Stream &stream, const Access &access, bool *repeat) {
     }
     if (stream.everything || (access.everything && (!stream.reads.empty() || !stream.writes.empty()))) {
         return true;
+    }
+    if (stream.reads.size() + stream.writes.size() >= kMostTracked) {
+        return true; // a barrier costs less than comparing with ever more ranges
     }
     for (const Range &read : stream.reads) {
         if (overlaps(access.write, read)) {
@@ -330,6 +353,128 @@ void remember(Stream &stream, const Access &access) {
 
 constexpr uint32_t kMostBatched = 1024;
 
+// Under stream.mutex, a batch open: makes the stream's fill list (its ring and fills.comp's
+// pipeline). False when either cannot be made; the stream's fills are then recorded one by one.
+bool makeFillList(Stream &stream) {
+    if (stream.fills_unavailable) {
+        return false;
+    }
+    Device &dev = *stream.dev;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkDeviceAddress address = 0;
+    void *mapped = nullptr;
+    if (fillsPipeline(dev, &pipeline, &layout) != INFINI_STATUS_SUCCESS ||
+        createBuffer(dev, kFillRing * sizeof(FillRecord), dev.host_type, &buffer, &memory, &address,
+                     "a stream's fill list") != INFINI_STATUS_SUCCESS) {
+        stream.fills_unavailable = true;
+        common::logMessage(INFINIRT_LOG_WARN, "vulkan:%d: a stream's fill list cannot be made: its fills are recorded one by one",
+                           dev.index);
+        return false;
+    }
+    const VkResult result = nativeApi().vkMapMemory(dev.device, memory, 0, VK_WHOLE_SIZE, 0, &mapped);
+    if (result != VK_SUCCESS) {
+        destroyBuffer(dev, buffer, memory);
+        stream.fills_unavailable = true;
+        common::logMessage(INFINIRT_LOG_WARN, "vulkan:%d: vkMapMemory of a stream's fill list failed (%s): its fills are recorded one by one",
+                           dev.index, nativeErrorName(result));
+        return false;
+    }
+    stream.fills = buffer;
+    stream.fills_memory = memory;
+    stream.fills_address = address;
+    stream.fills_mapped = static_cast<FillRecord *>(mapped);
+    stream.fills_pipeline = pipeline;
+    stream.fills_layout = layout;
+    return true;
+}
+
+// Under stream.mutex, a batch open: writes `fill` into the stream's fill list, to be dispatched
+// with the open batch's group (a group's records are consecutive in the ring: one that would wrap
+// is dispatched first). False where the list cannot take it.
+bool listFill(Stream &stream, const FillRecord &fill) {
+    if (stream.fills_mapped == nullptr && !makeFillList(stream)) {
+        return false;
+    }
+    if (stream.fills_head - stream.fills_tail >= kFillRing) {
+        recycleLocked(stream);
+        if (stream.fills_head - stream.fills_tail >= kFillRing) {
+            return false;
+        }
+    }
+    const uint64_t slot = stream.fills_head % kFillRing;
+    if (slot == 0) {
+        dispatchFillGroup(stream);
+    }
+    stream.fills_mapped[slot] = fill;
+    ++stream.fills_head;
+    return true;
+}
+
+// Under stream.mutex: readies the open batch for a command touching `access` (begins one where
+// none is open, and sets *opened; else orders it after the batch's earlier commands where it must,
+// dispatching their listed fills first), and remembers what it touches.
+infiniStatus_t prepareLocked(Stream &stream, const Access &access, const char *what, bool *opened) {
+    if (stream.open == VK_NULL_HANDLE) {
+        VkCommandBuffer buffer = VK_NULL_HANDLE;
+        const infiniStatus_t status = beginLocked(stream, what, &buffer);
+        if (status != INFINI_STATUS_SUCCESS) {
+            return status;
+        }
+        stream.open = buffer;
+        stream.open_count = 0;
+        stream.fills_group = stream.fills_head;
+        stream.reads.clear();
+        stream.writes.clear();
+        stream.everything = false;
+        remember(stream, access);
+        *opened = true;
+        return INFINI_STATUS_SUCCESS;
+    }
+    bool repeat = false;
+    if (needsBarrier(stream, access, &repeat)) {
+        dispatchFillGroup(stream);
+        orderAfterEarlierCommands(stream.open);
+        stream.reads.clear();
+        stream.writes.clear();
+        stream.everything = false;
+        repeat = false;
+    }
+    if (!repeat) {
+        remember(stream, access);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// enqueue() and enqueueFill() (`fill` NULL: `record` records the command).
+infiniStatus_t enqueueCommand(Stream &stream, const FillRecord *fill, const Recorder *record, const Access &access,
+                              const char *what) {
+    infiniStatus_t status = checkLost(*stream.dev);
+    if (status != INFINI_STATUS_SUCCESS) {
+        return status;
+    }
+    bool opened = false;
+    {
+        std::lock_guard<std::mutex> lock(stream.mutex);
+        status = prepareLocked(stream, access, what, &opened);
+        if (status != INFINI_STATUS_SUCCESS) {
+            return status;
+        }
+        if (fill == nullptr || !listFill(stream, *fill)) {
+            record->record(stream.open);
+        }
+        if (++stream.open_count >= kMostBatched) {
+            status = flushLocked(stream, what);
+        }
+    }
+    if (opened) {
+        notifyFlusher(stream);
+    }
+    return status;
+}
+
 } // namespace
 
 void forgetStream(Stream &stream) {
@@ -344,50 +489,12 @@ infiniStatus_t flush(Stream &stream, const char *why) {
 }
 
 infiniStatus_t enqueue(Stream &stream, const Recorder *record, const Access &access, const char *what) {
-    Device &dev = *stream.dev;
-    infiniStatus_t status = checkLost(dev);
-    if (status != INFINI_STATUS_SUCCESS) {
-        return status;
-    }
-    bool opened = false;
-    {
-        std::lock_guard<std::mutex> lock(stream.mutex);
-        if (stream.open == VK_NULL_HANDLE) {
-            VkCommandBuffer buffer = VK_NULL_HANDLE;
-            status = beginLocked(stream, what, &buffer);
-            if (status != INFINI_STATUS_SUCCESS) {
-                return status;
-            }
-            record->record(buffer);
-            stream.open = buffer;
-            stream.open_count = 1;
-            stream.reads.clear();
-            stream.writes.clear();
-            stream.everything = false;
-            remember(stream, access);
-            opened = true;
-        } else {
-            bool repeat = false;
-            if (needsBarrier(stream, access, &repeat)) {
-                orderAfterEarlierCommands(stream.open);
-                stream.reads.clear();
-                stream.writes.clear();
-                stream.everything = false;
-                repeat = false;
-            }
-            if (!repeat) {
-                remember(stream, access);
-            }
-            record->record(stream.open);
-            if (++stream.open_count >= kMostBatched) {
-                status = flushLocked(stream, what);
-            }
-        }
-    }
-    if (opened) {
-        notifyFlusher(stream);
-    }
-    return status;
+    return enqueueCommand(stream, nullptr, record, access, what);
+}
+
+infiniStatus_t enqueueFill(Stream &stream, const FillRecord &fill, const Recorder *fallback, const Access &access,
+                           const char *what) {
+    return enqueueCommand(stream, &fill, fallback, access, what);
 }
 
 void bindPipeline(Stream &stream, VkCommandBuffer buffer, VkPipeline pipeline) {
@@ -591,6 +698,9 @@ infiniStatus_t streamDestroy(int device, void *handle) {
     nativeApi().vkDestroyCommandPool(dev.device, stream->pool, nullptr);
     if (stream->arguments != VK_NULL_HANDLE) {
         destroyBuffer(dev, stream->arguments, stream->arguments_memory);
+    }
+    if (stream->fills != VK_NULL_HANDLE) {
+        destroyBuffer(dev, stream->fills, stream->fills_memory);
     }
     dev.spare_semaphores.push_back(stream->timeline);
     delete stream;

@@ -34,6 +34,8 @@
 
 namespace infinirt::vulkan {
 
+struct FillRecord; // vulkan_pipelines.h
+
 // Bytes [begin, end) of a buffer (VK_NULL_HANDLE: none).
 struct Range {
     VkBuffer buffer = VK_NULL_HANDLE;
@@ -73,7 +75,8 @@ struct Stream {
     VkCommandPool pool = VK_NULL_HANDLE; // used under `mutex`
     struct InFlight {
         VkCommandBuffer buffer;
-        uint64_t value; // done once the counter reaches it
+        uint64_t value;     // done once the counter reaches it
+        uint64_t fills_end; // fills_head when it was ended: the records before it are free once done
     };
     std::deque<InFlight> in_flight;      // under `mutex`
     std::vector<VkCommandBuffer> spare;  // under `mutex`
@@ -93,7 +96,23 @@ struct Stream {
     std::vector<Range> reads;
     std::vector<std::pair<Range, Access::Content>> writes;
     bool everything = false; // a command since the last barrier touched Access::everything
+    // The fill list (enqueueFill), under `mutex`: a ring of kFillRing FillRecords in host-visible
+    // memory, made with fills.comp's pipeline on the stream's first listed fill and released with
+    // the stream. Records are counted from the stream's start (record n is at n % kFillRing):
+    // [fills_tail, fills_head) belong to batches not known complete, and [fills_group, fills_head)
+    // to the open batch's group not yet dispatched.
+    VkBuffer fills = VK_NULL_HANDLE;
+    VkDeviceMemory fills_memory = VK_NULL_HANDLE;
+    VkDeviceAddress fills_address = 0;
+    FillRecord *fills_mapped = nullptr;
+    VkPipeline fills_pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout fills_layout = VK_NULL_HANDLE;
+    uint64_t fills_head = 0, fills_tail = 0, fills_group = 0;
+    bool fills_unavailable = false; // the list could not be made: fills are recorded one by one
 };
+
+// Records in a stream's fill list (4 batches of the most commands a batch holds).
+inline constexpr uint32_t kFillRing = 4096;
 
 // Under stream.mutex, recording `buffer` (the stream's): binds `pipeline` unless it is the one
 // bound last. Every compute pipeline the plugin records is bound through it.
@@ -123,17 +142,24 @@ class Recorder {
   protected:
     ~Recorder() = default;
 };
+// A Recorder calling `f` (a callable taking the command buffer).
+template <typename F>
+class RecorderOf final : public Recorder {
+  public:
+    explicit RecorderOf(F &f) : f_(f) {}
+    void record(VkCommandBuffer buffer) const override { f_(buffer); }
+
+  private:
+    F &f_;
+};
+
 infiniStatus_t submit(Stream &stream, const Recorder *record, const char *what, uint64_t *value,
                       VkSemaphore wait_semaphore = VK_NULL_HANDLE, uint64_t wait_value = 0);
 
 // submit() with a callable recording the commands.
 template <typename F>
 infiniStatus_t submitWith(Stream &stream, F &&record, const char *what, uint64_t *value = nullptr) {
-    struct Call final : Recorder {
-        F &f;
-        explicit Call(F &g) : f(g) {}
-        void record(VkCommandBuffer buffer) const override { f(buffer); }
-    } call(record);
+    const RecorderOf<F> call(record);
     return submit(stream, &call, what, value);
 }
 
@@ -143,12 +169,25 @@ infiniStatus_t enqueue(Stream &stream, const Recorder *record, const Access &acc
 
 template <typename F>
 infiniStatus_t enqueueWith(Stream &stream, F &&record, const Access &access, const char *what) {
-    struct Call final : Recorder {
-        F &f;
-        explicit Call(F &g) : f(g) {}
-        void record(VkCommandBuffer buffer) const override { f(buffer); }
-    } call(record);
+    const RecorderOf<F> call(record);
     return enqueue(stream, &call, access, what);
+}
+
+// An asynchronous fill of at most Device::fill_list_most bytes, touching `access`, batched as
+// enqueue() batches a command but written as `fill` into the stream's fill list: the open batch's
+// consecutive listed fills are set by one dispatch of fills.comp (vulkan_pipelines.h), recorded
+// where the batch needs their writes done (before a barrier, before the batch ends, or where the
+// group would wrap around the ring). Where the list cannot take it (its ring holds only records of
+// batches not yet complete, or the ring or its pipeline cannot be made), `fallback` records the
+// fill in the batch instead, as enqueue() would.
+infiniStatus_t enqueueFill(Stream &stream, const FillRecord &fill, const Recorder *fallback, const Access &access,
+                           const char *what);
+
+template <typename F>
+infiniStatus_t enqueueFillWith(Stream &stream, const FillRecord &fill, F &&fallback, const Access &access,
+                               const char *what) {
+    const RecorderOf<F> call(fallback);
+    return enqueueFill(stream, fill, &call, access, what);
 }
 
 // Submits the stream's open batch, if any. Every value the stream has handed out is then

@@ -274,6 +274,64 @@ TEST_P(Vulkan, BatchedCommandsKeepStreamOrder) {
     EXPECT_EQ(infinirtFree(y), INFINI_STATUS_SUCCESS);
 }
 
+// Small asynchronous fills go into the stream's fill list, set by one dispatch per group
+// (vulkan_stream.h): thousands of fills of every length and alignment, into device and pinned
+// memory, overlapping one another with other values, read by copies between them, and more than
+// the list's ring holds without a synchronize (it wraps, and where it holds only records of
+// batches not yet complete, fills are recorded one by one). The bytes match the same steps on the
+// host. The vulkan.fill_list_off entry runs it with the list off (INFINIRT_VULKAN_FILL_LIST=0).
+TEST_P(Vulkan, ManySmallFillsInStreamOrder) {
+    constexpr size_t kSize = 64 << 10, kPinned = 8 << 10;
+    void *d = nullptr, *p = nullptr;
+    ASSERT_EQ(infinirtMalloc(&d, kSize), INFINI_STATUS_SUCCESS);
+    ASSERT_EQ(infinirtMallocHost(&p, kPinned), INFINI_STATUS_SUCCESS);
+    infinirtStream_t stream = nullptr;
+    ASSERT_EQ(infinirtStreamCreate(&stream), INFINI_STATUS_SUCCESS);
+    unsigned char *dd = static_cast<unsigned char *>(d), *pp = static_cast<unsigned char *>(p);
+    std::vector<unsigned char> hd(kSize, 0x11), hp(kPinned, 0x22);
+    ASSERT_EQ(infinirtMemset(d, 0x11, kSize), INFINI_STATUS_SUCCESS);
+    std::memset(p, 0x22, kPinned);
+    uint64_t state = 0x9e3779b97f4a7c15ull;
+    auto next = [&](uint64_t bound) { // xorshift64*: the same steps on every run
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        return (state * 0x2545f4914f6cdd1dull >> 33) % bound;
+    };
+    size_t last_fill = 0; // where the last fill of device memory began
+    for (int i = 0; i < 12000; ++i) {
+        const uint64_t kind = next(100);
+        if (kind < 3) { // a copy of what the last fill of device memory wrote, elsewhere
+            const size_t n = 1 + next(512), from = std::min(last_fill, kSize - n);
+            size_t to = next(kSize - n + 1);
+            while (to < from + n && from < to + n) {
+                to = next(kSize - n + 1);
+            }
+            ASSERT_EQ(infinirtMemcpyAsync(dd + to, dd + from, n, INFINIRT_MEMCPY_D2D, stream), INFINI_STATUS_SUCCESS);
+            std::memcpy(hd.data() + to, hd.data() + from, n);
+            continue;
+        }
+        const bool pinned = kind < 12;
+        const size_t size = pinned ? kPinned : kSize;
+        // Mostly small (the list's), some past its 4 KiB.
+        const size_t n = 1 + (next(10) == 0 ? next(6000) : next(200));
+        const size_t at = next(size - n + 1);
+        const int value = static_cast<int>(next(256));
+        ASSERT_EQ(infinirtMemsetAsync((pinned ? pp : dd) + at, value, n, stream), INFINI_STATUS_SUCCESS)
+            << "fill " << i << ": " << n << " bytes at " << at;
+        std::memset((pinned ? hp : hd).data() + at, value, n);
+        last_fill = pinned ? last_fill : at;
+    }
+    ASSERT_EQ(infinirtStreamSynchronize(stream), INFINI_STATUS_SUCCESS);
+    std::vector<unsigned char> back(kSize);
+    ASSERT_EQ(infinirtMemcpy(back.data(), d, kSize, INFINIRT_MEMCPY_D2H), INFINI_STATUS_SUCCESS);
+    EXPECT_TRUE(back == hd) << "device memory differs from the same steps on the host";
+    EXPECT_EQ(std::memcmp(p, hp.data(), kPinned), 0) << "pinned memory differs from the same steps on the host";
+    EXPECT_EQ(infinirtStreamDestroy(stream), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFree(d), INFINI_STATUS_SUCCESS);
+    EXPECT_EQ(infinirtFreeHost(p), INFINI_STATUS_SUCCESS);
+}
+
 // INFINIRT_VULKAN_MEMORY_LIMIT (the vulkan.memory_limit entry: 64 MiB): the device reports it and
 // allocates no more; the refusal names the figures.
 TEST_P(Vulkan, MemoryLimit) {
