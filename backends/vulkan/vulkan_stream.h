@@ -17,7 +17,13 @@
 // touched in a way whose order matters: it reads what they write, writes what they read, or writes
 // what they write with other content. Commands on disjoint ranges (and repeats writing the same
 // bytes, as two fills of one value) run without one, as in a native command buffer, and so does a
-// command that touches no memory at all (a kernel whose code names none: vulkan_spirv.h).
+// command that touches no memory at all (a kernel whose code names none: vulkan_spirv.h). A
+// command is compared with at most 64 ranges: past them, the next command that touches memory
+// follows a barrier.
+//
+// Small fills (enqueueFill) are not recorded one by one: each is a record in the stream's fill
+// list, and one dispatch of a built-in shader sets every record of a group, recorded where the
+// batch needs their writes done.
 #pragma once
 
 #include "vulkan_device.h"
