@@ -66,7 +66,7 @@ for tool in abidw abidiff readelf; do
   command -v "$tool" > /dev/null || { echo "abi-check: $tool not found (Debian: abigail-tools, binutils)" >&2; exit 1; }
 done
 
-has_debug_info() { readelf -S --wide "$1" 2>/dev/null | grep -q '\.debug_info'; }
+has_debug_info() { readelf -S --wide "$1" 2>/dev/null | grep '\.debug_info' > /dev/null; }
 
 # The libraries whose ABI is kept: every public library, and the cpu plugins of infinirt and
 # infiniccl (their one export reaches the plugin tables).

@@ -16,12 +16,16 @@
 #     other GPU's stream), the infiniccl conformance on NCCL and cpu (bad input included, NCCL
 #     checking pointers), the published-header client, the 2-rank example, the peer and AllReduce benches, and NCCL between
 #     two network-namespace hosts (one GPU each, sockets only, infinicclCommInitFromEnv).
-#   scripts/gpu-verify.sh [OUT]           (full: at most 9 minutes)
+#   scripts/gpu-verify.sh [OUT]           (full, the tests: at most 9 minutes)
 #     builds everything, runs every ctest entry (the conformance suite then covers the cuda device
 #     and every OpenCL platform, the stress tests included), the layers on cuda, the peer tests on
 #     every pair of devices, the Python package with PyTorch, NVIDIA's OpenCL alone, NVIDIA's Vulkan
-#     alone (conformance, stress, infinirt-bench against a native Vulkan program), a 2-minute
-#     soak on nvidia:0 and cpu:0, and every benchmark with infinirt-bench's JSON and plot.
+#     alone (conformance, stress) and a 2-minute soak on nvidia:0 and cpu:0.
+#   scripts/gpu-verify.sh --bench [OUT]   (full, the benchmarks: at most 9 minutes)
+#     builds everything, then every benchmark: the quick pass's, the other backends' dispatch and
+#     launch, peers, registration, collectives where there are two GPUs, and infinirt-bench on
+#     nvidia:0 and vulkan:0 (against a native Vulkan program) with its JSON and plot. The two full
+#     passes together are the whole verification; each fits one device call.
 #
 # Logs go to OUT (default ./gpu-verify-out), at most 8 files: build.log, info.txt, tests.log,
 # python.log, bench.txt, infinirt-bench.json, infinirt-bench.png and summary.txt. The pass ends by
@@ -32,11 +36,15 @@
 set -uo pipefail
 quick=0
 pairs=0
+bench_pass=0
 if [ "${1:-}" = "--quick" ]; then
   quick=1
   shift
 elif [ "${1:-}" = "--pairs" ]; then
   pairs=1
+  shift
+elif [ "${1:-}" = "--bench" ]; then
+  bench_pass=1
   shift
 fi
 out="${1:-gpu-verify-out}"
@@ -101,6 +109,7 @@ finish() {
   local pass=full
   [ $quick -eq 1 ] && pass=quick
   [ $pairs -eq 1 ] && pass=pairs
+  [ $bench_pass -eq 1 ] && pass=bench
   echo "total wall time $(( $(date +%s) - started )) s ($pass pass)" >> "$summary"
   echo
   echo "==== summary ($summary) ===="
@@ -117,14 +126,14 @@ finish() {
 # libEGL_nvidia.so.0 (with the installed one's api_version), and VK_DRIVER_FILES points the loader
 # at it alone.
 vk_ready=0
-if ! ldconfig -p | grep -q 'libvulkan.so.1' || [ ! -f /usr/include/vulkan/vulkan.h ] || ! command -v glslc > /dev/null; then
+if ! ldconfig -p | grep 'libvulkan.so.1' > /dev/null || [ ! -f /usr/include/vulkan/vulkan.h ] || ! command -v glslc > /dev/null; then
   if compgen -G ".gl/*.deb" > /dev/null; then
     for deb in .gl/*.deb; do dpkg -x "$deb" / || echo "gpu-verify: dpkg -x $deb failed" >&2; done
     ldconfig
   fi
 fi
 # vk_ready: the loader and the headers are both there (else the plugin is not built: AUTO).
-if ldconfig -p | grep -q 'libvulkan.so.1' && [ -f /usr/include/vulkan/vulkan.h ]; then
+if ldconfig -p | grep 'libvulkan.so.1' > /dev/null && [ -f /usr/include/vulkan/vulkan.h ]; then
   nv_icd=""
   for d in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d; do
     for f in "$d"/nvidia_icd*.json; do
@@ -299,7 +308,7 @@ elif [ $quick -eq 1 ]; then
     rm -f "$part"
   fi
   conformance cpu INFINIRT_BACKENDS=cpu INFINIRT_EXPECT_BACKENDS=cpu INFINIRT_CPU_DEVICE_COUNT=2
-else
+elif [ $bench_pass -eq 0 ]; then
   # Every ctest entry: the conformance suite on cuda, every OpenCL platform (NVIDIA's and PoCL)
   # and cpu, the stress tests, the clients, the Python smoke tests.
   part=$(mktemp)
@@ -352,13 +361,22 @@ else
           INFINIRT_TEST_INCLUDE="$PWD/include" INFINIRT_TEST_BUILD_DIR="$build" INFINIRT_TEST_CMAKE="$(command -v cmake)")
   if python3 -c 'import pytest' 2>/dev/null; then
     # faulthandler_timeout: a test that hangs prints every thread's stack before the timeout kills it.
-    env "${py_env[@]}" timeout 240 python3 -m pytest -q -rs -p no:cacheprovider -o faulthandler_timeout=60 tests/python \
-      > "$out/python.log" 2>&1
+    # infinirt.ccl's ranks of one process need two cpu devices (as its ctest entry sets).
+    pytest=(python3 -m pytest -q -rs -p no:cacheprovider -o faulthandler_timeout=60)
+    env "${py_env[@]}" timeout 240 "${pytest[@]}" tests/python --ignore=tests/python/test_ccl.py > "$out/python.log" 2>&1
+    rc=$?
+    py_line=$(tail -n 1 "$out/python.log")
+    env "${py_env[@]}" INFINIRT_CPU_DEVICE_COUNT=2 timeout 120 "${pytest[@]}" tests/python/test_ccl.py >> "$out/python.log" 2>&1
+    rc_ccl=$?
+    py_line="$py_line; test_ccl.py (two cpu devices): $(tail -n 1 "$out/python.log")"
+    [ $rc -eq 0 ] && rc=$rc_ccl
   else
     env "${py_env[@]}" timeout 240 python3 tests/python/test_gpu.py > "$out/python.log" 2>&1
+    rc=$?
+    py_line=$(tail -n 1 "$out/python.log")
   fi
-  rc=$?
-  if [ $rc -eq 0 ]; then note python passed "$(tail -n 1 "$out/python.log")"; else note python FAILED "$(tail -n 1 "$out/python.log")"; fi
+  if [ $rc -eq 0 ]; then note python passed "$py_line"; else note python FAILED "$py_line"; fi
+  finish # the benchmarks are the --bench pass
 fi
 
 # ---- benches -----------------------------------------------------------------------------------
