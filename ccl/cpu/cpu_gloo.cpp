@@ -42,6 +42,7 @@
 #include <memory>
 #include <new>
 #include <stdexcept>
+#include <thread>
 
 namespace infiniccl::cpu {
 
@@ -684,20 +685,51 @@ int rankInMessage(const GlooTransport &t, const std::string &detail) {
     return -1;
 }
 
+// Under giveUp on rank 0, whose process serves the store: waits until every other rank has had the
+// store's answer (its "answered/<rank>" counter) or is gone, at most until `until`. Without it a
+// survivor that asks after rank 0's process ended finds no store, and can name only the peer whose
+// connection it saw close: rank 0 itself, when rank 0 gave up and closed its connections first.
+void keepTheStoreForTheOthers(const Comm &c, const GlooTransport &t, store::Clock::time_point until) {
+    std::string error;
+    std::vector<int> gone;
+    for (;;) {
+        if (!t.store->gone(t.scope, store::Clock::now(), &gone, &error)) return;
+        bool all = true;
+        for (int r = 1; r < c.nranks && all; ++r) {
+            int64_t answered = 0;
+            if (std::find(gone.begin(), gone.end(), r) != gone.end()) continue;
+            if (!t.store->add(t.scope + "answered/" + std::to_string(r), 0, &answered, &error)) return;
+            all = answered > 0;
+        }
+        if (all || store::Clock::now() >= until) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+}
+
 // Gives the comm up after `what` failed with Gloo's `detail`, naming the rank that went first: as
 // the store saw it (asked before this rank closes its own connections, which the other ranks would
-// see next), else the peer whose connection Gloo saw close.
+// see next; rank 0 keeps the store until the others have asked too), else the peer whose
+// connection Gloo saw close.
 infiniStatus_t giveUp(Comm &c, const char *what, const std::string &detail) {
     GlooTransport &t = *c.gloo;
     std::vector<int> gone;
     std::string error;
     const auto wait = std::min<std::chrono::milliseconds>(t.timeout, std::chrono::seconds(2));
-    const bool asked = t.store->gone(t.scope, store::Clock::now() + wait, &gone, &error);
+    const auto until = store::Clock::now() + wait;
+    const bool asked = t.store->gone(t.scope, until, &gone, &error);
+    if (asked) {
+        int64_t answers = 0;
+        std::string ignored;
+        t.store->add(t.scope + "answered/" + std::to_string(c.rank), 1, &answers, &ignored);
+    }
     // Closed first: no send still queued writes from the caller's buffers or the cached entries'
     // records once this returns, and the peers fail at once rather than wait.
     t.context->closeConnections();
     t.cached.clear();
     t.context.reset();
+    if (asked && c.rank == 0) {
+        keepTheStoreForTheOthers(c, t, until); // they fail now (the connections closed) and ask
+    }
     const int peer = rankInMessage(t, detail);
     char message[1024];
     if (!asked && peer > 0) {

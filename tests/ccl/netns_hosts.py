@@ -9,8 +9,9 @@ Runs ccl_hosts_rank (tests/ccl/ccl_hosts_rank.cc) as the ranks of one case:
   collectives-4  4 hosts x 1 rank, Slurm's variables (SLURM_*): every collective checked
   torchrun-2     2 hosts x 1 rank, torchrun's variables: every collective checked
   kill-4         4 hosts, torchrun's variables: rank 2 is killed mid-AllReduce; the others must fail
-                 within INFINICCL_TIMEOUT_S, the message naming rank 2
-  kill-small-4   the same with AllReduces of 8 KiB (the cpu plugin's direct exchange)
+                 within INFINICCL_TIMEOUT_S, the message naming rank 2 as rank 0's store saw it; rank
+                 1 is stopped for 0.3 s at the kill, so that it asks the store after the others
+  kill-small-4   the same with AllReduces of 8 KiB (the cpu plugin's direct exchange), rank 3 stopped
   kill-master-2  2 hosts, mpirun's variables: rank 0 (which serves the store) is killed
   rendezvous     the rendezvous's errors: a wrong MASTER_ADDR, MASTER_PORT in use, a rank that
                  never comes: each within the bound, with its message
@@ -184,7 +185,9 @@ def case_collectives(hosts, program, nhosts, per_host, style):
     return ok
 
 
-def case_kill(hosts, program, nhosts, style, victim, mode="allreduce"):
+def case_kill(hosts, program, nhosts, style, victim, mode="allreduce", stall=None):
+    """Kills `victim` mid-AllReduce; `stall` (a survivor) is stopped for 0.3 s at the kill, so that it
+    fails and asks rank 0's store after the other survivors (rank 0 must keep the store for it)."""
     procs = start(hosts, program, mode, style, nhosts, 1)
     # Until every rank is looping (its first AllReduce passed).
     seen = {r: "" for r in procs}
@@ -208,9 +211,14 @@ def case_kill(hosts, program, nhosts, style, victim, mode="allreduce"):
     for p in procs.values():
         os.set_blocking(p.stdout.fileno(), True)
     time.sleep(0.3)  # well inside the loop
+    if stall is not None:
+        procs[stall].send_signal(signal.SIGSTOP)
     killed_at = time.monotonic()
     procs[victim].send_signal(signal.SIGKILL)
-    say(f"killed rank {victim} mid-AllReduce")
+    say(f"killed rank {victim} mid-AllReduce" + (f", rank {stall} stopped for 0.3 s" if stall is not None else ""))
+    if stall is not None:
+        time.sleep(0.3)
+        procs[stall].send_signal(signal.SIGCONT)
     outs, codes = finish(procs, TIMEOUT_S + 10)
     took = time.monotonic() - killed_at
     ok = True
@@ -223,6 +231,9 @@ def case_kill(hosts, program, nhosts, style, victim, mode="allreduce"):
             ok = False
         elif "the next call: INFINI_STATUS_DRIVER_ERROR" not in outs[r]:
             say(f"FAIL: rank {r}'s comm was still usable after the failure")
+            ok = False
+        elif victim != 0 and "its process ended or lost its connection" not in outs[r]:
+            say(f"FAIL: rank {r} did not have rank 0's store's answer (rank 0 did not keep the store for it)")
             ok = False
     if took > TIMEOUT_S:
         say(f"FAIL: the survivors took {took:.1f} s, more than INFINICCL_TIMEOUT_S={TIMEOUT_S}")
@@ -334,8 +345,8 @@ CASES = {
     "collectives-2": (2, lambda h, p: case_collectives(h, p, 2, 2, "mpirun")),
     "collectives-4": (4, lambda h, p: case_collectives(h, p, 4, 1, "slurm")),
     "torchrun-2": (2, lambda h, p: case_collectives(h, p, 2, 1, "torchrun")),
-    "kill-4": (4, lambda h, p: case_kill(h, p, 4, "torchrun", 2)),
-    "kill-small-4": (4, lambda h, p: case_kill(h, p, 4, "torchrun", 2, "allreduce-small")),
+    "kill-4": (4, lambda h, p: case_kill(h, p, 4, "torchrun", 2, stall=1)),
+    "kill-small-4": (4, lambda h, p: case_kill(h, p, 4, "torchrun", 2, "allreduce-small", stall=3)),
     "kill-master-2": (2, lambda h, p: case_kill(h, p, 2, "mpirun", 0)),
     "rendezvous": (2, case_rendezvous),
     "bench-2": (2, lambda h, p: case_bench(h, p, 2, False)),
