@@ -317,7 +317,7 @@ elif [ $bench_pass -eq 0 ]; then
     ctest --test-dir "$build" --output-on-failure --parallel 8 --timeout 180 -LE soak > "$part" 2>&1
   rc=$?
   { echo "==== ctest ===="; cat "$part"; } >> "$tests"
-  line=$(grep -E 'tests passed, [0-9]+ tests failed' "$part" | tail -n 1)
+  line=$(grep -E '% tests passed' "$part" | tail -n 1)
   if [ $rc -eq 0 ]; then note ctest passed "$line"; else note ctest FAILED "$line; $(grep -E '^\s+[0-9]+ - ' "$part" | head -n 4 | tr -s ' ' | tr '\n' ';')"; fi
   rm -f "$part"
   if [ -n "$nv_ocl" ]; then
