@@ -269,9 +269,9 @@ bool makeDevice(VkPhysicalDevice pd, Device &dev, std::string *why) {
                           ? shader_copy[0] == '1'
                           : kindOf(dev.properties.deviceType) == INFINIRT_DEVICE_KIND_GPU;
     dev.shader_copy_least = shader_copy != nullptr && std::strcmp(shader_copy, "1") == 0 ? 0 : size_t{256} << 10;
-    dev.fill_list_most = static_cast<size_t>(rangeSetting(
-        "INFINIRT_VULKAN_FILL_LIST", 0, 65536, kindOf(dev.properties.deviceType) == INFINIRT_DEVICE_KIND_GPU ? 4096 : 0,
-        "bytes"));
+    dev.fill_list_most = static_cast<size_t>(
+        rangeSetting("INFINIRT_VULKAN_FILL_LIST", 0, 65536,
+                     kindOf(dev.properties.deviceType) == INFINIRT_DEVICE_KIND_GPU ? 4096 : 0, "bytes"));
     dev.spin = spinSetting(kindOf(dev.properties.deviceType) == INFINIRT_DEVICE_KIND_GPU);
 
     // Queue priorities are relative to the other queues of this VkDevice only; global priority

@@ -88,8 +88,8 @@ infiniStatus_t fillPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout 
 
 infiniStatus_t fillsPipeline(Device &dev, VkPipeline *pipeline, VkPipelineLayout *layout) {
     return builtinPipeline(dev, shaders::kFillsSpirv, sizeof(shaders::kFillsSpirv), sizeof(VkDeviceAddress),
-                           "creating the fill-list shader's pipeline", &dev.fills_pipeline, &dev.fills_layout,
-                           pipeline, layout);
+                           "creating the fill-list shader's pipeline", &dev.fills_pipeline, &dev.fills_layout, pipeline,
+                           layout);
 }
 
 void recordShaderCopy(Stream &stream, VkCommandBuffer buffer, VkPipeline pipeline, VkPipelineLayout layout,

@@ -370,7 +370,8 @@ bool makeFillList(Stream &stream) {
         createBuffer(dev, kFillRing * sizeof(FillRecord), dev.host_type, &buffer, &memory, &address,
                      "a stream's fill list") != INFINI_STATUS_SUCCESS) {
         stream.fills_unavailable = true;
-        common::logMessage(INFINIRT_LOG_WARN, "vulkan:%d: a stream's fill list cannot be made: its fills are recorded one by one",
+        common::logMessage(INFINIRT_LOG_WARN,
+                           "vulkan:%d: a stream's fill list cannot be made: its fills are recorded one by one",
                            dev.index);
         return false;
     }
@@ -378,8 +379,10 @@ bool makeFillList(Stream &stream) {
     if (result != VK_SUCCESS) {
         destroyBuffer(dev, buffer, memory);
         stream.fills_unavailable = true;
-        common::logMessage(INFINIRT_LOG_WARN, "vulkan:%d: vkMapMemory of a stream's fill list failed (%s): its fills are recorded one by one",
-                           dev.index, nativeErrorName(result));
+        common::logMessage(
+            INFINIRT_LOG_WARN,
+            "vulkan:%d: vkMapMemory of a stream's fill list failed (%s): its fills are recorded one by one", dev.index,
+            nativeErrorName(result));
         return false;
     }
     stream.fills = buffer;

@@ -148,6 +148,7 @@ class Recorder {
   protected:
     ~Recorder() = default;
 };
+
 // A Recorder calling `f` (a callable taking the command buffer).
 template <typename F>
 class RecorderOf final : public Recorder {
