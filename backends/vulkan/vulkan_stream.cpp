@@ -1,6 +1,7 @@
-// vulkan_stream.cpp - streams: a timeline semaphore each on one of the device's queues, every
-// enqueue one vkQueueSubmit ordered after the stream's previous one; queries read the semaphore's
-// counter, waits on events are device-side waits on the recording stream's semaphore.
+// vulkan_stream.cpp - streams: a timeline semaphore each on one of the device's queues, each
+// submission ordered after the stream's previous one, asynchronous work batched (with the fill
+// list) and submitted by the flusher thread or the next call that needs it; queries read the
+// semaphore's counter, waits on events are device-side waits on the recording stream's semaphore.
 #include "vulkan_backend.h"
 #include "vulkan_device.h"
 #include "vulkan_event.h"
