@@ -154,7 +154,8 @@ void dispatchFillGroup(Stream &stream) {
         return;
     }
     const VkDeviceAddress first = stream.fills_address + (stream.fills_group % kFillRing) * sizeof(FillRecord);
-    recordShaderFills(stream, stream.open, stream.fills_pipeline, stream.fills_layout, first,
+    // The device's pipeline, made before the stream's list (makeFillList) and never changed after.
+    recordShaderFills(stream, stream.open, stream.dev->fills_pipeline, stream.dev->fills_layout, first,
                       static_cast<uint32_t>(count));
     stream.fills_group = stream.fills_head;
 }
@@ -341,6 +342,13 @@ bool needsBarrier(const Stream &stream, const Access &access, bool *repeat) {
     return false;
 }
 
+// Under stream.mutex: the open batch has no command since its last barrier (or its start).
+void forgetTouched(Stream &stream) {
+    stream.reads.clear();
+    stream.writes.clear();
+    stream.everything = false;
+}
+
 // Under stream.mutex: the open batch's commands since its last barrier touch `access` too.
 void remember(Stream &stream, const Access &access) {
     stream.everything = stream.everything || access.everything;
@@ -390,8 +398,6 @@ bool makeFillList(Stream &stream) {
     stream.fills_memory = memory;
     stream.fills_address = address;
     stream.fills_mapped = static_cast<FillRecord *>(mapped);
-    stream.fills_pipeline = pipeline;
-    stream.fills_layout = layout;
     return true;
 }
 
@@ -429,10 +435,7 @@ infiniStatus_t prepareLocked(Stream &stream, const Access &access, const char *w
         }
         stream.open = buffer;
         stream.open_count = 0;
-        stream.fills_group = stream.fills_head;
-        stream.reads.clear();
-        stream.writes.clear();
-        stream.everything = false;
+        forgetTouched(stream);
         remember(stream, access);
         *opened = true;
         return INFINI_STATUS_SUCCESS;
@@ -441,9 +444,7 @@ infiniStatus_t prepareLocked(Stream &stream, const Access &access, const char *w
     if (needsBarrier(stream, access, &repeat)) {
         dispatchFillGroup(stream);
         orderAfterEarlierCommands(stream.open);
-        stream.reads.clear();
-        stream.writes.clear();
-        stream.everything = false;
+        forgetTouched(stream);
         repeat = false;
     }
     if (!repeat) {

@@ -103,16 +103,15 @@ struct Stream {
     std::vector<std::pair<Range, Access::Content>> writes;
     bool everything = false; // a command since the last barrier touched Access::everything
     // The fill list (enqueueFill), under `mutex`: a ring of kFillRing FillRecords in host-visible
-    // memory, made with fills.comp's pipeline on the stream's first listed fill and released with
-    // the stream. Records are counted from the stream's start (record n is at n % kFillRing):
-    // [fills_tail, fills_head) belong to batches not known complete, and [fills_group, fills_head)
-    // to the open batch's group not yet dispatched.
+    // memory, made (with the device's fill-list pipeline) on the stream's first listed fill and
+    // released with the stream. Records are counted from the stream's start (record n is at
+    // n % kFillRing): [fills_tail, fills_head) belong to batches not known complete, and
+    // [fills_group, fills_head) to the open batch's group not yet dispatched (empty while no batch
+    // is open: ending a batch dispatches its group).
     VkBuffer fills = VK_NULL_HANDLE;
     VkDeviceMemory fills_memory = VK_NULL_HANDLE;
     VkDeviceAddress fills_address = 0;
     FillRecord *fills_mapped = nullptr;
-    VkPipeline fills_pipeline = VK_NULL_HANDLE;
-    VkPipelineLayout fills_layout = VK_NULL_HANDLE;
     uint64_t fills_head = 0, fills_tail = 0, fills_group = 0;
     bool fills_unavailable = false; // the list could not be made: fills are recorded one by one
 };

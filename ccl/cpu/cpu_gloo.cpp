@@ -685,8 +685,11 @@ int rankInMessage(const GlooTransport &t, const std::string &detail) {
     return -1;
 }
 
+// The store's counter that `rank` sets once the store told it which rank is gone (giveUp).
+std::string answeredKey(const GlooTransport &t, int rank) { return t.scope + "answered/" + std::to_string(rank); }
+
 // Under giveUp on rank 0, whose process serves the store: waits until every other rank has had the
-// store's answer (its "answered/<rank>" counter) or is gone, at most until `until`. Without it a
+// store's answer (its answeredKey counter) or is gone, at most until `until`. Without it a
 // survivor that asks after rank 0's process ended finds no store, and can name only the peer whose
 // connection it saw close: rank 0 itself, when rank 0 gave up and closed its connections first.
 void keepTheStoreForTheOthers(const Comm &c, const GlooTransport &t, store::Clock::time_point until) {
@@ -698,7 +701,7 @@ void keepTheStoreForTheOthers(const Comm &c, const GlooTransport &t, store::Cloc
         for (int r = 1; r < c.nranks && all; ++r) {
             int64_t answered = 0;
             if (std::find(gone.begin(), gone.end(), r) != gone.end()) continue;
-            if (!t.store->add(t.scope + "answered/" + std::to_string(r), 0, &answered, &error)) return;
+            if (!t.store->add(answeredKey(t, r), 0, &answered, &error)) return;
             all = answered > 0;
         }
         if (all || store::Clock::now() >= until) return;
@@ -720,7 +723,7 @@ infiniStatus_t giveUp(Comm &c, const char *what, const std::string &detail) {
     if (asked) {
         int64_t answers = 0;
         std::string ignored;
-        t.store->add(t.scope + "answered/" + std::to_string(c.rank), 1, &answers, &ignored);
+        t.store->add(answeredKey(t, c.rank), 1, &answers, &ignored);
     }
     // Closed first: no send still queued writes from the caller's buffers or the cached entries'
     // records once this returns, and the peers fail at once rather than wait.
